@@ -1,0 +1,47 @@
+//! The TypeScript twins of the types that cross the IPC boundary are generated from these Rust
+//! types (ts-rs) and committed in `ui/src/bindings/`. This test fails when they are stale;
+//! `UPDATE_BINDINGS=1 cargo test -p switchboard-core bindings` rewrites them.
+
+use std::path::PathBuf;
+
+use ts_rs::TS;
+
+use crate::reducer::{Session, SessionsChanged, Snapshot};
+use crate::status::{AgentStatus, SessionKind};
+
+fn generated() -> Vec<(String, String)> {
+    let header = "// Generated from the Rust types by ts-rs (src-tauri/core/src/bindings.rs). Do not edit.\n";
+    let mut files = Vec::new();
+    let mut add = |name: String, decl: String, imports: &[&str]| {
+        let mut text = header.to_owned();
+        for import in imports {
+            text.push_str(&format!("import type {{ {import} }} from \"./{import}\";\n"));
+        }
+        text.push_str(&format!("\nexport {decl}\n"));
+        files.push((format!("{name}.ts"), text));
+    };
+    add(AgentStatus::name(), AgentStatus::decl(), &[]);
+    add(SessionKind::name(), SessionKind::decl(), &[]);
+    add(Session::name(), Session::decl(), &["AgentStatus", "SessionKind"]);
+    add(Snapshot::name(), Snapshot::decl(), &["Session"]);
+    add(SessionsChanged::name(), SessionsChanged::decl(), &["Session"]);
+    files
+}
+
+#[test]
+fn typescript_bindings_are_up_to_date() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/bindings");
+    let update = std::env::var_os("UPDATE_BINDINGS").is_some();
+    if update {
+        std::fs::create_dir_all(&dir).unwrap();
+    }
+    for (file, text) in generated() {
+        let path = dir.join(&file);
+        if update {
+            std::fs::write(&path, &text).unwrap();
+        } else {
+            let committed = std::fs::read_to_string(&path).unwrap_or_default();
+            assert_eq!(committed, text, "{file} is stale: run `UPDATE_BINDINGS=1 cargo test -p switchboard-core bindings`");
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! Switchboard's pure status core (SPEC sections 1 and 2).
+//!
+//! Everything here is a function of its inputs: no IO, no clock, no async. Time arrives as a
+//! parameter (Unix milliseconds), so every rule — the 3 s done holdoff included — is testable
+//! without sleeping.
+
+pub mod normalize;
+pub mod notify;
+pub mod reducer;
+pub mod status;
+
+#[cfg(test)]
+mod bindings;
+
+pub use normalize::{normalize, normalizer, Normalizer, NORMALIZERS};
+pub use notify::{should_notify, NotifyContext};
+pub use reducer::{Change, Reducer, Session, SessionsChanged, Snapshot};
+pub use status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent, TERMINAL};

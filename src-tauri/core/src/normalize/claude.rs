@@ -1,0 +1,303 @@
+//! Claude Code (`/hook/claude`), SPEC 1.1.
+
+use serde_json::Value;
+
+use super::{lifecycle, one_line, Hook};
+use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
+
+const AGENT: &str = "claude";
+/// Claude's question picker: a tool call that is really a question to the user.
+const ASK_USER_QUESTION: &str = "AskUserQuestion";
+
+pub fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {
+    let hook = Hook::parse(raw)?;
+    let base = hook.event(AGENT, now);
+    let status = |status| StatusEvent { status: Some(status), ..hook.event(AGENT, now) };
+    let event = match hook.event_name {
+        "UserPromptSubmit" => StatusEvent { cue: Cue::NewTurn, ..status(AgentStatus::Working) },
+        "PreToolUse" if hook.tool_name() == Some(ASK_USER_QUESTION) => question(&hook, base),
+        "PreToolUse" | "PostToolUse" | "PreCompact" => status(AgentStatus::Working),
+        "PostToolUseFailure" if hook.flag("is_interrupt") => {
+            StatusEvent { interrupted: true, ..status(AgentStatus::Done) }
+        }
+        "PostToolUseFailure" => status(AgentStatus::Working),
+        "Notification" => notification(&hook, base)?,
+        "PermissionRequest" if hook.tool_name() == Some(ASK_USER_QUESTION) => question(&hook, base),
+        "PermissionRequest" => permission_request(&hook, base),
+        "Stop" => {
+            let mut event = StatusEvent { message: hook.string("last_assistant_message"), ..status(AgentStatus::Done) };
+            if let Some(subagent_id) = hook.string("subagent_id") {
+                event.kind = SessionKind::Subagent;
+                event.subagent_id = Some(subagent_id);
+            }
+            event
+        }
+        "StopFailure" => StatusEvent {
+            errored: true,
+            message: hook.string("error").or_else(|| hook.string("last_assistant_message")),
+            ..status(AgentStatus::Done)
+        },
+        "SubagentStart" => subagent(&hook, base),
+        "SubagentStop" => StatusEvent {
+            status: Some(AgentStatus::Done),
+            message: hook.string("last_assistant_message"),
+            ..subagent(&hook, base)
+        },
+        "SessionStart" => StatusEvent { title: hook.string("session_title"), ..lifecycle(&hook, AGENT, now, Lifecycle::Start) },
+        "SessionEnd" => lifecycle(&hook, AGENT, now, Lifecycle::End),
+        _ => return None,
+    };
+    Some(hook.with_agent_id(event))
+}
+
+/// `AskUserQuestion`, by PreToolUse or by its PermissionRequest: the user has a question.
+fn question(hook: &Hook, base: StatusEvent) -> StatusEvent {
+    StatusEvent {
+        status: Some(AgentStatus::Waiting),
+        awaiting_input: true,
+        question: hook.first_question(),
+        ..base
+    }
+}
+
+pub(super) fn permission_request(hook: &Hook, base: StatusEvent) -> StatusEvent {
+    StatusEvent { status: Some(AgentStatus::Blocked), message: hook.tool_input_summary(), ..base }
+}
+
+fn subagent(hook: &Hook, base: StatusEvent) -> StatusEvent {
+    StatusEvent { kind: SessionKind::Subagent, subagent_id: hook.string("agent_id"), ..base }
+}
+
+/// Notification, by `notification_type` (a closed set: unknown types give no event).
+fn notification(hook: &Hook, base: StatusEvent) -> Option<StatusEvent> {
+    let message = hook.str("message").map(one_line);
+    let (status, cue) = match hook.fields.get("notification_type") {
+        None | Some(Value::Null) => (AgentStatus::Waiting, Cue::IdleReminder),
+        Some(Value::String(kind)) => match kind.as_str() {
+            "permission_prompt" => (AgentStatus::Blocked, Cue::Plain),
+            "elicitation_dialog" | "elicitation_url_dialog" | "agent_needs_input" => (AgentStatus::Waiting, Cue::Plain),
+            "idle_prompt" => return Some(StatusEvent { interrupted: true, cue: Cue::IdleRescue, message, status: Some(AgentStatus::Done), ..base }),
+            _ => return None,
+        },
+        Some(_) => return None,
+    };
+    Some(StatusEvent { status: Some(status), cue, message, ..base })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::fixtures::{fixture, fixture_with};
+    use serde_json::json;
+
+    const NOW: Millis = 1_750_000_000_000;
+
+    fn claude(name: &str) -> StatusEvent {
+        normalize_claude(&fixture(&format!("claude/{name}.json")), NOW).expect(name)
+    }
+
+    #[test]
+    fn user_prompt_submit_is_a_new_working_turn() {
+        let event = claude("UserPromptSubmit");
+        assert_eq!(event.status, Some(AgentStatus::Working));
+        assert_eq!(event.cue, Cue::NewTurn);
+        assert_eq!(event.session_id, "00893aaf-19fa-41d2-8238-13269b9b3ca0");
+        assert_eq!(event.cwd.as_deref(), Some("/Users/ana/src/webapp"));
+        assert_eq!(event.agent, "claude");
+        assert_eq!(event.ts, NOW);
+    }
+
+    #[test]
+    fn pre_tool_use_is_working_with_the_tool() {
+        let event = claude("PreToolUse-Bash");
+        assert_eq!(event.status, Some(AgentStatus::Working));
+        assert_eq!(event.tool.as_deref(), Some("Bash"));
+        assert_eq!(event.cue, Cue::Plain);
+        assert!(!event.awaiting_input);
+    }
+
+    #[test]
+    fn pre_tool_use_ask_user_question_is_waiting_with_the_question() {
+        let event = claude("PreToolUse-AskUserQuestion");
+        assert_eq!(event.status, Some(AgentStatus::Waiting));
+        assert!(event.awaiting_input);
+        assert_eq!(event.question.as_deref(), Some("Which framework?"));
+    }
+
+    #[test]
+    fn post_tool_use_and_pre_compact_are_working() {
+        assert_eq!(claude("PostToolUse").status, Some(AgentStatus::Working));
+        assert_eq!(claude("PostToolUse").tool.as_deref(), Some("Write"));
+        let compact = claude("PreCompact");
+        assert_eq!(compact.status, Some(AgentStatus::Working));
+        assert_eq!(compact.lifecycle, None);
+    }
+
+    #[test]
+    fn post_compact_is_not_in_claudes_table() {
+        assert_eq!(normalize_claude(&fixture("claude/PostCompact.json"), NOW), None);
+    }
+
+    #[test]
+    fn post_tool_use_failure_is_working() {
+        let event = claude("PostToolUseFailure");
+        assert_eq!(event.status, Some(AgentStatus::Working));
+        assert!(!event.interrupted);
+    }
+
+    #[test]
+    fn post_tool_use_failure_with_is_interrupt_is_an_interrupted_done() {
+        let raw = fixture_with("claude/PostToolUseFailure.json", json!({"is_interrupt": true}));
+        let event = normalize_claude(&raw, NOW).unwrap();
+        assert_eq!(event.status, Some(AgentStatus::Done));
+        assert!(event.interrupted);
+    }
+
+    #[test]
+    fn notification_permission_prompt_is_blocked() {
+        let event = claude("Notification-permission_prompt");
+        assert_eq!(event.status, Some(AgentStatus::Blocked));
+        assert_eq!(event.message.as_deref(), Some("Claude needs your permission to use Bash"));
+    }
+
+    #[test]
+    fn notification_elicitation_and_needs_input_types_are_waiting() {
+        assert_eq!(claude("Notification-elicitation_dialog").status, Some(AgentStatus::Waiting));
+        for kind in ["elicitation_url_dialog", "agent_needs_input"] {
+            let raw = fixture_with("claude/Notification-elicitation_dialog.json", json!({"notification_type": kind}));
+            let event = normalize_claude(&raw, NOW).unwrap();
+            assert_eq!(event.status, Some(AgentStatus::Waiting), "{kind}");
+            assert_eq!(event.cue, Cue::Plain);
+        }
+    }
+
+    #[test]
+    fn notification_idle_prompt_is_an_idle_rescue() {
+        let event = claude("Notification-idle_prompt");
+        assert_eq!(event.cue, Cue::IdleRescue);
+        assert_eq!(event.status, Some(AgentStatus::Done));
+        assert!(event.interrupted);
+    }
+
+    #[test]
+    fn notification_without_a_type_is_an_idle_reminder_waiting() {
+        let mut raw = fixture("claude/Notification-idle_prompt.json");
+        raw.as_object_mut().unwrap().remove("notification_type");
+        let event = normalize_claude(&raw, NOW).unwrap();
+        assert_eq!(event.status, Some(AgentStatus::Waiting));
+        assert_eq!(event.cue, Cue::IdleReminder);
+    }
+
+    #[test]
+    fn notification_of_other_or_unknown_types_gives_no_event() {
+        assert_eq!(normalize_claude(&fixture("claude/Notification-auth_success.json"), NOW), None);
+        for kind in ["elicitation_complete", "elicitation_response", "agent_completed", "brand_new_type"] {
+            let raw = fixture_with("claude/Notification-auth_success.json", json!({"notification_type": kind}));
+            assert_eq!(normalize_claude(&raw, NOW), None, "{kind}");
+        }
+    }
+
+    #[test]
+    fn permission_request_is_blocked_with_tool_and_command() {
+        let event = claude("PermissionRequest");
+        assert_eq!(event.status, Some(AgentStatus::Blocked));
+        assert_eq!(event.tool.as_deref(), Some("Bash"));
+        assert_eq!(event.message.as_deref(), Some("rm -rf node_modules"));
+    }
+
+    #[test]
+    fn permission_request_for_ask_user_question_is_waiting_with_the_question() {
+        let raw = fixture_with(
+            "claude/PermissionRequest.json",
+            json!({"tool_name": "AskUserQuestion", "tool_input": {"questions": [{"question": "Ship it?"}]}}),
+        );
+        let event = normalize_claude(&raw, NOW).unwrap();
+        assert_eq!(event.status, Some(AgentStatus::Waiting));
+        assert!(event.awaiting_input);
+        assert_eq!(event.question.as_deref(), Some("Ship it?"));
+    }
+
+    #[test]
+    fn stop_is_done_with_the_last_assistant_message() {
+        let event = claude("Stop");
+        assert_eq!(event.status, Some(AgentStatus::Done));
+        assert_eq!(event.kind, SessionKind::Session);
+        assert_eq!(event.message.as_deref(), Some("I've completed the refactoring. Here's a summary..."));
+    }
+
+    #[test]
+    fn stop_with_a_subagent_id_is_a_subagents_done() {
+        let raw = fixture_with("claude/Stop.json", json!({"subagent_id": "sub-1"}));
+        let event = normalize_claude(&raw, NOW).unwrap();
+        assert_eq!(event.kind, SessionKind::Subagent);
+        assert_eq!(event.subagent_id.as_deref(), Some("sub-1"));
+    }
+
+    #[test]
+    fn stop_failure_is_an_errored_done_with_the_error() {
+        let event = claude("StopFailure");
+        assert_eq!(event.status, Some(AgentStatus::Done));
+        assert!(event.errored);
+        assert_eq!(event.message.as_deref(), Some("rate_limit"));
+        let mut raw = fixture("claude/StopFailure.json");
+        raw.as_object_mut().unwrap().remove("error");
+        let event = normalize_claude(&raw, NOW).unwrap();
+        assert_eq!(event.message.as_deref(), Some("API Error: Rate limit reached"));
+    }
+
+    #[test]
+    fn subagent_start_has_no_status_and_names_the_subagent() {
+        let event = claude("SubagentStart");
+        assert_eq!(event.status, None);
+        assert_eq!(event.lifecycle, None);
+        assert_eq!(event.kind, SessionKind::Subagent);
+        assert_eq!(event.subagent_id.as_deref(), Some("agent-abc123"));
+    }
+
+    #[test]
+    fn subagent_stop_is_a_subagents_done() {
+        let event = claude("SubagentStop");
+        assert_eq!(event.status, Some(AgentStatus::Done));
+        assert_eq!(event.kind, SessionKind::Subagent);
+        assert_eq!(event.subagent_id.as_deref(), Some("def456"));
+    }
+
+    #[test]
+    fn session_start_and_end_are_lifecycle_only() {
+        let start = claude("SessionStart");
+        assert_eq!((start.status, start.lifecycle), (None, Some(Lifecycle::Start)));
+        let end = claude("SessionEnd");
+        assert_eq!((end.status, end.lifecycle), (None, Some(Lifecycle::End)));
+    }
+
+    #[test]
+    fn session_start_title_feeds_the_event_title() {
+        let raw = fixture_with("claude/SessionStart.json", json!({"session_title": "auth-refactor"}));
+        assert_eq!(normalize_claude(&raw, NOW).unwrap().title.as_deref(), Some("auth-refactor"));
+    }
+
+    #[test]
+    fn any_event_carrying_agent_id_is_a_subagents() {
+        let raw = fixture_with("claude/PermissionRequest.json", json!({"agent_id": "agent-7"}));
+        let event = normalize_claude(&raw, NOW).unwrap();
+        assert_eq!(event.kind, SessionKind::Subagent);
+        assert_eq!(event.subagent_id.as_deref(), Some("agent-7"));
+        assert_eq!(event.status, Some(AgentStatus::Blocked));
+    }
+
+    #[test]
+    fn unknown_events_give_no_event() {
+        for name in ["BeforeAgent", "Interrupt", "Setup", "WorktreeCreate"] {
+            let raw = fixture_with("claude/Stop.json", json!({"hook_event_name": name}));
+            assert_eq!(normalize_claude(&raw, NOW), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_null_transcript_path_and_non_string_tool_are_left_out() {
+        let raw = fixture_with("claude/PreToolUse-Bash.json", json!({"transcript_path": null, "tool_name": 5}));
+        let event = normalize_claude(&raw, NOW).unwrap();
+        assert_eq!(event.transcript_path, None);
+        assert_eq!(event.tool, None);
+    }
+}

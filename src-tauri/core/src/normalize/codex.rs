@@ -1,0 +1,199 @@
+//! Codex CLI (`/hook/codex`), SPEC 1.2.
+
+use serde_json::Value;
+
+use super::claude::permission_request;
+use super::{lifecycle, Hook};
+use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
+
+const AGENT: &str = "codex";
+/// Codex's question tool. It does not block the turn: the question outlives the turn's Stop
+/// (SPEC 2.2), which the reducer handles as the `request_user_input` hold.
+const REQUEST_USER_INPUT: &str = "request_user_input";
+
+pub fn normalize_codex(raw: &Value, now: Millis) -> Option<StatusEvent> {
+    let hook = Hook::parse(raw)?;
+    let base = hook.event(AGENT, now);
+    let status = |status| StatusEvent { status: Some(status), ..hook.event(AGENT, now) };
+    let event = match hook.event_name {
+        "SessionStart" => lifecycle(&hook, AGENT, now, Lifecycle::Start),
+        "SessionEnd" => lifecycle(&hook, AGENT, now, Lifecycle::End),
+        "PreCompact" | "PostCompact" => lifecycle(&hook, AGENT, now, Lifecycle::Compact),
+        "SubagentStart" => StatusEvent { kind: SessionKind::Subagent, subagent_id: hook.string("agent_id"), ..base },
+        "PreToolUse" if hook.tool_name() == Some(REQUEST_USER_INPUT) => StatusEvent {
+            awaiting_input: true,
+            question: Some(question(&hook)),
+            ..status(AgentStatus::Waiting)
+        },
+        // Deliberately nothing: the question is still open after the tool returns.
+        "PostToolUse" if hook.tool_name() == Some(REQUEST_USER_INPUT) => return None,
+        "PreToolUse" | "PostToolUse" => status(AgentStatus::Working),
+        "UserPromptSubmit" => StatusEvent { cue: Cue::NewTurn, ..status(AgentStatus::Working) },
+        "PermissionRequest" => permission_request(&hook, base),
+        "Stop" => {
+            let mut event = StatusEvent { message: hook.string("last_assistant_message"), ..status(AgentStatus::Done) };
+            if let Some(subagent_id) = hook.string("subagent_id") {
+                event.kind = SessionKind::Subagent;
+                event.subagent_id = Some(subagent_id);
+            }
+            event
+        }
+        "SubagentStop" => StatusEvent {
+            kind: SessionKind::Subagent,
+            subagent_id: hook.string("agent_id"),
+            message: hook.string("last_assistant_message"),
+            ..status(AgentStatus::Done)
+        },
+        "Interrupt" => StatusEvent { interrupted: true, ..status(AgentStatus::Done) },
+        _ => return None,
+    };
+    Some(hook.with_agent_id(event))
+}
+
+/// `tool_input.questions[0].question`, else `tool_input.question`, else `""`.
+fn question(hook: &Hook) -> String {
+    hook.first_question()
+        .or_else(|| hook.fields.get("tool_input")?.get("question")?.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::fixtures::{fixture, fixture_with};
+    use serde_json::json;
+
+    const NOW: Millis = 1_750_000_000_000;
+
+    fn codex(name: &str) -> StatusEvent {
+        normalize_codex(&fixture(&format!("codex/{name}.json")), NOW).expect(name)
+    }
+
+    #[test]
+    fn session_start_and_end_are_lifecycle_only() {
+        let start = codex("SessionStart");
+        assert_eq!((start.status, start.lifecycle), (None, Some(Lifecycle::Start)));
+        let end = codex("SessionEnd");
+        assert_eq!((end.status, end.lifecycle), (None, Some(Lifecycle::End)));
+        assert_eq!(start.agent, "codex");
+    }
+
+    #[test]
+    fn pre_and_post_compact_are_lifecycle_compact() {
+        for name in ["PreCompact", "PostCompact"] {
+            let event = codex(name);
+            assert_eq!((event.status, event.lifecycle), (None, Some(Lifecycle::Compact)), "{name}");
+        }
+    }
+
+    #[test]
+    fn subagent_start_has_no_status_and_names_the_subagent() {
+        let event = codex("SubagentStart");
+        assert_eq!(event.status, None);
+        assert_eq!(event.kind, SessionKind::Subagent);
+        assert_eq!(event.subagent_id.as_deref(), Some("019fb3cc-2222-7000-8000-000000000009"));
+    }
+
+    #[test]
+    fn pre_and_post_tool_use_are_working() {
+        let pre = codex("PreToolUse-Bash");
+        assert_eq!(pre.status, Some(AgentStatus::Working));
+        assert_eq!(pre.tool.as_deref(), Some("Bash"));
+        assert_eq!(codex("PostToolUse").status, Some(AgentStatus::Working));
+    }
+
+    #[test]
+    fn user_prompt_submit_is_a_new_working_turn() {
+        let event = codex("UserPromptSubmit");
+        assert_eq!(event.status, Some(AgentStatus::Working));
+        assert_eq!(event.cue, Cue::NewTurn);
+    }
+
+    #[test]
+    fn pre_tool_use_request_user_input_is_waiting_with_the_question() {
+        let event = codex("PreToolUse-request_user_input");
+        assert_eq!(event.status, Some(AgentStatus::Waiting));
+        assert!(event.awaiting_input);
+        assert_eq!(event.question.as_deref(), Some("Choose a value."));
+    }
+
+    #[test]
+    fn request_user_input_question_falls_back_to_tool_input_question_then_empty() {
+        let raw = fixture_with(
+            "codex/PreToolUse-request_user_input.json",
+            json!({"tool_input": {"question": "Which branch?"}}),
+        );
+        assert_eq!(normalize_codex(&raw, NOW).unwrap().question.as_deref(), Some("Which branch?"));
+        let raw = fixture_with("codex/PreToolUse-request_user_input.json", json!({"tool_input": {}}));
+        let event = normalize_codex(&raw, NOW).unwrap();
+        assert_eq!(event.question.as_deref(), Some(""));
+        assert!(event.awaiting_input);
+    }
+
+    #[test]
+    fn post_tool_use_request_user_input_gives_no_event() {
+        assert_eq!(normalize_codex(&fixture("codex/PostToolUse-request_user_input.json"), NOW), None);
+    }
+
+    #[test]
+    fn permission_request_is_blocked_with_tool_and_command() {
+        let event = codex("PermissionRequest");
+        assert_eq!(event.status, Some(AgentStatus::Blocked));
+        assert_eq!(event.tool.as_deref(), Some("Bash"));
+        assert_eq!(event.message.as_deref(), Some("rm -f /tmp/tapq-codex-0.142.5-marker"));
+    }
+
+    #[test]
+    fn stop_is_done_with_the_last_message() {
+        let event = codex("Stop");
+        assert_eq!(event.status, Some(AgentStatus::Done));
+        assert_eq!(event.kind, SessionKind::Session);
+        assert_eq!(event.message.as_deref(), Some("Would you like me to run the migration?"));
+    }
+
+    #[test]
+    fn stop_with_a_subagent_id_is_a_subagents_done() {
+        let raw = fixture_with("codex/Stop.json", json!({"subagent_id": "child-1"}));
+        let event = normalize_codex(&raw, NOW).unwrap();
+        assert_eq!(event.kind, SessionKind::Subagent);
+        assert_eq!(event.status, Some(AgentStatus::Done));
+    }
+
+    #[test]
+    fn subagent_stop_is_a_subagents_done() {
+        let event = codex("SubagentStop");
+        assert_eq!(event.status, Some(AgentStatus::Done));
+        assert_eq!(event.kind, SessionKind::Subagent);
+        assert_eq!(event.subagent_id.as_deref(), Some("019fb3cc-2222-7000-8000-000000000009"));
+    }
+
+    #[test]
+    fn interrupt_is_an_interrupted_done() {
+        let event = codex("Interrupt");
+        assert_eq!(event.status, Some(AgentStatus::Done));
+        assert!(event.interrupted);
+    }
+
+    #[test]
+    fn events_carrying_agent_id_belong_to_a_subagent_of_the_parent_session() {
+        let raw = fixture_with("codex/PreToolUse-Bash.json", json!({"agent_id": "child-9", "agent_type": "default"}));
+        let event = normalize_codex(&raw, NOW).unwrap();
+        assert_eq!(event.kind, SessionKind::Subagent);
+        assert_eq!(event.subagent_id.as_deref(), Some("child-9"));
+        assert_eq!(event.session_id, "019fb3cc-1111-7000-8000-000000000001");
+    }
+
+    #[test]
+    fn a_null_transcript_path_is_left_out() {
+        let raw = fixture_with("codex/Stop.json", json!({"transcript_path": null}));
+        assert_eq!(normalize_codex(&raw, NOW).unwrap().transcript_path, None);
+    }
+
+    #[test]
+    fn events_outside_codexs_table_give_no_event() {
+        for name in ["Notification", "PostToolUseFailure", "StopFailure", "BeforeAgent"] {
+            let raw = fixture_with("codex/Stop.json", json!({"hook_event_name": name}));
+            assert_eq!(normalize_codex(&raw, NOW), None, "{name}");
+        }
+    }
+}

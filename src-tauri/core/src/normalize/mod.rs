@@ -1,0 +1,221 @@
+//! Normalizers: one per CLI, one signature, one table (SPEC 1.4).
+//!
+//! A normalizer turns a CLI's raw hook JSON into a [`StatusEvent`], or `None` for input that is
+//! malformed or not in its table. It never panics and never reports an error: a hook must never
+//! fail the agent, so bad input is simply dropped.
+
+mod claude;
+mod codex;
+mod custom;
+mod gemini;
+
+use serde_json::{Map, Value};
+
+use crate::status::{Lifecycle, Millis, SessionKind, StatusEvent};
+
+pub use claude::normalize_claude;
+pub use codex::normalize_codex;
+pub use custom::normalize_custom;
+pub use gemini::normalize_gemini;
+
+/// `(raw hook JSON, now) -> event`. `now` is the injected clock's reading, in Unix ms.
+pub type Normalizer = fn(&Value, Millis) -> Option<StatusEvent>;
+
+/// Every CLI Switchboard understands, keyed by the agent id in `/hook/<agent>`. Adding a CLI is
+/// one file and one row here; routing reads only this table.
+pub static NORMALIZERS: &[(&str, Normalizer)] = &[
+    ("claude", normalize_claude),
+    ("codex", normalize_codex),
+    ("gemini", normalize_gemini),
+    ("custom", normalize_custom),
+];
+
+pub fn normalizer(agent: &str) -> Option<Normalizer> {
+    NORMALIZERS.iter().find(|(id, _)| *id == agent).map(|(_, normalize)| *normalize)
+}
+
+/// Looks up the agent's normalizer and runs it; `None` for an unknown agent too.
+pub fn normalize(agent: &str, raw: &Value, now: Millis) -> Option<StatusEvent> {
+    normalizer(agent).and_then(|normalize| normalize(raw, now))
+}
+
+/// A hook payload in the shape Claude, Codex and Gemini share (`hook_event_name`,
+/// `session_id`, `transcript_path`, `cwd`, `tool_name`, `tool_input`).
+pub(crate) struct Hook<'a> {
+    pub fields: &'a Map<String, Value>,
+    pub event_name: &'a str,
+    pub session_id: &'a str,
+}
+
+impl<'a> Hook<'a> {
+    /// `None` unless the payload is an object with a string `hook_event_name` and a non-empty
+    /// string `session_id`.
+    pub fn parse(raw: &'a Value) -> Option<Self> {
+        let fields = raw.as_object()?;
+        let event_name = fields.get("hook_event_name")?.as_str()?;
+        let session_id = fields.get("session_id")?.as_str().filter(|id| !id.is_empty())?;
+        Some(Self { fields, event_name, session_id })
+    }
+
+    pub fn str(&self, key: &str) -> Option<&'a str> {
+        self.fields.get(key).and_then(Value::as_str)
+    }
+
+    pub fn string(&self, key: &str) -> Option<String> {
+        self.str(key).map(str::to_owned)
+    }
+
+    pub fn flag(&self, key: &str) -> bool {
+        self.fields.get(key).and_then(Value::as_bool).unwrap_or(false)
+    }
+
+    pub fn tool_name(&self) -> Option<&'a str> {
+        self.str("tool_name")
+    }
+
+    /// The event with the fields every CLI fills the same way.
+    pub fn event(&self, agent: &str, now: Millis) -> StatusEvent {
+        StatusEvent {
+            agent: agent.to_owned(),
+            session_id: self.session_id.to_owned(),
+            tool: self.string("tool_name"),
+            transcript_path: self.string("transcript_path"),
+            cwd: self.string("cwd"),
+            ts: now,
+            ..StatusEvent::default()
+        }
+    }
+
+    /// Marks the event as a subagent's when the payload carries a string `agent_id` (SPEC 2.1.2).
+    pub fn with_agent_id(&self, mut event: StatusEvent) -> StatusEvent {
+        if let Some(agent_id) = self.string("agent_id") {
+            event.kind = SessionKind::Subagent;
+            event.subagent_id = Some(agent_id);
+        }
+        event
+    }
+
+    /// `tool_input.questions[0].question`, for Claude's AskUserQuestion and Codex's
+    /// `request_user_input`.
+    pub fn first_question(&self) -> Option<String> {
+        self.fields
+            .get("tool_input")?
+            .get("questions")?
+            .get(0)?
+            .get("question")?
+            .as_str()
+            .map(str::to_owned)
+    }
+
+    /// A one-line summary of `tool_input` for a permission prompt: the command, the file, the
+    /// URL, … — whatever says best what the agent wants to do.
+    pub fn tool_input_summary(&self) -> Option<String> {
+        const KEYS: [&str; 9] =
+            ["command", "file_path", "path", "url", "pattern", "query", "prompt", "description", "notebook_path"];
+        let input = self.fields.get("tool_input")?;
+        let text = match input {
+            Value::String(text) => text.clone(),
+            Value::Object(map) => match KEYS.iter().find_map(|key| map.get(*key).and_then(Value::as_str)) {
+                Some(text) => text.to_owned(),
+                None if map.is_empty() => return None,
+                None => input.to_string(),
+            },
+            Value::Null => return None,
+            other => other.to_string(),
+        };
+        let line = one_line(&text);
+        (!line.is_empty()).then_some(line)
+    }
+}
+
+/// Collapses all whitespace (newlines included) to single spaces and clips the result, so a
+/// heredoc or a 60 KB command still gives one readable line.
+pub(crate) fn one_line(text: &str) -> String {
+    const MAX_CHARS: usize = 240;
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        if line.len() > MAX_CHARS * 4 {
+            break;
+        }
+    }
+    if line.chars().count() > MAX_CHARS {
+        line = line.chars().take(MAX_CHARS - 1).collect::<String>() + "…";
+    }
+    line
+}
+
+pub(crate) fn lifecycle(hook: &Hook, agent: &str, now: Millis, lifecycle: Lifecycle) -> StatusEvent {
+    StatusEvent { lifecycle: Some(lifecycle), ..hook.event(agent, now) }
+}
+
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use serde_json::Value;
+    use std::path::PathBuf;
+
+    /// The shared fixture payloads (`../shared/fixtures`), read as the CLIs write them.
+    pub fn fixture(name: &str) -> Value {
+        let path = dir().join(name);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        serde_json::from_str(&text).unwrap()
+    }
+
+    pub fn dir() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+    }
+
+    /// A fixture with some fields replaced or added.
+    pub fn fixture_with(name: &str, patch: Value) -> Value {
+        let mut value = fixture(name);
+        for (key, field) in patch.as_object().unwrap() {
+            value[key] = field.clone();
+        }
+        value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_table_routes_every_builtin_agent() {
+        for agent in ["claude", "codex", "gemini", "custom"] {
+            assert!(normalizer(agent).is_some(), "{agent}");
+        }
+        assert!(normalizer("cursor").is_none());
+        assert!(normalize("nope", &json!({"hook_event_name": "Stop", "session_id": "s"}), 1).is_none());
+    }
+
+    #[test]
+    fn input_without_an_object_an_event_name_or_a_session_id_gives_no_event() {
+        let bad = [
+            json!(null),
+            json!([1, 2]),
+            json!("Stop"),
+            json!({"session_id": "s"}),
+            json!({"hook_event_name": "Stop"}),
+            json!({"hook_event_name": "Stop", "session_id": ""}),
+            json!({"hook_event_name": "Stop", "session_id": 7}),
+            json!({"hook_event_name": 3, "session_id": "s"}),
+        ];
+        for (agent, normalize) in NORMALIZERS {
+            for raw in &bad {
+                assert_eq!(normalize(raw, 1), None, "{agent}: {raw}");
+            }
+        }
+    }
+
+    #[test]
+    fn one_line_collapses_whitespace_and_clips_long_text() {
+        assert_eq!(one_line("  cat <<EOF\n  hi\nEOF "), "cat <<EOF hi EOF");
+        let long = one_line(&"x ".repeat(10_000));
+        assert_eq!(long.chars().count(), 240);
+        assert!(long.ends_with('…'));
+    }
+}

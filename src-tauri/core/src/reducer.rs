@@ -1,0 +1,380 @@
+//! The reducer (SPEC 2): folds the normalized event stream into per-session state.
+//!
+//! Its output is a [`Change`] per accepted event — the new session snapshot, the status before,
+//! and whether the change deserves a notification — which the shell persists, emits and
+//! notifies on. Time comes from the events (`ts`, stamped by the normalizer's clock).
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::notify::{should_notify, NotifyContext};
+use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
+
+/// A `working` that is not a new turn and lands this soon after the main agent's `done` is a
+/// late hook (CLIs run hooks in parallel), not new work (rule 2.1.3).
+pub const DONE_HOLDOFF_MS: Millis = 3_000;
+
+/// One session as the UI, `GET /sessions` and `status --json` see it (SPEC 6). Fields are only
+/// ever added beside these, never renamed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Session {
+    pub session_id: String,
+    pub agent: String,
+    /// `null` until the first status event.
+    pub status: Option<AgentStatus>,
+    pub kind: SessionKind,
+    pub tool: Option<String>,
+    /// The node title: the agent's own name for the session, else the event's title, else the
+    /// last folder of `cwd`.
+    pub title: Option<String>,
+    pub cwd: Option<String>,
+    pub awaiting_input: bool,
+    pub question: Option<String>,
+    pub message: Option<String>,
+    pub interrupted: bool,
+    pub errored: bool,
+    pub ended: bool,
+    pub unread: bool,
+    /// How many subagents are running.
+    pub subagents: u32,
+    #[cfg_attr(test, ts(type = "number"))]
+    pub first_event_at: Millis,
+    #[cfg_attr(test, ts(type = "number"))]
+    pub last_event_at: Millis,
+    #[cfg_attr(test, ts(type = "number | null"))]
+    pub status_changed_at: Option<Millis>,
+    pub transcript_path: Option<String>,
+}
+
+/// The snapshot of every session, in arrival order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Snapshot {
+    pub sessions: Vec<Session>,
+}
+
+/// What the web view is told after a burst of changes: sessions to upsert, ids to drop.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct SessionsChanged {
+    pub changed: Vec<Session>,
+    pub removed: Vec<String>,
+}
+
+/// What one event did to one session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub session: Session,
+    pub previous: Option<AgentStatus>,
+    /// `should_notify` held: the session is now unread and, if enabled, an OS notification is due.
+    pub notify: bool,
+}
+
+#[derive(Clone, Debug)]
+struct SessionState {
+    session: Session,
+    /// Arrival order, for a stable canvas layout.
+    seq: u64,
+    /// The title the event stream carried (SessionStart's `session_title`, custom `title`).
+    event_title: Option<String>,
+    /// The agent's own name for the session (transcript, `session_index.jsonl`), set by the shell.
+    agent_title: Option<String>,
+    /// Ids of the running subagents.
+    subagents: Vec<String>,
+    /// When the main agent's `done` (or a `done` held as `waiting`) that is still the current
+    /// state was committed; drives the done holdoff.
+    done_at: Option<Millis>,
+}
+
+impl SessionState {
+    fn new(event: &StatusEvent, seq: u64) -> Self {
+        Self {
+            session: Session {
+                session_id: event.session_id.clone(),
+                agent: event.agent.clone(),
+                status: None,
+                kind: SessionKind::Session,
+                tool: None,
+                title: None,
+                cwd: None,
+                awaiting_input: false,
+                question: None,
+                message: None,
+                interrupted: false,
+                errored: false,
+                ended: false,
+                unread: false,
+                subagents: 0,
+                first_event_at: event.ts,
+                last_event_at: event.ts,
+                status_changed_at: None,
+                transcript_path: None,
+            },
+            seq,
+            event_title: None,
+            agent_title: None,
+            subagents: Vec::new(),
+            done_at: None,
+        }
+    }
+
+    /// The `request_user_input` hold (2.2): an open question that outlives the turn.
+    fn holding(&self) -> bool {
+        self.session.awaiting_input
+    }
+
+    fn clear_hold(&mut self) {
+        self.session.awaiting_input = false;
+        self.session.question = None;
+    }
+
+    /// Whether the event is to be ignored outright, before it touches anything.
+    fn ignores(&self, event: &StatusEvent) -> bool {
+        let status = self.session.status;
+        match event.cue {
+            Cue::IdleRescue => status != Some(AgentStatus::Working),
+            Cue::IdleReminder => status == Some(AgentStatus::Done),
+            Cue::NewTurn => false,
+            Cue::Plain => {
+                event.status == Some(AgentStatus::Working)
+                    && !event.is_subagent()
+                    && self.done_at.is_some_and(|done_at| event.ts.saturating_sub(done_at) < DONE_HOLDOFF_MS)
+            }
+        }
+    }
+
+    fn refresh(&mut self) {
+        self.session.subagents = u32::try_from(self.subagents.len()).unwrap_or(u32::MAX);
+        self.session.title = self
+            .agent_title
+            .clone()
+            .or_else(|| self.event_title.clone())
+            .or_else(|| self.session.cwd.as_deref().and_then(last_folder));
+    }
+}
+
+/// What an accepted status event commits, before the notify policy looks at it.
+enum Commit {
+    Status(AgentStatus),
+    /// The main agent's turn ended: `done`, or `waiting` while the hold stands.
+    TurnEnd(AgentStatus),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Reducer {
+    sessions: HashMap<String, SessionState>,
+    next_seq: u64,
+}
+
+impl Reducer {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Folds one event in. `None` when the event changes nothing (a held-off late `working`, an
+    /// idle rescue of a session that is not working, an idle reminder after a finished turn).
+    pub fn apply(&mut self, event: &StatusEvent, window_focused: bool) -> Option<Change> {
+        if self.sessions.get(&event.session_id).is_some_and(|state| state.ignores(event)) {
+            return None;
+        }
+        if event.cue == Cue::IdleRescue && !self.sessions.contains_key(&event.session_id) {
+            return None;
+        }
+        let seq = self.next_seq;
+        let state = self.sessions.entry(event.session_id.clone()).or_insert_with(|| SessionState::new(event, seq));
+        if state.seq == seq {
+            self.next_seq += 1;
+        }
+        let previous = state.session.status;
+        apply_metadata(state, event);
+        let commit = commit_for(state, event);
+        let notify = match commit {
+            None => false,
+            Some(commit) => apply_commit(state, event, commit, window_focused),
+        };
+        state.refresh();
+        Some(Change { session: state.session.clone(), previous, notify })
+    }
+
+    /// The user opened the node (click, keyboard or its notification).
+    pub fn clear_unread(&mut self, session_id: &str) -> Option<Session> {
+        let state = self.sessions.get_mut(session_id)?;
+        state.session.unread = false;
+        Some(state.session.clone())
+    }
+
+    /// Forgets the session; if it reports again it starts afresh.
+    pub fn remove(&mut self, session_id: &str) -> Option<Session> {
+        self.sessions.remove(session_id).map(|state| state.session)
+    }
+
+    /// Sets the agent's own name for the session (from its transcript or session index).
+    /// `None` when the session is unknown or the title did not change.
+    pub fn set_agent_title(&mut self, session_id: &str, title: Option<String>) -> Option<Session> {
+        let state = self.sessions.get_mut(session_id)?;
+        let title = title.filter(|t| !t.trim().is_empty());
+        if state.agent_title == title {
+            return None;
+        }
+        state.agent_title = title;
+        state.refresh();
+        Some(state.session.clone())
+    }
+
+    pub fn get(&self, session_id: &str) -> Option<&Session> {
+        self.sessions.get(session_id).map(|state| &state.session)
+    }
+
+    pub fn len(&self) -> usize {
+        self.sessions.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sessions.is_empty()
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        let mut states: Vec<&SessionState> = self.sessions.values().collect();
+        states.sort_by_key(|state| state.seq);
+        Snapshot { sessions: states.into_iter().map(|state| state.session.clone()).collect() }
+    }
+}
+
+fn apply_metadata(state: &mut SessionState, event: &StatusEvent) {
+    let session = &mut state.session;
+    session.last_event_at = session.last_event_at.max(event.ts);
+    if !event.agent.is_empty() {
+        session.agent.clone_from(&event.agent);
+    }
+    if event.cwd.is_some() {
+        session.cwd.clone_from(&event.cwd);
+    }
+    if event.transcript_path.is_some() && !event.is_subagent() {
+        session.transcript_path.clone_from(&event.transcript_path);
+    }
+    if event.title.is_some() {
+        state.event_title.clone_from(&event.title);
+    }
+    if !event.is_subagent() && event.kind != session.kind {
+        session.kind = event.kind;
+    }
+    // `end` dims the node; any later event revives it.
+    session.ended = event.lifecycle == Some(Lifecycle::End);
+    if matches!(event.lifecycle, Some(Lifecycle::Start | Lifecycle::End)) {
+        state.clear_hold();
+    }
+    if event.is_subagent() {
+        track_subagent(state, event);
+    }
+}
+
+/// SubagentStart adds to the running subagents; a subagent's done removes it.
+fn track_subagent(state: &mut SessionState, event: &StatusEvent) {
+    match (event.status, event.lifecycle) {
+        (None, None) => {
+            let id = event.subagent_id.clone().unwrap_or_default();
+            if id.is_empty() || !state.subagents.contains(&id) {
+                state.subagents.push(id);
+            }
+        }
+        (Some(AgentStatus::Done), _) => {
+            let position = match &event.subagent_id {
+                Some(id) => state.subagents.iter().position(|running| running == id),
+                // A stop that does not say which subagent ended: the oldest one.
+                None => (!state.subagents.is_empty()).then_some(0),
+            };
+            if let Some(position) = position {
+                state.subagents.remove(position);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The status an event commits, if any (rules 2.1.2–2.1.5 and the hold of 2.2).
+fn commit_for(state: &mut SessionState, event: &StatusEvent) -> Option<Commit> {
+    let status = event.status?;
+    let current = state.session.status;
+    if event.is_subagent() {
+        return match status {
+            // A subagent finishing never sets the node's status.
+            AgentStatus::Done => None,
+            // A subagent working only lifts a `blocked`, and never clears the hold: with the
+            // question still open the node goes back to waiting on it.
+            AgentStatus::Working if current == Some(AgentStatus::Blocked) => {
+                Some(Commit::Status(if state.holding() { AgentStatus::Waiting } else { AgentStatus::Working }))
+            }
+            AgentStatus::Working => None,
+            AgentStatus::Waiting | AgentStatus::Blocked => Some(Commit::Status(status)),
+        };
+    }
+    match status {
+        AgentStatus::Working => {
+            // A new turn, or any other working of the main agent, answers the open question.
+            state.clear_hold();
+            Some(Commit::Status(AgentStatus::Working))
+        }
+        AgentStatus::Done if event.interrupted => {
+            state.clear_hold();
+            Some(Commit::TurnEnd(AgentStatus::Done))
+        }
+        AgentStatus::Done if state.holding() => Some(Commit::TurnEnd(AgentStatus::Waiting)),
+        AgentStatus::Done => Some(Commit::TurnEnd(AgentStatus::Done)),
+        AgentStatus::Waiting | AgentStatus::Blocked => Some(Commit::Status(status)),
+    }
+}
+
+/// Commits the status, its flags and its texts; returns whether to notify.
+fn apply_commit(state: &mut SessionState, event: &StatusEvent, commit: Commit, window_focused: bool) -> bool {
+    let (next, turn_end) = match commit {
+        Commit::Status(status) => (status, false),
+        Commit::TurnEnd(status) => (status, true),
+    };
+    let session = &mut state.session;
+    let previous = session.status;
+    if previous != Some(next) || event.cue == Cue::NewTurn {
+        // `interrupted` and `errored` describe the current done only.
+        session.interrupted = false;
+        session.errored = false;
+    }
+    if previous != Some(next) {
+        session.status_changed_at = Some(event.ts);
+    }
+    session.status = Some(next);
+    state.done_at = turn_end.then_some(event.ts);
+
+    let interrupted = next == AgentStatus::Done && event.interrupted;
+    if next == AgentStatus::Done {
+        session.interrupted |= event.interrupted;
+        session.errored |= event.errored;
+    }
+    if event.awaiting_input {
+        session.awaiting_input = true;
+        session.question.clone_from(&event.question);
+    }
+    if event.message.is_some() {
+        session.message.clone_from(&event.message);
+    }
+    if event.tool.is_some() {
+        session.tool.clone_from(&event.tool);
+    }
+
+    // The user caused an interrupted done at the terminal: no notification, no unread.
+    let context = NotifyContext { known_session: true, window_focused };
+    let notify = !interrupted && should_notify(previous, next, context);
+    if notify {
+        session.unread = true;
+    }
+    notify
+}
+
+/// The last folder of a path, for a title of last resort (`/Users/ana/src/webapp/` → `webapp`).
+pub fn last_folder(path: &str) -> Option<String> {
+    path.rsplit(['/', '\\']).find(|part| !part.is_empty()).map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests;

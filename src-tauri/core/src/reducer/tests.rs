@@ -1,0 +1,538 @@
+//! One test per reducer rule of SPEC 2, fed with the shared fixture payloads.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::normalize::fixtures::fixture;
+use crate::normalize::normalize;
+use AgentStatus::*;
+
+const T0: Millis = 1_750_000_000_000;
+const UNFOCUSED: bool = false;
+const FOCUSED: bool = true;
+
+/// A session under test: feeds fixture payloads (optionally patched) at given times.
+struct Run {
+    reducer: Reducer,
+    agent: &'static str,
+    session_id: String,
+}
+
+impl Run {
+    fn claude() -> Self {
+        Self::new("claude", "00893aaf-19fa-41d2-8238-13269b9b3ca0")
+    }
+
+    fn codex() -> Self {
+        Self::new("codex", "019fb3cc-1111-7000-8000-000000000001")
+    }
+
+    fn gemini() -> Self {
+        Self::new("gemini", "7f1c2d3e-aaaa-4bbb-8ccc-0123456789ab")
+    }
+
+    fn new(agent: &'static str, session_id: &str) -> Self {
+        Self { reducer: Reducer::new(), agent, session_id: session_id.to_owned() }
+    }
+
+    fn payload(&self, name: &str, patch: Value) -> Value {
+        let mut raw = fixture(&format!("{}/{name}.json", self.agent));
+        raw["session_id"] = json!(self.session_id);
+        for (key, value) in patch.as_object().unwrap() {
+            raw[key] = value.clone();
+        }
+        raw
+    }
+
+    /// Feeds a fixture at `T0 + at_ms` to an unfocused window.
+    fn feed(&mut self, name: &str, at_ms: Millis) -> Option<Change> {
+        self.feed_with(name, at_ms, json!({}))
+    }
+
+    fn feed_with(&mut self, name: &str, at_ms: Millis, patch: Value) -> Option<Change> {
+        self.feed_focus(name, at_ms, patch, UNFOCUSED)
+    }
+
+    fn feed_focus(&mut self, name: &str, at_ms: Millis, patch: Value, focused: bool) -> Option<Change> {
+        let raw = self.payload(name, patch);
+        let event = normalize(self.agent, &raw, T0 + at_ms).unwrap_or_else(|| panic!("{name} gives no event"));
+        self.reducer.apply(&event, focused)
+    }
+
+    fn session(&self) -> &Session {
+        self.reducer.get(&self.session_id).expect("session exists")
+    }
+
+    fn status(&self) -> Option<AgentStatus> {
+        self.session().status
+    }
+}
+
+// --- 2.1.1 lifecycle-only events -------------------------------------------------------------
+
+#[test]
+fn a_lifecycle_event_creates_the_session_without_a_status() {
+    let mut run = Run::claude();
+    let change = run.feed("SessionStart", 0).unwrap();
+    assert_eq!(change.session.status, None);
+    assert!(!change.notify);
+    assert_eq!(run.session().cwd.as_deref(), Some("/Users/ana/src/webapp"));
+    assert_eq!(run.session().first_event_at, T0);
+}
+
+#[test]
+fn a_lifecycle_event_updates_last_seen_but_never_the_status() {
+    let mut run = Run::codex();
+    run.feed("PreToolUse-Bash", 0);
+    run.feed("PreCompact", 10_000);
+    assert_eq!(run.status(), Some(Working));
+    assert_eq!(run.session().last_event_at, T0 + 10_000);
+    assert_eq!(run.session().status_changed_at, Some(T0));
+}
+
+#[test]
+fn session_end_marks_the_session_ended_and_a_later_event_revives_it() {
+    let mut run = Run::claude();
+    run.feed("Stop", 0);
+    run.feed("SessionEnd", 1_000);
+    assert!(run.session().ended);
+    assert_eq!(run.status(), Some(Done));
+    run.feed("UserPromptSubmit", 5_000);
+    assert!(!run.session().ended);
+    assert_eq!(run.status(), Some(Working));
+}
+
+#[test]
+fn session_start_clears_ended() {
+    let mut run = Run::gemini();
+    run.feed("SessionEnd", 0);
+    assert!(run.session().ended);
+    run.feed("SessionStart", 1_000);
+    assert!(!run.session().ended);
+}
+
+#[test]
+fn session_start_title_becomes_the_node_title_and_cwd_is_the_fallback() {
+    let mut run = Run::claude();
+    run.feed("SessionStart", 0);
+    assert_eq!(run.session().title.as_deref(), Some("webapp"));
+    run.feed_with("SessionStart", 1, json!({"session_title": "auth-refactor"}));
+    assert_eq!(run.session().title.as_deref(), Some("auth-refactor"));
+    let id = run.session_id.clone();
+    run.reducer.set_agent_title(&id, Some("From transcript".into()));
+    assert_eq!(run.session().title.as_deref(), Some("From transcript"));
+}
+
+// --- 2.1.2 subagents -------------------------------------------------------------------------
+
+#[test]
+fn subagent_start_and_stop_count_running_subagents() {
+    let mut run = Run::claude();
+    run.feed("UserPromptSubmit", 0);
+    run.feed_with("SubagentStart", 10, json!({"agent_id": "a1"}));
+    run.feed_with("SubagentStart", 20, json!({"agent_id": "a2"}));
+    run.feed_with("SubagentStart", 25, json!({"agent_id": "a2"}));
+    assert_eq!(run.session().subagents, 2);
+    run.feed_with("SubagentStop", 30, json!({"agent_id": "a1"}));
+    assert_eq!(run.session().subagents, 1);
+    // The same child reported twice (SubagentStop and its own Stop) removes it once.
+    run.feed_with("SubagentStop", 40, json!({"agent_id": "a1"}));
+    assert_eq!(run.session().subagents, 1);
+    run.feed_with("Stop", 50, json!({"subagent_id": "a2"}));
+    assert_eq!(run.session().subagents, 0);
+}
+
+#[test]
+fn a_subagents_done_never_sets_the_nodes_status() {
+    let mut run = Run::codex();
+    run.feed("UserPromptSubmit", 0);
+    run.feed("SubagentStart", 10);
+    let change = run.feed("SubagentStop", 20).unwrap();
+    assert_eq!(run.status(), Some(Working));
+    assert!(!change.notify);
+    assert!(!run.session().unread);
+    assert_eq!(run.session().subagents, 0);
+}
+
+#[test]
+fn a_subagents_permission_request_blocks_the_node() {
+    let mut run = Run::claude();
+    run.feed("UserPromptSubmit", 0);
+    let change = run.feed_with("PermissionRequest", 10, json!({"agent_id": "a1"})).unwrap();
+    assert_eq!(run.status(), Some(Blocked));
+    assert!(change.notify);
+    assert_eq!(run.session().kind, SessionKind::Session);
+}
+
+#[test]
+fn a_subagents_question_sets_waiting() {
+    let mut run = Run::codex();
+    run.feed("UserPromptSubmit", 0);
+    run.feed_with("PreToolUse-request_user_input", 10, json!({"agent_id": "child"}));
+    assert_eq!(run.status(), Some(Waiting));
+    assert!(run.session().awaiting_input);
+    assert_eq!(run.session().question.as_deref(), Some("Choose a value."));
+}
+
+#[test]
+fn a_subagents_working_lifts_blocked() {
+    let mut run = Run::claude();
+    run.feed("UserPromptSubmit", 0);
+    run.feed_with("PermissionRequest", 10, json!({"agent_id": "a1"}));
+    run.feed_with("PostToolUse", 20, json!({"agent_id": "a1"}));
+    assert_eq!(run.status(), Some(Working));
+}
+
+#[test]
+fn a_subagents_working_never_turns_done_into_working() {
+    let mut run = Run::claude();
+    run.feed("Stop", 0);
+    assert!(run.feed_with("PreToolUse-Bash", 10_000, json!({"agent_id": "a1"})).is_some());
+    assert_eq!(run.status(), Some(Done));
+}
+
+#[test]
+fn a_subagents_working_never_clears_the_hold() {
+    let mut run = Run::codex();
+    run.feed("PreToolUse-request_user_input", 0);
+    run.feed_with("PreToolUse-Bash", 10_000, json!({"agent_id": "child"}));
+    assert_eq!(run.status(), Some(Waiting));
+    assert!(run.session().awaiting_input);
+    // Blocked by a subagent, then lifted by it: back to the open question, not to working.
+    run.feed_with("PermissionRequest", 11_000, json!({"agent_id": "child"}));
+    assert_eq!(run.status(), Some(Blocked));
+    run.feed_with("PostToolUse", 12_000, json!({"agent_id": "child"}));
+    assert_eq!(run.status(), Some(Waiting));
+    assert_eq!(run.session().question.as_deref(), Some("Choose a value."));
+}
+
+// --- 2.1.3 done holdoff ----------------------------------------------------------------------
+
+#[test]
+fn a_late_working_within_three_seconds_of_done_is_ignored() {
+    let mut run = Run::claude();
+    run.feed("UserPromptSubmit", 0);
+    run.feed("Stop", 1_000);
+    assert_eq!(run.feed("PostToolUse", 3_999), None);
+    assert_eq!(run.status(), Some(Done));
+}
+
+#[test]
+fn a_working_three_seconds_after_done_applies() {
+    let mut run = Run::claude();
+    run.feed("Stop", 1_000);
+    run.feed("PreToolUse-Bash", 4_000);
+    assert_eq!(run.status(), Some(Working));
+}
+
+#[test]
+fn a_new_turn_applies_within_the_holdoff() {
+    let mut run = Run::gemini();
+    run.feed("AfterAgent", 1_000);
+    run.feed("BeforeAgent", 1_100);
+    assert_eq!(run.status(), Some(Working));
+}
+
+#[test]
+fn the_holdoff_covers_a_done_held_as_waiting() {
+    let mut run = Run::codex();
+    run.feed("PreToolUse-request_user_input", 0);
+    run.feed("Stop", 100);
+    assert_eq!(run.feed("PostToolUse", 2_000), None);
+    assert_eq!(run.status(), Some(Waiting));
+    assert!(run.session().awaiting_input);
+}
+
+#[test]
+fn the_holdoff_ends_once_done_is_no_longer_the_current_state() {
+    let mut run = Run::claude();
+    run.feed("Stop", 0);
+    run.feed("PermissionRequest", 500);
+    run.feed("PostToolUse", 1_000);
+    assert_eq!(run.status(), Some(Working));
+}
+
+// --- 2.1.4 idle rescue -----------------------------------------------------------------------
+
+#[test]
+fn idle_rescue_turns_working_into_an_interrupted_done_without_notifying() {
+    let mut run = Run::claude();
+    run.feed("PreToolUse-Bash", 0);
+    let change = run.feed("Notification-idle_prompt", 60_000).unwrap();
+    assert_eq!(run.status(), Some(Done));
+    assert!(run.session().interrupted);
+    assert!(!change.notify);
+    assert!(!run.session().unread);
+}
+
+#[test]
+fn idle_rescue_changes_nothing_unless_working() {
+    for before in ["Stop", "PermissionRequest", "PreToolUse-AskUserQuestion"] {
+        let mut run = Run::claude();
+        run.feed(before, 0);
+        let expected = run.session().clone();
+        assert_eq!(run.feed("Notification-idle_prompt", 60_000), None, "{before}");
+        assert_eq!(run.session(), &expected, "{before}");
+    }
+    let mut unknown = Run::claude();
+    assert_eq!(unknown.feed("Notification-idle_prompt", 0), None);
+    assert!(unknown.reducer.is_empty());
+}
+
+#[test]
+fn an_untyped_notification_is_waiting_except_on_a_done_session() {
+    let mut run = Run::claude();
+    run.feed("PreToolUse-Bash", 0);
+    run.feed_with("Notification-idle_prompt", 10, json!({"notification_type": null}));
+    assert_eq!(run.status(), Some(Waiting));
+
+    let mut finished = Run::claude();
+    finished.feed("Stop", 0);
+    assert_eq!(finished.feed_with("Notification-idle_prompt", 60_000, json!({"notification_type": null})), None);
+    assert_eq!(finished.status(), Some(Done));
+}
+
+// --- 2.1.5 interrupted / errored -------------------------------------------------------------
+
+#[test]
+fn an_interrupted_done_never_notifies_nor_sets_unread() {
+    let mut run = Run::codex();
+    run.feed("UserPromptSubmit", 0);
+    let change = run.feed("Interrupt", 1_000).unwrap();
+    assert_eq!(run.status(), Some(Done));
+    assert!(run.session().interrupted);
+    assert!(!change.notify);
+    assert!(!run.session().unread);
+}
+
+#[test]
+fn esc_during_a_claude_tool_is_an_interrupted_done() {
+    let mut run = Run::claude();
+    run.feed("PreToolUse-Bash", 0);
+    let change = run.feed_with("PostToolUseFailure", 500, json!({"is_interrupt": true})).unwrap();
+    assert_eq!(run.status(), Some(Done));
+    assert!(run.session().interrupted && !change.notify);
+}
+
+#[test]
+fn interrupted_and_errored_clear_on_the_next_status_change() {
+    let mut run = Run::claude();
+    run.feed("StopFailure", 0);
+    assert!(run.session().errored);
+    assert_eq!(run.session().message.as_deref(), Some("rate_limit"));
+    run.feed("UserPromptSubmit", 100);
+    assert!(!run.session().errored);
+
+    let mut run = Run::codex();
+    run.feed("Interrupt", 0);
+    run.feed("PermissionRequest", 100);
+    assert!(!run.session().interrupted);
+}
+
+#[test]
+fn an_errored_done_notifies() {
+    let mut run = Run::claude();
+    run.feed("UserPromptSubmit", 0);
+    assert!(run.feed("StopFailure", 100).unwrap().notify);
+}
+
+// --- 2.1.6 known sessions --------------------------------------------------------------------
+
+#[test]
+fn a_removed_session_that_reports_again_starts_afresh() {
+    let mut run = Run::claude();
+    assert!(run.feed("Stop", 0).unwrap().notify);
+    let id = run.session_id.clone();
+    assert!(run.reducer.remove(&id).is_some());
+    assert!(run.reducer.get(&id).is_none());
+    let change = run.feed("Stop", 10_000).unwrap();
+    assert!(change.notify);
+    assert_eq!(change.previous, None);
+    assert_eq!(run.session().first_event_at, T0 + 10_000);
+}
+
+// --- 2.2 the request_user_input hold ---------------------------------------------------------
+
+#[test]
+fn request_user_input_sets_waiting_with_the_question_and_notifies() {
+    let mut run = Run::codex();
+    run.feed("UserPromptSubmit", 0);
+    let change = run.feed("PreToolUse-request_user_input", 100).unwrap();
+    assert!(change.notify);
+    assert_eq!(run.status(), Some(Waiting));
+    assert!(run.session().awaiting_input);
+    assert_eq!(run.session().question.as_deref(), Some("Choose a value."));
+}
+
+#[test]
+fn the_hold_survives_stop_without_a_second_notification() {
+    let mut run = Run::codex();
+    run.feed("UserPromptSubmit", 0);
+    run.feed("PreToolUse-request_user_input", 100);
+    let change = run.feed("Stop", 200).unwrap();
+    assert!(!change.notify);
+    assert_eq!(run.status(), Some(Waiting));
+    assert!(run.session().awaiting_input);
+    assert_eq!(run.session().question.as_deref(), Some("Choose a value."));
+}
+
+#[test]
+fn an_answer_by_user_prompt_submit_then_a_later_stop_lands_as_done() {
+    let mut run = Run::codex();
+    run.feed("PreToolUse-request_user_input", 0);
+    run.feed("Stop", 100);
+    run.feed("UserPromptSubmit", 30_000);
+    assert_eq!(run.status(), Some(Working));
+    assert!(!run.session().awaiting_input);
+    assert_eq!(run.session().question, None);
+    let change = run.feed("Stop", 40_000).unwrap();
+    assert_eq!(run.status(), Some(Done));
+    assert!(change.notify);
+}
+
+#[test]
+fn an_interrupted_done_clears_the_hold() {
+    let mut run = Run::codex();
+    run.feed("PreToolUse-request_user_input", 0);
+    run.feed("Interrupt", 100);
+    assert_eq!(run.status(), Some(Done));
+    assert!(run.session().interrupted);
+    assert!(!run.session().awaiting_input);
+}
+
+#[test]
+fn other_tool_activity_of_the_main_agent_clears_the_hold() {
+    let mut run = Run::codex();
+    run.feed("PreToolUse-request_user_input", 0);
+    run.feed("PreToolUse-Bash", 500);
+    assert_eq!(run.status(), Some(Working));
+    assert!(!run.session().awaiting_input);
+    run.feed("Stop", 1_000);
+    assert_eq!(run.status(), Some(Done));
+}
+
+#[test]
+fn lifecycle_end_and_start_clear_the_hold() {
+    for lifecycle in ["SessionEnd", "SessionStart"] {
+        let mut run = Run::codex();
+        run.feed("PreToolUse-request_user_input", 0);
+        run.feed("Stop", 100);
+        run.feed(lifecycle, 200);
+        assert!(!run.session().awaiting_input, "{lifecycle}");
+        run.feed("Stop", 10_000);
+        assert_eq!(run.status(), Some(Done), "{lifecycle}");
+    }
+}
+
+#[test]
+fn compaction_and_subagent_events_do_not_clear_the_hold() {
+    let mut run = Run::codex();
+    run.feed("PreToolUse-request_user_input", 0);
+    run.feed("Stop", 100);
+    run.feed("PreCompact", 5_000);
+    run.feed("PostCompact", 5_100);
+    run.feed("SubagentStart", 5_200);
+    run.feed("SubagentStop", 5_300);
+    run.feed_with("PostToolUse", 5_400, json!({"agent_id": "child"}));
+    assert_eq!(run.status(), Some(Waiting));
+    assert!(run.session().awaiting_input);
+    assert_eq!(run.session().question.as_deref(), Some("Choose a value."));
+}
+
+#[test]
+fn post_tool_use_of_request_user_input_leaves_the_question_open() {
+    let mut run = Run::codex();
+    run.feed("PreToolUse-request_user_input", 0);
+    let raw = run.payload("PostToolUse-request_user_input", json!({}));
+    assert_eq!(normalize("codex", &raw, T0 + 50), None);
+    run.feed("Stop", 100);
+    assert_eq!(run.status(), Some(Waiting));
+}
+
+#[test]
+fn claudes_ask_user_question_is_answered_by_the_next_tool_activity() {
+    let mut run = Run::claude();
+    run.feed("PreToolUse-AskUserQuestion", 0);
+    assert!(run.session().awaiting_input);
+    run.feed("PostToolUse", 20_000);
+    assert_eq!(run.status(), Some(Working));
+    assert!(!run.session().awaiting_input);
+    run.feed("Stop", 30_000);
+    assert_eq!(run.status(), Some(Done));
+}
+
+// --- 2.3 notify policy through the reducer ---------------------------------------------------
+
+#[test]
+fn a_focused_window_neither_notifies_nor_sets_unread() {
+    let mut run = Run::claude();
+    let change = run.feed_focus("PermissionRequest", 0, json!({}), FOCUSED).unwrap();
+    assert!(!change.notify);
+    assert!(!run.session().unread);
+}
+
+#[test]
+fn a_repeat_of_the_same_terminal_status_does_not_notify_again() {
+    let mut run = Run::claude();
+    assert!(run.feed("PermissionRequest", 0).unwrap().notify);
+    assert!(!run.feed("Notification-permission_prompt", 10).unwrap().notify);
+    assert_eq!(run.status(), Some(Blocked));
+}
+
+#[test]
+fn unread_stays_until_cleared_explicitly() {
+    let mut run = Run::claude();
+    run.feed("Stop", 0);
+    run.feed("UserPromptSubmit", 10_000);
+    assert!(run.session().unread, "a new turn does not clear unread");
+    let id = run.session_id.clone();
+    assert!(!run.reducer.clear_unread(&id).unwrap().unread);
+    assert!(!run.session().unread);
+    assert!(run.reducer.clear_unread("nobody").is_none());
+}
+
+#[test]
+fn a_blocked_message_carries_the_command_and_the_tool() {
+    let mut run = Run::claude();
+    run.feed("PermissionRequest", 0);
+    assert_eq!(run.session().tool.as_deref(), Some("Bash"));
+    assert_eq!(run.session().message.as_deref(), Some("rm -rf node_modules"));
+}
+
+// --- the snapshot (SPEC 6) -------------------------------------------------------------------
+
+#[test]
+fn the_snapshot_has_the_public_field_names_in_camel_case() {
+    let mut run = Run::claude();
+    run.feed("SessionStart", 0);
+    let json = serde_json::to_value(run.reducer.snapshot()).unwrap();
+    let session = &json["sessions"][0];
+    for field in [
+        "sessionId", "agent", "status", "kind", "tool", "title", "cwd", "awaitingInput", "question",
+        "message", "interrupted", "errored", "ended", "unread", "subagents", "firstEventAt", "lastEventAt",
+    ] {
+        assert!(session.get(field).is_some(), "missing {field}");
+    }
+    assert_eq!(session["status"], Value::Null);
+    assert_eq!(session["kind"], "session");
+    assert_eq!(session["subagents"], 0);
+    assert_eq!(session["firstEventAt"], T0);
+}
+
+#[test]
+fn the_snapshot_lists_sessions_in_arrival_order() {
+    let mut reducer = Reducer::new();
+    for (i, id) in ["c", "a", "b"].iter().enumerate() {
+        let event = normalize("custom", &json!({"sessionId": id, "status": "working"}), T0 + i as u64).unwrap();
+        reducer.apply(&event, UNFOCUSED);
+    }
+    let ids: Vec<_> = reducer.snapshot().sessions.into_iter().map(|s| s.session_id).collect();
+    assert_eq!(ids, ["c", "a", "b"]);
+}
+
+#[test]
+fn last_folder_takes_the_final_path_component() {
+    assert_eq!(last_folder("/Users/ana/src/webapp/").as_deref(), Some("webapp"));
+    assert_eq!(last_folder("C:\\src\\api").as_deref(), Some("api"));
+    assert_eq!(last_folder("/"), None);
+}

@@ -1,0 +1,114 @@
+//! The status contract: the four statuses, session kinds and the normalized event.
+
+use serde::{Deserialize, Serialize};
+
+/// Unix time in milliseconds. The core never reads a clock; callers pass this in.
+pub type Millis = u64;
+
+/// What an agent session is doing, from the user's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum AgentStatus {
+    Working,
+    Waiting,
+    Blocked,
+    Done,
+}
+
+/// The one list the notify policy consults: the statuses in which an agent waits for a human.
+pub const TERMINAL: [AgentStatus; 3] = [AgentStatus::Waiting, AgentStatus::Blocked, AgentStatus::Done];
+
+impl AgentStatus {
+    pub fn is_terminal(self) -> bool {
+        TERMINAL.contains(&self)
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "working" => Some(Self::Working),
+            "waiting" => Some(Self::Waiting),
+            "blocked" => Some(Self::Blocked),
+            "done" => Some(Self::Done),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum SessionKind {
+    #[default]
+    Session,
+    Subagent,
+    Recurring,
+}
+
+impl SessionKind {
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "session" => Some(Self::Session),
+            "subagent" => Some(Self::Subagent),
+            "recurring" => Some(Self::Recurring),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lifecycle {
+    Start,
+    End,
+    Compact,
+}
+
+/// How the reducer must treat an event beyond its status. The tables of SPEC 1 have a few rows
+/// whose effect depends on the session's current state, which a normalizer cannot see.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Cue {
+    #[default]
+    Plain,
+    /// The user started a turn (UserPromptSubmit, BeforeAgent): always applies, clears the hold
+    /// and the interrupted/errored flags.
+    NewTurn,
+    /// Claude's `idle_prompt`: done + interrupted, but only for a session still `working`.
+    IdleRescue,
+    /// An untyped Claude notification (older Claude): waiting, except on a `done` session.
+    IdleReminder,
+}
+
+/// One hook event in Switchboard's own words, whatever CLI sent it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusEvent {
+    /// The CLI id from the URL (or, for `custom`, the label the script chose).
+    pub agent: String,
+    pub session_id: String,
+    /// `None` for lifecycle-only events, which must not churn the badge.
+    pub status: Option<AgentStatus>,
+    pub kind: SessionKind,
+    pub tool: Option<String>,
+    pub transcript_path: Option<String>,
+    pub cwd: Option<String>,
+    /// A title the event itself carries (Claude's `session_title`, a custom event's `title`).
+    pub title: Option<String>,
+    pub awaiting_input: bool,
+    pub question: Option<String>,
+    pub message: Option<String>,
+    pub interrupted: bool,
+    pub errored: bool,
+    pub lifecycle: Option<Lifecycle>,
+    pub subagent_id: Option<String>,
+    pub cue: Cue,
+    /// Stamped by the normalizer's injected clock; payload timestamps are ignored.
+    pub ts: Millis,
+}
+
+impl StatusEvent {
+    pub fn is_subagent(&self) -> bool {
+        self.kind == SessionKind::Subagent
+    }
+}

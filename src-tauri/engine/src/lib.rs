@@ -1,0 +1,1 @@
+//! The engine: everything with IO but no window.

@@ -1,0 +1,18 @@
+// Generated from the Rust types by ts-rs (src-tauri/core/src/bindings.rs). Do not edit.
+import type { AgentStatus } from "./AgentStatus";
+import type { SessionKind } from "./SessionKind";
+
+export type Session = { sessionId: string, agent: string, 
+/**
+ * `null` until the first status event.
+ */
+status: AgentStatus | null, kind: SessionKind, tool: string | null, 
+/**
+ * The node title: the agent's own name for the session, else the event's title, else the
+ * last folder of `cwd`.
+ */
+title: string | null, cwd: string | null, awaitingInput: boolean, question: string | null, message: string | null, interrupted: boolean, errored: boolean, ended: boolean, unread: boolean, 
+/**
+ * How many subagents are running.
+ */
+subagents: number, firstEventAt: number, lastEventAt: number, statusChangedAt: number | null, transcriptPath: string | null, };

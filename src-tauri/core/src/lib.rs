@@ -13,6 +13,6 @@ pub mod status;
 mod bindings;
 
 pub use normalize::{normalize, normalizer, Normalizer, NORMALIZERS};
-pub use notify::{should_notify, NotifyContext};
+pub use notify::{notification_text, should_notify, NotificationText, NotifyContext};
 pub use reducer::{Change, Reducer, Session, SessionsChanged, Snapshot};
 pub use status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent, TERMINAL};

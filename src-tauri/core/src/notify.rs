@@ -58,3 +58,79 @@ mod tests {
         assert!(!should_notify(Some(Working), Blocked, unknown));
     }
 }
+
+/// The words of an OS notification for a session that needs the user (UI.md): the title names
+/// the session and the reason, the body says what exactly, whitespace-collapsed and clipped.
+pub fn notification_text(session: &crate::reducer::Session) -> Option<NotificationText> {
+    const BODY_CHARS: usize = 180;
+    let name = session.title.clone().unwrap_or_else(|| session.session_id.chars().take(8).collect());
+    let (reason, detail) = match session.status? {
+        AgentStatus::Working => return None,
+        AgentStatus::Blocked => {
+            let detail = match (&session.tool, &session.message) {
+                (Some(tool), Some(message)) => format!("{tool}: {message}"),
+                (Some(tool), None) => tool.clone(),
+                (None, message) => message.clone().unwrap_or_default(),
+            };
+            ("needs permission", detail)
+        }
+        AgentStatus::Waiting => ("has a question", session.question.clone().or_else(|| session.message.clone()).unwrap_or_default()),
+        AgentStatus::Done if session.errored => ("failed", session.message.clone().unwrap_or_default()),
+        AgentStatus::Done => ("finished", session.message.clone().unwrap_or_default()),
+    };
+    let mut body = detail.split_whitespace().collect::<Vec<_>>().join(" ");
+    if body.chars().count() > BODY_CHARS {
+        body = body.chars().take(BODY_CHARS - 1).collect::<String>() + "…";
+    }
+    Some(NotificationText { summary: format!("{name} — {reason}"), body })
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotificationText {
+    pub summary: String,
+    pub body: String,
+}
+
+#[cfg(test)]
+mod text_tests {
+    use super::*;
+    use crate::reducer::Reducer;
+    use serde_json::json;
+
+    fn session(body: serde_json::Value) -> crate::reducer::Session {
+        let mut reducer = Reducer::new();
+        let event = crate::normalize::normalize("custom", &body, 1).unwrap();
+        reducer.apply(&event, false).unwrap().session
+    }
+
+    #[test]
+    fn a_blocked_session_says_needs_permission_with_the_command() {
+        let s = session(json!({"sessionId": "s", "status": "blocked", "title": "auth-refactor", "tool": "Bash", "message": "rm -rf dist"}));
+        let text = notification_text(&s).unwrap();
+        assert_eq!(text.summary, "auth-refactor — needs permission");
+        assert_eq!(text.body, "Bash: rm -rf dist");
+    }
+
+    #[test]
+    fn a_question_finished_and_failed_turn_each_say_why() {
+        let q = session(json!({"sessionId": "s", "cwd": "/src/api", "question": "Deploy  to\nprod?"}));
+        assert_eq!(notification_text(&q).unwrap(), NotificationText { summary: "api — has a question".into(), body: "Deploy to prod?".into() });
+        let done = session(json!({"sessionId": "s", "status": "done", "title": "t", "message": "All green"}));
+        assert_eq!(notification_text(&done).unwrap().summary, "t — finished");
+        let failed = session(json!({"sessionId": "s", "status": "done", "errored": true, "title": "t", "message": "rate_limit"}));
+        assert_eq!(notification_text(&failed).unwrap().summary, "t — failed");
+    }
+
+    #[test]
+    fn the_body_is_clipped_to_180_characters() {
+        let s = session(json!({"sessionId": "s", "status": "done", "message": "word ".repeat(20_000)}));
+        let text = notification_text(&s).unwrap();
+        assert_eq!(text.body.chars().count(), 180);
+        assert!(text.body.ends_with('…'));
+    }
+
+    #[test]
+    fn working_has_no_notification_text() {
+        assert_eq!(notification_text(&session(json!({"sessionId": "s", "status": "working"}))), None);
+    }
+}

@@ -1,1 +1,17 @@
-//! The engine: everything with IO but no window.
+//! Switchboard's engine: everything with IO but no window — the hook server, the endpoint file,
+//! the `hook` forwarder, the `status` client, notifications and `serve`. No Tauri here, so the
+//! headless commands and their tests need no web view.
+
+pub mod client;
+pub mod endpoint;
+pub mod forward;
+pub mod hub;
+pub mod notifier;
+pub mod serve;
+pub mod server;
+pub mod state_dir;
+pub mod status;
+
+pub use hub::{Hub, Update};
+pub use serve::{serve, Instance, ServeError, ServeOptions};
+pub use server::HookServer;

@@ -1,0 +1,52 @@
+//! A minimal blocking HTTP/1.1 client for loopback calls to our own server. `switchboard hook`
+//! runs on every tool call of every agent, so it must start and finish in a few milliseconds:
+//! no async runtime, no TLS, no connection pool — one request over one `TcpStream`.
+
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+pub struct Response {
+    pub status: u16,
+    pub body: Vec<u8>,
+}
+
+/// Sends one request and reads the whole response (the server closes after `Connection: close`).
+pub fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8], timeout: Duration) -> io::Result<Response> {
+    let mut stream = TcpStream::connect_timeout(&addr, timeout)?;
+    stream.set_read_timeout(Some(timeout))?;
+    stream.set_write_timeout(Some(timeout))?;
+    stream.set_nodelay(true)?;
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let mut message = Vec::with_capacity(head.len() + body.len());
+    message.extend_from_slice(head.as_bytes());
+    message.extend_from_slice(body);
+    stream.write_all(&message)?;
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response)?;
+    parse(&response)
+}
+
+fn parse(response: &[u8]) -> io::Result<Response> {
+    let invalid = || io::Error::new(io::ErrorKind::InvalidData, "not an HTTP response");
+    let head_end = response.windows(4).position(|w| w == b"\r\n\r\n").ok_or_else(invalid)?;
+    let head = std::str::from_utf8(&response[..head_end]).map_err(|_| invalid())?;
+    let status = head.split(' ').nth(1).and_then(|code| code.parse().ok()).ok_or_else(invalid)?;
+    Ok(Response { status, body: response[head_end + 4..].to_vec() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_response_is_split_into_status_and_body() {
+        let response = parse(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}").unwrap();
+        assert_eq!(response.status, 200);
+        assert_eq!(response.body, b"{}");
+        assert!(parse(b"garbage").is_err());
+    }
+}

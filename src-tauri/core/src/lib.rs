@@ -4,6 +4,7 @@
 //! parameter (Unix milliseconds), so every rule — the 3 s done holdoff included — is testable
 //! without sleeping.
 
+pub mod hook_config;
 pub mod normalize;
 pub mod notify;
 pub mod reducer;

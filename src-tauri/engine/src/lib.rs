@@ -11,6 +11,7 @@ pub mod serve;
 pub mod server;
 pub mod state_dir;
 pub mod status;
+pub mod titles;
 
 pub use hub::{Hub, Update};
 pub use serve::{serve, Instance, ServeError, ServeOptions};

@@ -1,0 +1,191 @@
+//! Session titles from the agents' own files (SPEC 4): the name the user (or the agent) gave the
+//! session, read from the tail of a file that only grows.
+//!
+//! - Claude Code transcript (`*.jsonl`): the latest `custom-title` record (`customTitle`, set by
+//!   `/rename`) wins, else the latest `ai-title` (`aiTitle`), else the latest `summary`.
+//! - Codex `session_index.jsonl` in `$CODEX_HOME`: the newest `thread_name` for the session id
+//!   (later lines win).
+//!
+//! Only the last [`TAIL_BYTES`] of a file are read, whatever its size: a title is re-appended as
+//! the session goes on, and a 200 MB transcript must cost no more than a small one. A missing,
+//! unreadable or title-less file gives `None`, and the caller falls back (SessionStart's
+//! `session_title`, then the last folder of `cwd`). Callers run this off the ingestion path and
+//! at most every few seconds per session.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use serde_json::Value;
+
+/// How much of a file's end is read for its title.
+pub const TAIL_BYTES: u64 = 256 * 1024;
+
+/// The title of a Claude Code session, from its transcript.
+pub fn claude_title(transcript: &Path) -> Option<String> {
+    claude_title_in(&mut File::open(transcript).ok()?)
+}
+
+/// The title of a Codex session, from `session_index.jsonl` in `codex_home`.
+pub fn codex_title(codex_home: &Path, session_id: &str) -> Option<String> {
+    codex_title_in(&mut File::open(codex_home.join("session_index.jsonl")).ok()?, session_id)
+}
+
+fn claude_title_in(file: &mut (impl Read + Seek)) -> Option<String> {
+    let (mut custom, mut ai, mut summary) = (None, None, None);
+    for record in tail_records(file)? {
+        match record.get("type").and_then(Value::as_str) {
+            Some("custom-title") => custom = text(&record, "customTitle").or(custom),
+            Some("ai-title") => ai = text(&record, "aiTitle").or(ai),
+            Some("summary") => summary = text(&record, "summary").or(summary),
+            _ => {}
+        }
+    }
+    custom.or(ai).or(summary)
+}
+
+fn codex_title_in(file: &mut (impl Read + Seek), session_id: &str) -> Option<String> {
+    tail_records(file)?
+        .filter(|record| record.get("id").and_then(Value::as_str) == Some(session_id))
+        .filter_map(|record| text(&record, "thread_name"))
+        .last()
+}
+
+/// The JSON records among the file's last [`TAIL_BYTES`], oldest first. Lines that do not parse
+/// (the partial first line, a line being written) are skipped.
+fn tail_records(file: &mut (impl Read + Seek)) -> Option<impl Iterator<Item = Value>> {
+    let tail = read_tail(file, TAIL_BYTES).ok()?;
+    let records = tail
+        .split(|byte| *byte == b'\n')
+        .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
+        .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
+        .collect::<Vec<_>>();
+    Some(records.into_iter())
+}
+
+/// At most `cap` bytes from the end of `file`, starting at a line boundary: when the read
+/// starts mid-file, the partial line it lands in is dropped.
+fn read_tail(file: &mut (impl Read + Seek), cap: u64) -> io::Result<Vec<u8>> {
+    let len = file.seek(SeekFrom::End(0))?;
+    let start = len.saturating_sub(cap);
+    file.seek(SeekFrom::Start(start))?;
+    let mut tail = Vec::with_capacity(usize::try_from(len - start).unwrap_or(0));
+    file.by_ref().take(cap).read_to_end(&mut tail)?;
+    if start > 0 {
+        let first_line_end = tail.iter().position(|byte| *byte == b'\n').map_or(tail.len(), |at| at + 1);
+        tail.drain(..first_line_end);
+    }
+    Ok(tail)
+}
+
+fn text(record: &Value, key: &str) -> Option<String> {
+    let text = record.get(key)?.as_str()?.trim();
+    (!text.is_empty()).then(|| text.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::path::PathBuf;
+
+    fn fixtures() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/transcripts")
+    }
+
+    fn file_with(lines: &[&str]) -> tempfile::NamedTempFile {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        for line in lines {
+            writeln!(file, "{line}").unwrap();
+        }
+        file
+    }
+
+    /// A reader that counts the bytes it hands out.
+    struct Counting<R> {
+        inner: R,
+        bytes: u64,
+    }
+
+    impl<R: Read> Read for Counting<R> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.bytes += n as u64;
+            Ok(n)
+        }
+    }
+
+    impl<R: Seek> Seek for Counting<R> {
+        fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+            self.inner.seek(pos)
+        }
+    }
+
+    #[test]
+    fn a_claude_custom_title_wins_over_later_ai_titles() {
+        assert_eq!(claude_title(&fixtures().join("claude-session.jsonl")).as_deref(), Some("auth-refactor"));
+    }
+
+    #[test]
+    fn a_claude_transcript_falls_back_to_the_latest_ai_title_then_the_summary() {
+        let ai = file_with(&[
+            r#"{"type":"summary","summary":"Old summary","leafUuid":"u1"}"#,
+            r#"{"type":"ai-title","aiTitle":"First guess"}"#,
+            r#"{"type":"user","message":{"role":"user","content":"hi"}}"#,
+            r#"{"type":"ai-title","aiTitle":"Better guess"}"#,
+        ]);
+        assert_eq!(claude_title(ai.path()).as_deref(), Some("Better guess"));
+        let summary = file_with(&[r#"{"type":"summary","summary":"Fix the login flow","leafUuid":"u1"}"#]);
+        assert_eq!(claude_title(summary.path()).as_deref(), Some("Fix the login flow"));
+        let blank = file_with(&[r#"{"type":"custom-title","customTitle":"  "}"#, "not json", ""]);
+        assert_eq!(claude_title(blank.path()), None);
+    }
+
+    #[test]
+    fn the_newest_codex_thread_name_for_the_session_wins() {
+        let home = fixtures();
+        let title_of = |session_id: &str| {
+            let index = std::fs::read_to_string(home.join("codex-session_index.jsonl")).unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("session_index.jsonl"), index).unwrap();
+            codex_title(dir.path(), session_id)
+        };
+        assert_eq!(title_of("019fb3cc-1111-7000-8000-000000000001").as_deref(), Some("Deploy to staging"));
+        assert_eq!(title_of("019fb3cc-9999-7000-8000-000000000042").as_deref(), Some("Fix flaky parser test"));
+        assert_eq!(title_of("019fb3cc-0000-7000-8000-000000000000"), None);
+    }
+
+    #[test]
+    fn a_missing_file_has_no_title() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(claude_title(&dir.path().join("gone.jsonl")), None);
+        assert_eq!(codex_title(dir.path(), "019fb3cc-1111-7000-8000-000000000001"), None);
+        assert_eq!(claude_title(dir.path()), None, "a directory is unreadable as a transcript");
+    }
+
+    #[test]
+    fn a_200_mb_transcript_costs_only_its_tail() {
+        let mut file = tempfile::tempfile().unwrap();
+        // Sparse: 200 MB of hole (one long line), then the records a long session ends with.
+        file.set_len(200 * 1024 * 1024).unwrap();
+        file.seek(SeekFrom::End(0)).unwrap();
+        writeln!(file).unwrap();
+        writeln!(file, r#"{{"type":"custom-title","customTitle":"marathon"}}"#).unwrap();
+        writeln!(file, r#"{{"type":"assistant","message":{{"content":"{}"}}}}"#, "x".repeat(100_000)).unwrap();
+
+        let mut counting = Counting { inner: file, bytes: 0 };
+        assert_eq!(claude_title_in(&mut counting).as_deref(), Some("marathon"));
+        assert!(counting.bytes <= TAIL_BYTES, "read {} bytes", counting.bytes);
+        assert!(counting.bytes > 0);
+    }
+
+    #[test]
+    fn the_tail_starts_at_a_line_boundary() {
+        let mut data = io::Cursor::new(b"{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n".to_vec());
+        assert_eq!(read_tail(&mut data, 12).unwrap(), b"{\"c\":3}\n");
+        assert_eq!(read_tail(&mut data, 1024).unwrap(), data.get_ref().as_slice());
+        // A record cut by the cap is not mistaken for a whole one.
+        let mut cut = io::Cursor::new(b"{\"type\":\"ai-title\",\"aiTitle\":\"x\"}\n".to_vec());
+        assert_eq!(read_tail(&mut cut, 10).unwrap(), b"");
+    }
+}

@@ -1,0 +1,146 @@
+// A stand-in for the Tauri runtime, for looking at the UI in a plain browser (screenshots,
+// manual checks). Served by serve-with-fake.mjs; never imported by src/, never in the bundle.
+//   ?empty        no sessions (the empty state)
+//   ?failinstall  install_hooks rejects
+(() => {
+  const params = new URLSearchParams(location.search);
+  const now = Date.now();
+  const min = 60_000;
+  const base = {
+    kind: "session",
+    tool: null,
+    title: null,
+    cwd: null,
+    awaitingInput: false,
+    question: null,
+    message: null,
+    interrupted: false,
+    errored: false,
+    ended: false,
+    unread: false,
+    subagents: 0,
+    statusChangedAt: null,
+    transcriptPath: null,
+  };
+  const s = (id, agent, firstMinAgo, lastMinAgo, fields) => ({
+    ...base,
+    sessionId: id,
+    agent,
+    firstEventAt: now - firstMinAgo * min,
+    lastEventAt: now - lastMinAgo * min,
+    statusChangedAt: now - lastMinAgo * min,
+    ...fields,
+  });
+  const long = "Here is the full log summary. ".repeat(2100); // ~60 KB
+
+  const sessions = params.has("empty")
+    ? []
+    : [
+        s("c1a2b3c4-blocked", "claude", 95, 2, {
+          status: "blocked", title: "auth-refactor", cwd: "/home/maya/src/webapp",
+          tool: "Bash", message: "rm -rf dist && npm run build", unread: true, subagents: 2,
+        }),
+        s("x9f8e7d6-waiting", "codex", 80, 4, {
+          status: "waiting", title: "Pick a database for sessions", cwd: "/home/maya/src/switchboard",
+          awaitingInput: true, unread: true,
+          question: "Should the session store use SQLite or Postgres? SQLite keeps it embedded; Postgres matches production.",
+        }),
+        s("a1b2c3d4-working", "claude", 70, 0.2, {
+          status: "working", title: "Migrate CI to GitHub Actions", cwd: "/home/maya/src/webapp", tool: "Edit",
+        }),
+        s("g5h6i7j8-working", "gemini", 60, 1, {
+          status: "working", cwd: "/Users/maya/work/infra-terraform", tool: "run_shell_command", subagents: 1,
+        }),
+        s("d0n3d0n3-unread", "claude", 55, 3, {
+          status: "done", title: "Fix flaky login test", cwd: "/home/maya/src/webapp", unread: true,
+          message: "Fixed the race in LoginForm.test.tsx by awaiting the redirect before asserting. All 214 tests pass locally.",
+        }),
+        s("p4g1n4t3-done", "codex", 50, 12, {
+          status: "done", title: "Add pagination to /api/orders", cwd: "/home/maya/src/shop-api",
+          message: "Added cursor-based pagination with a default page size of 50 and updated the OpenAPI spec.",
+        }),
+        s("e4r4r0r0-errored", "gemini", 45, 6, {
+          status: "done", errored: true, title: "Generate API client", cwd: "/home/maya/src/shop-api",
+          message: "API error 429: quota exceeded for gemini-2.5-pro. Retry after 60 s.",
+        }),
+        s("i7t3r7pt-interrupted", "claude", 40, 9, {
+          status: "done", interrupted: true, title: "Rename UserService", cwd: "/home/maya/src/webapp",
+        }),
+        s("n3wn3wn3-starting", "claude", 0.1, 0.1, { status: null, cwd: "/home/maya/src/notes" }),
+        s("3nd3d3nd-ended", "codex", 200, 150, {
+          status: "done", ended: true, title: "Bump dependencies", cwd: "/home/maya/src/shop-api",
+          message: "Bumped 14 packages; no breaking changes.",
+        }),
+        s("41d3r41d-custom", "aider", 30, 0.5, {
+          status: "working", title: "docs: rewrite README", cwd: "/opt/projects/handbook",
+        }),
+        s("l0ng10ng-long", "claude", 25, 7, {
+          status: "done", title: "Summarize the nightly logs", cwd: "/home/maya/ops", unread: true, message: long,
+        }),
+        s("st4l3st4-stale", "codex", 20, 14, {
+          status: "working", title: "Long migration run", cwd: "/home/maya/src/warehouse", stale: true, tool: "shell",
+        }),
+      ];
+
+  const byId = new Map(sessions.map((x) => [x.sessionId, x]));
+  const callbacks = new Map();
+  const listeners = new Map(); // event name -> callback ids
+  let nextId = 1;
+
+  function emit(event, payload) {
+    for (const id of listeners.get(event) ?? []) callbacks.get(id)?.({ event, id, payload });
+  }
+
+  const later = (fn) => setTimeout(fn, 30);
+
+  window.__TAURI_EVENT_PLUGIN_INTERNALS__ = { unregisterListener() {} };
+  window.__TAURI_INTERNALS__ = {
+    transformCallback(callback, once) {
+      const id = nextId++;
+      callbacks.set(id, (arg) => {
+        if (once) callbacks.delete(id);
+        callback(arg);
+      });
+      return id;
+    },
+    unregisterCallback(id) {
+      callbacks.delete(id);
+    },
+    async invoke(cmd, args) {
+      switch (cmd) {
+        case "snapshot":
+          return { sessions: [...byId.values()] };
+        case "plugin:event|listen": {
+          const ids = listeners.get(args.event) ?? [];
+          ids.push(args.handler);
+          listeners.set(args.event, ids);
+          return args.handler;
+        }
+        case "plugin:event|unlisten":
+          return null;
+        case "clear_unread": {
+          const x = byId.get(args.sessionId);
+          if (x && x.unread) {
+            const next = { ...x, unread: false };
+            byId.set(x.sessionId, next);
+            later(() => emit("sessions-changed", { changed: [next], removed: [] }));
+          }
+          return null;
+        }
+        case "remove_session":
+          byId.delete(args.sessionId);
+          later(() => emit("sessions-changed", { changed: [], removed: [args.sessionId] }));
+          return null;
+        case "install_hooks":
+          if (params.has("failinstall")) {
+            throw { kind: "parse", message: "~/.codex/hooks.json is not valid JSON (line 3); nothing was changed." };
+          }
+          return "Claude Code: 9 hooks added to ~/.claude/settings.json\nCodex: 6 hooks added to ~/.codex/hooks.json (run /hooks in Codex to trust them)\nGemini CLI: 7 hooks added to ~/.gemini/settings.json";
+        default:
+          throw { kind: "unknown_command", message: `fake runtime has no ${cmd}` };
+      }
+    },
+  };
+  // For poking at it from the console: __fake.emit("focus-session", "x9f8e7d6-waiting")
+  window.__fake = { emit, sessions: byId };
+})();

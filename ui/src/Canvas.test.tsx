@@ -1,0 +1,101 @@
+import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { act, fireEvent, render, screen, within } from "@testing-library/react";
+import { ReactFlowProvider } from "@xyflow/react";
+import { Canvas } from "./Canvas";
+import { Header } from "./Header";
+import { initialData, selectSelectedId, useSwitchboard } from "./store";
+import { makeSession, NOW } from "./test/sessions";
+import { installFlowStubs } from "./test/flow";
+import * as ipc from "./ipc";
+
+vi.mock("./ipc", () => ({
+  clearUnread: vi.fn(() => Promise.resolve()),
+  removeSession: vi.fn(() => Promise.resolve()),
+}));
+
+beforeAll(installFlowStubs);
+
+const sessions = [
+  makeSession({ sessionId: "w1", status: "working", firstEventAt: NOW - 50_000 }),
+  makeSession({ sessionId: "b1", status: "blocked", tool: "Bash", unread: true, firstEventAt: NOW - 40_000 }),
+  makeSession({ sessionId: "q1", status: "waiting", question: "Which DB?", firstEventAt: NOW - 30_000 }),
+  makeSession({ sessionId: "d1", status: "done", unread: true, firstEventAt: NOW - 20_000 }),
+  makeSession({ sessionId: "d2", status: "done", firstEventAt: NOW - 10_000 }),
+  makeSession({ sessionId: "e1", status: "done", ended: true, firstEventAt: NOW - 5_000 }),
+];
+
+function renderCanvas() {
+  useSwitchboard.getState().applySnapshot(sessions);
+  return render(
+    <>
+      <Header />
+      <ReactFlowProvider>
+        <div style={{ width: 1200, height: 800 }}>
+          <Canvas />
+        </div>
+      </ReactFlowProvider>
+    </>,
+  );
+}
+
+beforeEach(() => {
+  useSwitchboard.setState({ ...initialData(), columns: 3 });
+  vi.mocked(ipc.clearUnread).mockClear();
+});
+
+describe("the canvas", () => {
+  it("renders one node per session and the header counts", async () => {
+    renderCanvas();
+    const nodes = await screen.findAllByTestId("session-node");
+    expect(nodes.map((n) => n.dataset.sessionId)).toEqual(["w1", "b1", "q1", "d1", "d2", "e1"]);
+    expect(screen.getByTestId("count-needs")).toHaveTextContent("2 need you");
+    expect(screen.getByTestId("count-working")).toHaveTextContent("1 working");
+    expect(screen.getByTestId("count-done")).toHaveTextContent("2 done");
+  });
+
+  it("n selects the next session that needs you and Enter opens it", async () => {
+    renderCanvas();
+    await screen.findAllByTestId("session-node");
+    fireEvent.keyDown(window, { key: "n" });
+    expect(selectSelectedId(useSwitchboard.getState())).toBe("b1");
+    fireEvent.keyDown(window, { key: "Enter" });
+    expect(ipc.clearUnread).toHaveBeenCalledWith("b1");
+    fireEvent.keyDown(window, { key: "N", shiftKey: true });
+    expect(selectSelectedId(useSwitchboard.getState())).toBe("d1");
+  });
+
+  it("ignores shortcuts typed into a field", async () => {
+    renderCanvas();
+    await screen.findAllByTestId("session-node");
+    const input = document.createElement("input");
+    document.body.appendChild(input);
+    fireEvent.keyDown(input, { key: "n" });
+    expect(selectSelectedId(useSwitchboard.getState())).toBeNull();
+    input.remove();
+  });
+
+  it("clicking a chip steps through the sessions it counts", async () => {
+    renderCanvas();
+    await screen.findAllByTestId("session-node");
+    fireEvent.click(screen.getByTestId("count-needs"));
+    expect(selectSelectedId(useSwitchboard.getState())).toBe("b1");
+    fireEvent.click(screen.getByTestId("count-needs"));
+    expect(selectSelectedId(useSwitchboard.getState())).toBe("q1");
+  });
+
+  it("a status change re-renders the node in place", async () => {
+    renderCanvas();
+    const node = (await screen.findAllByTestId("session-node")).find((n) => n.dataset.sessionId === "w1")!;
+    act(() =>
+      useSwitchboard.getState().applyChanges({
+        changed: [makeSession({ sessionId: "w1", status: "waiting", question: "Ship it?", firstEventAt: NOW - 50_000 })],
+        removed: [],
+      }),
+    );
+    const updated = screen.getAllByTestId("session-node").find((n) => n.dataset.sessionId === "w1")!;
+    expect(updated).toBe(node);
+    expect(updated).toHaveAttribute("data-status", "waiting");
+    expect(within(updated).getByTestId("session-reason")).toHaveTextContent("Ship it?");
+    expect(screen.getByTestId("count-needs")).toHaveTextContent("3 need you");
+  });
+});

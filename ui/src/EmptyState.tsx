@@ -1,0 +1,68 @@
+import { useState } from "react";
+import * as ipc from "./ipc";
+import { LogoMark } from "./icons";
+
+type InstallState =
+  | { phase: "idle" }
+  | { phase: "running" }
+  | { phase: "done"; summary: string }
+  | { phase: "failed"; message: string };
+
+export const INSTALL_COMMAND = "switchboard install";
+
+export function EmptyState() {
+  const [install, setInstall] = useState<InstallState>({ phase: "idle" });
+
+  const connect = async () => {
+    setInstall({ phase: "running" });
+    try {
+      const summary = await ipc.installHooks("all");
+      setInstall({ phase: "done", summary });
+    } catch (err) {
+      setInstall({ phase: "failed", message: ipc.toIpcError(err).message });
+    }
+  };
+
+  return (
+    <section className="empty-state" data-testid="empty-state">
+      <div className="empty-card">
+        <LogoMark className="empty-mark" />
+        <h1 className="empty-title">No agents yet</h1>
+        <p className="empty-lede">
+          Switchboard shows every Claude Code, Codex and Gemini CLI session on this machine and
+          tells you the moment one of them needs you.
+        </p>
+        <p className="empty-step">Connect your CLIs once, from a terminal:</p>
+        <pre className="empty-command" data-testid="install-command">
+          <code>{INSTALL_COMMAND}</code>
+        </pre>
+        <div className="empty-actions">
+          <span className="empty-or">or</span>
+          <button
+            type="button"
+            className="primary-button"
+            data-testid="install-hooks"
+            onClick={connect}
+            disabled={install.phase === "running"}
+          >
+            {install.phase === "running" ? "Connecting…" : "Connect my CLIs"}
+          </button>
+        </div>
+        {install.phase === "done" && (
+          <p className="install-result is-ok" role="status" data-testid="install-result">
+            {install.summary}
+          </p>
+        )}
+        {install.phase === "failed" && (
+          <p className="install-result is-error" role="alert" data-testid="install-result">
+            {install.message}
+          </p>
+        )}
+        <p className="empty-waiting">
+          <span className="waiting-pulse" aria-hidden="true" />
+          Waiting for the first agent…
+        </p>
+      </div>
+    </section>
+  );
+}

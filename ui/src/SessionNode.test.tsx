@@ -1,0 +1,150 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { act, fireEvent, render, screen, within } from "@testing-library/react";
+import { SessionCard } from "./SessionNode";
+import { initialData, useSwitchboard } from "./store";
+import { useClock } from "./clock";
+import { REASON_DISPLAY_CHARS } from "./status";
+import type { Session } from "./bindings/Session";
+import { makeSession, NOW } from "./test/sessions";
+import * as ipc from "./ipc";
+
+vi.mock("./ipc", () => ({
+  clearUnread: vi.fn(() => Promise.resolve()),
+  removeSession: vi.fn(() => Promise.resolve()),
+}));
+
+function renderSession(fields: Partial<Session> = {}) {
+  const session = makeSession({ sessionId: "sess-1", ...fields });
+  useSwitchboard.getState().applySnapshot([session]);
+  render(<SessionCard id={session.sessionId} />);
+  return screen.getByTestId("session-node");
+}
+
+beforeEach(() => {
+  useSwitchboard.setState(initialData());
+  useClock.setState({ now: NOW });
+  vi.mocked(ipc.clearUnread).mockClear();
+  vi.mocked(ipc.removeSession).mockClear();
+});
+
+describe("a session node", () => {
+  it.each([
+    [{ status: "working" as const }, "working", "Working"],
+    [{ status: "waiting" as const }, "waiting", "Has a question"],
+    [{ status: "blocked" as const }, "blocked", "Needs permission"],
+    [{ status: "done" as const }, "done", "Done"],
+    [{ status: "done" as const, errored: true, message: "boom" }, "done", "Error"],
+    [{ status: "done" as const, interrupted: true }, "done", "Interrupted"],
+    [{ status: null, firstEventAt: NOW - 1_000 }, "none", "Starting"],
+    [{ status: null, firstEventAt: NOW - 3_600_000 }, "none", "Idle"],
+  ])("%o shows data-status=%s and the word %s", (fields, status, word) => {
+    const node = renderSession(fields);
+    expect(node).toHaveAttribute("data-status", status);
+    expect(within(node).getByTestId("status-badge")).toHaveTextContent(word);
+  });
+
+  it("marks errored nodes with the error tone (red outline)", () => {
+    const node = renderSession({ status: "done", errored: true, message: "API error 429" });
+    expect(node).toHaveClass("tone-error");
+    expect(within(node).getByTestId("session-reason")).toHaveTextContent("API error 429");
+  });
+
+  it("dims an ended node and says it ended", () => {
+    const node = renderSession({ status: "done", ended: true });
+    expect(node).toHaveClass("is-ended");
+    expect(node).toHaveAttribute("data-ended", "true");
+    expect(node).toHaveTextContent("ended");
+  });
+
+  it("shows the question of a waiting session", () => {
+    const node = renderSession({ status: "waiting", question: "SQLite or Postgres?", awaitingInput: true });
+    expect(within(node).getByTestId("session-reason")).toHaveTextContent("SQLite or Postgres?");
+  });
+
+  it("names the tool a blocked session needs permission for", () => {
+    const node = renderSession({ status: "blocked", tool: "Bash", message: "rm -rf dist" });
+    const reason = within(node).getByTestId("session-reason");
+    expect(reason).toHaveTextContent("Needs permission: Bash");
+    expect(reason).toHaveTextContent("rm -rf dist");
+  });
+
+  it("shows title, agent, home-shortened folder, age and subagents", () => {
+    const node = renderSession({
+      title: "auth-refactor",
+      agent: "codex",
+      cwd: "/home/maya/src/webapp",
+      lastEventAt: NOW - 2 * 60_000,
+      subagents: 2,
+    });
+    expect(node).toHaveTextContent("auth-refactor");
+    expect(node).toHaveTextContent("Codex");
+    expect(node).toHaveTextContent("~/src/webapp");
+    expect(node).toHaveTextContent("2 min ago");
+    expect(node).toHaveTextContent("2 subagents");
+  });
+
+  it("falls back to the folder name as title and hides a zero subagent count", () => {
+    const node = renderSession({ title: null, cwd: "/Users/maya/work/infra", subagents: 0 });
+    expect(node).toHaveTextContent("infra");
+    expect(node).not.toHaveTextContent("subagent");
+  });
+
+  it("refreshes the age when the clock ticks", () => {
+    const node = renderSession({ lastEventAt: NOW - 10_000 });
+    expect(node).toHaveTextContent("just now");
+    act(() => useClock.setState({ now: NOW + 3 * 60_000 }));
+    expect(node).toHaveTextContent("3 min ago");
+  });
+
+  it("shows the unread dot only when unread", () => {
+    const unread = renderSession({ unread: true });
+    expect(unread).toHaveAttribute("data-unread", "true");
+    expect(within(unread).getByTestId("unread-dot")).toBeInTheDocument();
+  });
+
+  it("has no unread dot when read", () => {
+    const read = renderSession({ unread: false });
+    expect(read).toHaveAttribute("data-unread", "false");
+    expect(within(read).queryByTestId("unread-dot")).toBeNull();
+  });
+
+  it("clicking it asks Rust to clear its unread dot", () => {
+    const node = renderSession({ unread: true });
+    fireEvent.click(node);
+    expect(ipc.clearUnread).toHaveBeenCalledWith("sess-1");
+    // Rust is the source of truth: the dot stays until the sessions-changed echo.
+    expect(within(node).getByTestId("unread-dot")).toBeInTheDocument();
+  });
+
+  it("clips a 60 KB message and keeps the whole text in the tooltip", () => {
+    const message = "All tests pass. ".repeat(3840); // 61 440 characters
+    const node = renderSession({ status: "done", message });
+    const reason = within(node).getByTestId("session-reason");
+    expect(reason.textContent!.length).toBeLessThanOrEqual(REASON_DISPLAY_CHARS);
+    expect(reason.textContent!.endsWith("…")).toBe(true);
+    expect(reason).toHaveAttribute("title", message);
+  });
+
+  it("clips a long title with its full text in the tooltip", () => {
+    const title = "A very long session title that will never fit on one line of a node";
+    const node = renderSession({ title });
+    expect(within(node).getByTitle(title)).toHaveTextContent(title);
+  });
+
+  it("offers a remove button on ended nodes only, which does not open the node", () => {
+    const node = renderSession({ status: "done", ended: true, unread: true });
+    fireEvent.click(within(node).getByTestId("remove-session"));
+    expect(ipc.removeSession).toHaveBeenCalledWith("sess-1");
+    expect(ipc.clearUnread).not.toHaveBeenCalled();
+  });
+
+  it("has no remove button while the session runs", () => {
+    const node = renderSession({ status: "working" });
+    expect(within(node).queryByTestId("remove-session")).toBeNull();
+  });
+
+  it("shows a clock mark with the silence when the Rust side flags the session stale", () => {
+    const node = renderSession({ lastEventAt: NOW - 12 * 60_000, ...({ stale: true } as Partial<Session>) });
+    expect(within(node).getByTitle("no news for 12 min")).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,134 @@
+import { memo, type MouseEvent } from "react";
+import type { NodeProps } from "@xyflow/react";
+import { useSwitchboard, type SessionNodeType } from "./store";
+import { useClock } from "./clock";
+import { badgeOf, isStale, reasonOf } from "./status";
+import {
+  absoluteTime,
+  agentName,
+  relativeAge,
+  shortenHome,
+  silenceFor,
+  titleOf,
+} from "./sessionLabels";
+import { ClockIcon, CloseIcon, StatusGlyph } from "./icons";
+import * as ipc from "./ipc";
+
+type CardProps = { id: string; selected?: boolean };
+
+/** One session, read from the store by id; usable outside React Flow (tests). */
+export function SessionCard({ id, selected = false }: CardProps) {
+  const session = useSwitchboard((s) => s.sessions[id]);
+  const openSession = useSwitchboard((s) => s.openSession);
+  const now = useClock((s) => s.now);
+  if (!session) return null;
+
+  const badge = badgeOf(session, now);
+  const reason = reasonOf(session);
+  const title = titleOf(session);
+  const folder = session.cwd ? shortenHome(session.cwd) : null;
+  const stale = isStale(session);
+  const subagents = session.subagents > 0 ? session.subagents : 0;
+
+  const classes = ["session-node", `tone-${badge.tone}`];
+  if (session.ended) classes.push("is-ended");
+  if (selected) classes.push("is-selected");
+  if (session.unread) classes.push("is-unread");
+
+  const onRemove = (event: MouseEvent) => {
+    // The × must not also open (and clear) the node it sits on.
+    event.stopPropagation();
+    ipc.removeSession(id).catch((err: unknown) => console.warn("remove_session failed", err));
+  };
+
+  return (
+    <div
+      className={classes.join(" ")}
+      data-testid="session-node"
+      data-session-id={id}
+      data-status={session.status ?? "none"}
+      data-unread={session.unread ? "true" : "false"}
+      data-ended={session.ended ? "true" : "false"}
+      onClick={() => openSession(id)}
+    >
+      <div className="node-status">
+        <span className="status-dot">
+          <StatusGlyph tone={badge.tone} />
+        </span>
+        <span className="status-word" data-testid="status-badge">
+          {badge.word}
+        </span>
+        {session.ended && <span className="ended-mark"> · ended</span>}
+        {stale && (
+          <span className="stale-mark" title={silenceFor(session.lastEventAt, now)}>
+            <ClockIcon />
+            <span className="visually-hidden">{silenceFor(session.lastEventAt, now)}</span>
+          </span>
+        )}
+        {" "}
+        <span className="node-age" title={absoluteTime(session.lastEventAt)}>
+          {relativeAge(session.lastEventAt, now)}
+        </span>
+      </div>
+
+      <div className="node-title" title={title}>
+        {title}
+      </div>
+
+      <div className="node-meta">
+        <span className="node-agent">{agentName(session.agent)}</span>
+        {folder && (
+          <>
+            {" "}
+            <span className="node-sep" aria-hidden="true">
+              ·
+            </span>{" "}
+            <span className="node-folder" title={session.cwd ?? undefined}>
+              {folder}
+            </span>
+          </>
+        )}
+        {subagents > 0 && " "}
+        {subagents > 0 && (
+          <span className="node-subagents">
+            {subagents} {subagents === 1 ? "subagent" : "subagents"}
+          </span>
+        )}
+      </div>
+
+      {reason && (
+        <div
+          className={`node-reason look-${reason.look}`}
+          data-testid="session-reason"
+          title={reason.full}
+        >
+          {reason.lead && <span className="reason-lead">{reason.lead}</span>}
+          {reason.lead && reason.text && " "}
+          {reason.text && <span className={reason.lead ? "reason-detail is-command" : "reason-detail"}>{reason.text}</span>}
+        </div>
+      )}
+
+      {session.unread && (
+        <span className="unread-dot" data-testid="unread-dot" role="img" aria-label="Unread" />
+      )}
+
+      {session.ended && (
+        <button
+          type="button"
+          className="node-remove nodrag"
+          data-testid="remove-session"
+          aria-label={`Remove ${title}`}
+          title="Remove from the canvas"
+          onClick={onRemove}
+        >
+          <CloseIcon />
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** The React Flow node: only an id travels through node data; the session lives in the store. */
+export const SessionNode = memo(function SessionNode({ id, selected }: NodeProps<SessionNodeType>) {
+  return <SessionCard id={id} selected={selected} />;
+});

@@ -1,0 +1,81 @@
+// Small inline icons (no icon font, nothing fetched). 16×16 grid, drawn in currentColor.
+import type { ReactNode } from "react";
+import type { Tone } from "./status";
+
+type IconProps = { className?: string };
+
+const glyphs: Record<Tone, ReactNode> = {
+  working: <path d="M6.3 4.9 11.2 8l-4.9 3.1z" fill="currentColor" stroke="none" />,
+  waiting: (
+    <>
+      <path d="M6 6.3a2 2 0 1 1 2.9 1.8c-.6.3-.9.7-.9 1.3v.5" />
+      <circle cx="8" cy="11.9" r=".55" fill="currentColor" />
+    </>
+  ),
+  blocked: (
+    <>
+      <rect x="5" y="7.4" width="6" height="4.6" rx="1" fill="currentColor" stroke="none" />
+      <path d="M6.4 7.4V6.1a1.6 1.6 0 0 1 3.2 0v1.3" />
+    </>
+  ),
+  done: <path d="M4.9 8.3 7 10.4l4.1-4.6" />,
+  error: (
+    <>
+      <path d="M8 4.6v4.3" />
+      <circle cx="8" cy="11.4" r=".55" fill="currentColor" />
+    </>
+  ),
+  interrupted: <path d="M6.3 5.3v5.4M9.7 5.3v5.4" />,
+  idle: <path d="M5.6 8h4.8" />,
+};
+
+/** The status dot: a disc in the tone's colour with the tone's glyph knocked out. */
+export function StatusGlyph({ tone, className }: IconProps & { tone: Tone }) {
+  return (
+    <svg className={className} viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">
+      <circle className="status-disc" cx="8" cy="8" r="7.25" />
+      <g
+        className="status-mark"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.6"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+      >
+        {glyphs[tone]}
+      </g>
+    </svg>
+  );
+}
+
+export function ClockIcon({ className }: IconProps) {
+  return (
+    <svg className={className} viewBox="0 0 16 16" width="12" height="12" aria-hidden="true">
+      <g fill="none" stroke="currentColor" strokeWidth="1.5" strokeLinecap="round">
+        <circle cx="8" cy="8" r="6" />
+        <path d="M8 4.8V8l2.2 1.4" />
+      </g>
+    </svg>
+  );
+}
+
+export function CloseIcon({ className }: IconProps) {
+  return (
+    <svg className={className} viewBox="0 0 16 16" width="12" height="12" aria-hidden="true">
+      <path d="m4.5 4.5 7 7m0-7-7 7" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" />
+    </svg>
+  );
+}
+
+/** The app mark: a switchboard of three jacks, one lit. */
+export function LogoMark({ className }: IconProps) {
+  return (
+    <svg className={className} viewBox="0 0 20 20" width="18" height="18" aria-hidden="true">
+      <rect x="1" y="1" width="18" height="18" rx="5" className="logo-plate" />
+      <circle cx="6" cy="7" r="1.7" className="logo-jack" />
+      <circle cx="10" cy="7" r="1.7" className="logo-jack" />
+      <circle cx="14" cy="7" r="1.7" className="logo-jack logo-lit" />
+      <path d="M6 7v4.5a2 2 0 0 0 2 2h4a2 2 0 0 0 2-2V7" className="logo-cord" fill="none" />
+    </svg>
+  );
+}

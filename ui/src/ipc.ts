@@ -1,0 +1,77 @@
+// The one place that talks to the Rust side. Tests replace this module with vi.mock("./ipc").
+import { invoke } from "@tauri-apps/api/core";
+import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import type { Session } from "./bindings/Session";
+import type { Snapshot } from "./bindings/Snapshot";
+import type { SessionsChanged } from "./bindings/SessionsChanged";
+
+/** The shape every error that reaches the UI has (see STYLE.md). */
+export type IpcError = { kind: string; message: string };
+
+declare global {
+  interface Window {
+    __TAURI_INTERNALS__?: unknown;
+  }
+}
+
+/** False in a plain browser (vite dev, tests): the app then renders its empty state. */
+export function isTauri(): boolean {
+  return typeof window !== "undefined" && window.__TAURI_INTERNALS__ != null;
+}
+
+const notInApp: IpcError = {
+  kind: "unavailable",
+  message: "Not running inside the Switchboard app.",
+};
+
+/** Normalise whatever a rejected invoke carried into `{kind, message}`. */
+export function toIpcError(err: unknown): IpcError {
+  if (err && typeof err === "object") {
+    const e = err as { kind?: unknown; message?: unknown };
+    if (typeof e.message === "string") {
+      return { kind: typeof e.kind === "string" ? e.kind : "error", message: e.message };
+    }
+  }
+  if (typeof err === "string") return { kind: "error", message: err };
+  return { kind: "error", message: String(err) };
+}
+
+export async function snapshot(): Promise<Session[]> {
+  if (!isTauri()) return [];
+  const snap = await invoke<Snapshot>("snapshot");
+  return Array.isArray(snap?.sessions) ? snap.sessions : [];
+}
+
+export async function clearUnread(sessionId: string): Promise<void> {
+  if (!isTauri()) return;
+  await invoke("clear_unread", { sessionId });
+}
+
+export async function removeSession(sessionId: string): Promise<void> {
+  if (!isTauri()) return;
+  await invoke("remove_session", { sessionId });
+}
+
+/** Resolves with the installer's human-readable summary; rejects with an {@link IpcError}. */
+export async function installHooks(agent = "all"): Promise<string> {
+  if (!isTauri()) throw notInApp;
+  try {
+    return await invoke<string>("install_hooks", { agent });
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
+const noop: UnlistenFn = () => {};
+
+export async function onSessionsChanged(
+  handler: (change: SessionsChanged) => void,
+): Promise<UnlistenFn> {
+  if (!isTauri()) return noop;
+  return listen<SessionsChanged>("sessions-changed", (event) => handler(event.payload));
+}
+
+export async function onFocusSession(handler: (sessionId: string) => void): Promise<UnlistenFn> {
+  if (!isTauri()) return noop;
+  return listen<string>("focus-session", (event) => handler(event.payload));
+}

@@ -1,0 +1,72 @@
+// Where nodes go on the canvas: a grid in arrival order, new nodes in the first free cell,
+// dragged nodes where the user left them. Pure: no store, no storage.
+
+export type XY = { x: number; y: number };
+
+export const NODE_WIDTH = 272;
+export const NODE_HEIGHT = 118;
+export const GAP_X = 24;
+export const GAP_Y = 24;
+export const CELL_WIDTH = NODE_WIDTH + GAP_X;
+export const CELL_HEIGHT = NODE_HEIGHT + GAP_Y;
+
+/** Columns that fit a window of this width, within reason. */
+export function columnsFor(viewportWidth: number): number {
+  const fit = Math.floor((viewportWidth - 2 * GAP_X) / CELL_WIDTH);
+  return Math.min(6, Math.max(2, fit));
+}
+
+export function cellPosition(index: number, columns: number): XY {
+  return { x: (index % columns) * CELL_WIDTH, y: Math.floor(index / columns) * CELL_HEIGHT };
+}
+
+/** True when two nodes' boxes touch or come closer than `gap`. */
+export function overlaps(a: XY, b: XY, gap = 0): boolean {
+  return (
+    a.x < b.x + NODE_WIDTH + gap &&
+    b.x < a.x + NODE_WIDTH + gap &&
+    a.y < b.y + NODE_HEIGHT + gap &&
+    b.y < a.y + NODE_HEIGHT + gap
+  );
+}
+
+/** Breathing room a new node keeps from a dragged one that sits off the grid. */
+const PLACEMENT_MARGIN = 8;
+
+/** The first grid cell (row by row) whose node box overlaps none of `occupied`. */
+export function firstFreeCell(occupied: readonly XY[], columns: number): XY {
+  for (let index = 0; ; index++) {
+    const cell = cellPosition(index, columns);
+    if (!occupied.some((taken) => overlaps(cell, taken, PLACEMENT_MARGIN))) return cell;
+  }
+}
+
+/**
+ * Positions for `ids` (in arrival order). Nodes already on the canvas keep theirs, then
+ * remembered (dragged) positions apply, then the rest take free cells in order.
+ */
+export function placeNodes(
+  ids: readonly string[],
+  current: Readonly<Record<string, XY>>,
+  remembered: Readonly<Record<string, XY>>,
+  columns: number,
+): Record<string, XY> {
+  const placed: Record<string, XY> = {};
+  const taken: XY[] = [];
+  const pending: string[] = [];
+  for (const id of ids) {
+    const fixed = current[id] ?? remembered[id];
+    if (fixed) {
+      placed[id] = fixed;
+      taken.push(fixed);
+    } else {
+      pending.push(id);
+    }
+  }
+  for (const id of pending) {
+    const cell = firstFreeCell(taken, columns);
+    placed[id] = cell;
+    taken.push(cell);
+  }
+  return placed;
+}

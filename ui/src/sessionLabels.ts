@@ -1,0 +1,64 @@
+// How a session is named on screen: title, agent, folder, age.
+import type { Session } from "./bindings/Session";
+
+const AGENT_NAMES: Record<string, string> = {
+  claude: "Claude",
+  codex: "Codex",
+  gemini: "Gemini",
+};
+
+export function agentName(agent: string): string {
+  return AGENT_NAMES[agent] ?? agent;
+}
+
+export function lastFolder(cwd: string | null | undefined): string | null {
+  if (!cwd) return null;
+  const parts = cwd.split(/[\\/]+/).filter(Boolean);
+  return parts.length > 0 ? parts[parts.length - 1]! : null;
+}
+
+export function shortId(sessionId: string): string {
+  return sessionId.length > 8 ? sessionId.slice(0, 8) : sessionId;
+}
+
+/** The agent's own name for the session, else the last folder of cwd, else a short id. */
+export function titleOf(session: Session): string {
+  const title = session.title?.trim();
+  return title || lastFolder(session.cwd) || shortId(session.sessionId);
+}
+
+// The web view has no $HOME, so infer it from the usual home roots.
+const HOME_PREFIXES = [/^\/(?:home|Users)\/[^/]+(?=\/|$)/, /^\/root(?=\/|$)/, /^[A-Za-z]:\\Users\\[^\\]+(?=\\|$)/];
+
+export function shortenHome(cwd: string): string {
+  for (const prefix of HOME_PREFIXES) {
+    if (prefix.test(cwd)) return cwd.replace(prefix, "~");
+  }
+  return cwd;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** "just now", "2 min ago", "3 h ago", "4 d ago", then a date. */
+export function relativeAge(at: number, now: number): string {
+  const diff = now - at;
+  if (diff < 45_000) return "just now";
+  if (diff < HOUR) return `${Math.max(1, Math.floor(diff / MINUTE))} min ago`;
+  if (diff < DAY) return `${Math.floor(diff / HOUR)} h ago`;
+  if (diff < 7 * DAY) return `${Math.floor(diff / DAY)} d ago`;
+  return new Date(at).toLocaleDateString(undefined, { day: "numeric", month: "short" });
+}
+
+/** "no news for 12 min", for the stale mark. */
+export function silenceFor(at: number, now: number): string {
+  const diff = Math.max(0, now - at);
+  if (diff < HOUR) return `no news for ${Math.max(1, Math.floor(diff / MINUTE))} min`;
+  if (diff < DAY) return `no news for ${Math.floor(diff / HOUR)} h`;
+  return `no news for ${Math.floor(diff / DAY)} d`;
+}
+
+export function absoluteTime(at: number): string {
+  return new Date(at).toLocaleString();
+}

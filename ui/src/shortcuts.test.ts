@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { isTypingTarget, shortcutFor } from "./shortcuts";
+
+const key = (k: string, extra: Partial<KeyboardEvent> = {}) =>
+  ({ key: k, shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, repeat: false, target: document.body, ...extra }) as KeyboardEvent;
+
+describe("canvas shortcuts", () => {
+  it("maps n, Shift+n, Enter and f", () => {
+    expect(shortcutFor(key("n"))).toBe("next");
+    expect(shortcutFor(key("N", { shiftKey: true }))).toBe("previous");
+    expect(shortcutFor(key("Enter"))).toBe("open");
+    expect(shortcutFor(key("f"))).toBe("fit");
+    expect(shortcutFor(key("x"))).toBeNull();
+  });
+
+  it("leaves modified keys to the system (Ctrl+N, Cmd+F)", () => {
+    expect(shortcutFor(key("n", { ctrlKey: true }))).toBeNull();
+    expect(shortcutFor(key("f", { metaKey: true }))).toBeNull();
+  });
+
+  it("leaves Enter on a button to the button", () => {
+    const button = document.createElement("button");
+    expect(shortcutFor(key("Enter", { target: button }))).toBeNull();
+  });
+
+  it("knows when the user is typing", () => {
+    const input = document.createElement("input");
+    const area = document.createElement("textarea");
+    const div = document.createElement("div");
+    expect(isTypingTarget(input)).toBe(true);
+    expect(isTypingTarget(area)).toBe(true);
+    expect(isTypingTarget(div)).toBe(false);
+    expect(isTypingTarget(null)).toBe(false);
+  });
+});

@@ -1,0 +1,32 @@
+// Canvas keyboard shortcuts: which key means what, and when keys belong to something else.
+
+export type Shortcut = "next" | "previous" | "open" | "fit";
+
+/** Keys typed into a field, or pressed on a button, are not canvas shortcuts. */
+export function isTypingTarget(target: EventTarget | null): boolean {
+  if (!target || typeof (target as Element).closest !== "function") return false;
+  const el = target as HTMLElement;
+  if (el.isContentEditable) return true;
+  return el.closest("input, textarea, select, [contenteditable=''], [contenteditable='true']") != null;
+}
+
+type KeyLike = Pick<KeyboardEvent, "key" | "shiftKey" | "ctrlKey" | "metaKey" | "altKey" | "target" | "repeat">;
+
+export function shortcutFor(event: KeyLike): Shortcut | null {
+  if (event.ctrlKey || event.metaKey || event.altKey) return null;
+  switch (event.key) {
+    case "n":
+    case "N":
+      return event.shiftKey ? "previous" : "next";
+    case "f":
+      return event.shiftKey ? null : "fit";
+    case "Enter": {
+      // Enter on a button or link activates that control, not the selected node.
+      const el = event.target as Element | null;
+      if (el && typeof el.closest === "function" && el.closest("button, a")) return null;
+      return event.repeat ? null : "open";
+    }
+    default:
+      return null;
+  }
+}

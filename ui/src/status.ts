@@ -1,0 +1,113 @@
+// The status language: one word, one tone and one icon per state, used by nodes, chips and the
+// minimap alike. Colour is never the only signal: every tone has its word and icon.
+import type { Session } from "./bindings/Session";
+
+export type Tone = "working" | "waiting" | "blocked" | "done" | "error" | "interrupted" | "idle";
+
+export type Badge = { tone: Tone; word: string };
+
+/** A session younger than this with no status yet is "Starting", older ones "Idle". */
+export const STARTING_GRACE_MS = 60_000;
+
+/** Optional fields the Rust side may add later (SPEC §6: added beside, never renamed). */
+type Extra = { stale?: unknown };
+
+export function isStale(session: Session): boolean {
+  return (session as Session & Extra).stale === true;
+}
+
+export function badgeOf(session: Session, now: number): Badge {
+  switch (session.status) {
+    case "working":
+      return { tone: "working", word: "Working" };
+    case "waiting":
+      return { tone: "waiting", word: "Has a question" };
+    case "blocked":
+      return { tone: "blocked", word: "Needs permission" };
+    case "done":
+      if (session.errored) return { tone: "error", word: "Error" };
+      if (session.interrupted) return { tone: "interrupted", word: "Interrupted" };
+      return { tone: "done", word: "Done" };
+    default:
+      // `errored` / `interrupted` describe the current done; without a status trust them still.
+      if (session.errored) return { tone: "error", word: "Error" };
+      if (session.interrupted) return { tone: "interrupted", word: "Interrupted" };
+      if (!session.ended && now - session.firstEventAt < STARTING_GRACE_MS) {
+        return { tone: "idle", word: "Starting" };
+      }
+      return { tone: "idle", word: "Idle" };
+  }
+}
+
+/** How much of a reason is put in the DOM; the tooltip keeps the whole text. */
+export const REASON_DISPLAY_CHARS = 240;
+
+export type Reason = {
+  /** A short heading shown before the text, e.g. "Needs permission: Bash". */
+  lead?: string;
+  /** Whitespace-collapsed and clipped: what the node shows. */
+  text: string;
+  /** The whole text, for the tooltip. */
+  full: string;
+  /** attention: a box tinted with the status colour; box: a neutral box; quiet: plain text. */
+  look: "attention" | "box" | "quiet";
+};
+
+export function collapseWhitespace(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return text.slice(0, max - 1).trimEnd() + "…";
+}
+
+function nonEmpty(text: string | null | undefined): string | null {
+  return text != null && text.trim() !== "" ? text : null;
+}
+
+function reason(full: string, look: Reason["look"]): Reason {
+  return { text: clip(collapseWhitespace(full), REASON_DISPLAY_CHARS), full, look };
+}
+
+/** Why the user is needed (or what is going on), in one or two lines. */
+export function reasonOf(session: Session): Reason | null {
+  const message = nonEmpty(session.message);
+  const tool = nonEmpty(session.tool);
+  switch (session.status) {
+    case "waiting":
+      return reason(nonEmpty(session.question) ?? message ?? "Waiting for your answer", "attention");
+    case "blocked": {
+      const lead = tool ? `Needs permission: ${tool}` : "Needs permission";
+      if (!message) return { lead, text: "", full: lead, look: "attention" };
+      return { ...reason(message, "attention"), lead, full: `${lead}  ${message}` };
+    }
+    case "working":
+      return tool ? reason(`Using ${tool}`, "quiet") : null;
+    case "done":
+    case null:
+      if (session.errored) return reason(message ?? "The turn ended with an error", "attention");
+      if (session.interrupted) return message ? reason(message, "quiet") : null;
+      return message ? reason(message, session.status === "done" ? "box" : "quiet") : null;
+    default:
+      return message ? reason(message, "quiet") : null;
+  }
+}
+
+/** The header chip a session counts towards; ended sessions count towards none. */
+export type Category = "needs" | "working" | "done";
+
+export function categoryOf(session: Session): Category | null {
+  if (session.ended) return null;
+  switch (session.status) {
+    case "waiting":
+    case "blocked":
+      return "needs";
+    case "working":
+      return "working";
+    case "done":
+      return "done";
+    default:
+      return null;
+  }
+}

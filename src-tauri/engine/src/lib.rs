@@ -6,6 +6,7 @@ pub mod client;
 pub mod endpoint;
 pub mod forward;
 pub mod hub;
+pub mod install;
 pub mod notifier;
 pub mod serve;
 pub mod server;

@@ -22,6 +22,7 @@ use switchboard_core::{normalizer, Millis, StatusEvent};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
 use crate::hub::Hub;
@@ -58,7 +59,10 @@ fn router(state: Arc<ServerState>) -> Router {
     Router::new()
         .route("/hook/{agent}", post(hook))
         .route("/sessions", get(sessions))
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        // Refuses a declared Content-Length over the cap at once, and a streamed body as soon as
+        // it passes the cap; axum's own default limit is lifted in favour of this one.
+        .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
+        .layer(DefaultBodyLimit::disable())
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, READ_TIMEOUT))
         .with_state(state)
 }

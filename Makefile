@@ -1,0 +1,67 @@
+# The two commands that matter: `make run` starts the app, `make test` runs every test.
+# Each installs what it needs on a fresh Debian 12 and skips what is already there.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+
+BUILD_PACKAGES := build-essential pkg-config libwebkit2gtk-4.1-dev
+TEST_PACKAGES  := curl ca-certificates xvfb xauth dbus webkit2gtk-driver xdotool x11-apps
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+CARGO_BIN := $(HOME)/.cargo/bin
+export PATH := $(CARGO_BIN):$(PATH)
+
+.PHONY: run test deps-build deps-test deps-node ui ui-deps lint test-rust test-ui test-e2e bench screenshot clean
+
+## Start the desktop app (needs a display; headless machines: `cargo run -- serve`).
+run: deps-build ui
+	cargo run --bin switchboard
+
+## Every test: linters, core, engine, whole-process and web-view end-to-end tests.
+test: deps-build deps-test ui lint test-ui test-rust test-e2e
+
+deps-build:
+	@missing=$$(for p in $(BUILD_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then echo "Installing $$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $$missing; fi
+	@command -v npm >/dev/null || { echo "Installing Node.js"; $(SUDO) apt-get install -y --no-install-recommends nodejs npm; }
+
+deps-test:
+	@missing=$$(for p in $(TEST_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then echo "Installing $$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $$missing; fi
+	@command -v tauri-driver >/dev/null || cargo install tauri-driver --locked --version '^2.1'
+	@rustup component list --installed 2>/dev/null | grep -q clippy || rustup component add clippy rustfmt
+
+ui-deps: ui/node_modules/.package-lock.json
+
+ui/node_modules/.package-lock.json: ui/package-lock.json ui/package.json
+	npm --prefix ui ci --no-audit --no-fund
+	@touch $@
+
+## The web view's bundle, embedded by the app at build time.
+ui: ui-deps
+	npm --prefix ui run build
+
+lint: ui-deps
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	npm --prefix ui run typecheck
+
+test-ui: ui-deps
+	npm --prefix ui test
+
+test-rust:
+	cargo test -p switchboard-core -p switchboard-engine
+	cargo test --test tests
+
+## The real app in a real web view: tauri-driver + WebKitWebDriver under Xvfb, with a private
+## D-Bus session bus and a test notification server on it.
+test-e2e:
+	xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" dbus-run-session -- cargo test --test e2e -- --test-threads=1
+
+bench:
+	bench/run.sh
+
+clean:
+	cargo clean
+	rm -rf ui/dist ui/node_modules

@@ -1,0 +1,172 @@
+//! The desktop app: the Tauri builder, its commands and events, window focus and notifications.
+//! This is the only code that says `use tauri`; everything else lives in the engine and core.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use switchboard_core::{Session, SessionsChanged, Snapshot};
+use switchboard_engine::notifier::{Notifier, OnClick};
+use switchboard_engine::{Hub, Instance, Update};
+use tauri::{AppHandle, Emitter, Manager, Runtime, WindowEvent};
+
+/// Changes are coalesced: at most one `sessions-changed` per frame, however many events arrive.
+const FRAME: Duration = Duration::from_millis(16);
+
+/// An error the web view can show: `{kind, message}`, never matched by string.
+#[derive(Debug, serde::Serialize)]
+pub struct CommandError {
+    kind: &'static str,
+    message: String,
+}
+
+struct AppState {
+    hub: Arc<Hub>,
+}
+
+#[tauri::command]
+fn snapshot(state: tauri::State<'_, AppState>) -> Snapshot {
+    state.hub.snapshot()
+}
+
+#[tauri::command]
+fn clear_unread(state: tauri::State<'_, AppState>, session_id: String) -> Result<(), CommandError> {
+    if state.hub.clear_unread(&session_id) {
+        Ok(())
+    } else {
+        Err(CommandError { kind: "unknownSession", message: format!("no session {session_id}") })
+    }
+}
+
+#[tauri::command]
+fn remove_session(state: tauri::State<'_, AppState>, session_id: String) -> Result<(), CommandError> {
+    if state.hub.remove(&session_id) {
+        Ok(())
+    } else {
+        Err(CommandError { kind: "unknownSession", message: format!("no session {session_id}") })
+    }
+}
+
+/// Updates waiting for the next frame's emit.
+#[derive(Default)]
+struct Pending {
+    changed: HashMap<String, Session>,
+    order: Vec<String>,
+    removed: Vec<String>,
+}
+
+impl Pending {
+    fn push(&mut self, update: Update) {
+        match update {
+            Update::Changed(change) => {
+                let id = change.session.session_id.clone();
+                self.removed.retain(|removed| *removed != id);
+                if self.changed.insert(id.clone(), change.session).is_none() {
+                    self.order.push(id);
+                }
+            }
+            Update::Removed(id) => {
+                if self.changed.remove(&id).is_some() {
+                    self.order.retain(|changed| *changed != id);
+                }
+                self.removed.push(id);
+            }
+        }
+    }
+
+    fn take(&mut self) -> Option<SessionsChanged> {
+        if self.order.is_empty() && self.removed.is_empty() {
+            return None;
+        }
+        let mut changed = std::mem::take(&mut self.changed);
+        let sessions = std::mem::take(&mut self.order).into_iter().filter_map(|id| changed.remove(&id)).collect();
+        Some(SessionsChanged { changed: sessions, removed: std::mem::take(&mut self.removed) })
+    }
+}
+
+/// Brings the window forward and the session into view, and marks it read.
+fn open_session<R: Runtime>(app: &AppHandle<R>, hub: &Hub, session_id: &str) {
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.unminimize();
+        let _ = window.show();
+        let _ = window.set_focus();
+    }
+    hub.clear_unread(session_id);
+    let _ = app.emit("focus-session", session_id.to_owned());
+}
+
+/// The app, generic over the runtime so tests can build it with `tauri::test::mock_builder()`.
+pub fn builder<R: Runtime>(notifications: bool) -> tauri::Builder<R> {
+    tauri::Builder::<R>::new()
+        .invoke_handler(tauri::generate_handler![snapshot, clear_unread, remove_session])
+        .setup(move |app| {
+            let handle = app.handle().clone();
+            let pending = Arc::new(Mutex::new(Pending::default()));
+            let wake = Arc::new(tokio::sync::Notify::new());
+
+            let hub_cell: Arc<std::sync::OnceLock<Arc<Hub>>> = Arc::new(std::sync::OnceLock::new());
+            let notifier = notifications.then(|| {
+                let handle = handle.clone();
+                let hub_cell = Arc::clone(&hub_cell);
+                let on_click: OnClick = Arc::new(move |session_id: String| {
+                    if let Some(hub) = hub_cell.get() {
+                        open_session(&handle, hub, &session_id);
+                    }
+                });
+                Notifier::start(Some(on_click))
+            });
+            let (listener_pending, listener_wake) = (Arc::clone(&pending), Arc::clone(&wake));
+            let hub = Arc::new(Hub::new(move |update| {
+                if let (Update::Changed(change), Some(notifier)) = (&update, &notifier) {
+                    if change.notify {
+                        notifier.notify(&change.session);
+                    }
+                }
+                listener_pending.lock().unwrap_or_else(PoisonError::into_inner).push(update);
+                listener_wake.notify_one();
+            }));
+            let _ = hub_cell.set(Arc::clone(&hub));
+
+            let emitter = handle.clone();
+            tauri::async_runtime::spawn(async move {
+                loop {
+                    wake.notified().await;
+                    tokio::time::sleep(FRAME).await;
+                    let batch = pending.lock().unwrap_or_else(PoisonError::into_inner).take();
+                    if let Some(batch) = batch {
+                        let _ = emitter.emit("sessions-changed", batch);
+                    }
+                }
+            });
+
+            let state_dir = app.path().app_data_dir()?;
+            let state_dir = switchboard_engine::state_dir::state_dir().unwrap_or(state_dir);
+            let instance = tauri::async_runtime::block_on(Instance::start(state_dir, Arc::clone(&hub)))?;
+            tracing::info!(port = instance.server.port(), "hook server listening");
+            app.manage(AppState { hub });
+            app.manage(Mutex::new(Some(instance)));
+            Ok(())
+        })
+        .on_window_event(|window, event| {
+            if let &WindowEvent::Focused(focused) = event {
+                if let Some(state) = window.try_state::<AppState>() {
+                    state.hub.set_window_focused(focused);
+                }
+            }
+        })
+}
+
+/// Runs the desktop app until its window closes.
+pub fn run() -> anyhow::Result<()> {
+    let notifications = std::env::var_os("SWITCHBOARD_NO_NOTIFY").is_none();
+    let app = builder::<tauri::Wry>(notifications).build(tauri::generate_context!())?;
+    app.run(|handle, event| {
+        if let tauri::RunEvent::Exit = event {
+            let instance = handle.try_state::<Mutex<Option<Instance>>>().and_then(|slot| slot.lock().ok()?.take());
+            if let Some(instance) = instance {
+                tauri::async_runtime::block_on(instance.stop());
+            }
+        }
+    });
+    Ok(())
+}

@@ -1,0 +1,120 @@
+//! The `switchboard` binary: the headless commands (`hook`, `serve`, `status`, `install`), and
+//! the launcher of the desktop app.
+//!
+//! It deliberately does not link Tauri: `switchboard hook` runs on every tool call of every
+//! agent, and loading GTK and WebKit's ~170 shared libraries costs ~90 ms a call here. With no
+//! subcommand it replaces itself with `switchboard-app`, the window, which sits beside it.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(name = "switchboard", version, about = "See every AI coding agent on your machine, and which one needs you")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the hook server and reducer without a window (SSH boxes, tmux, tests)
+    Serve {
+        /// Do not raise OS notifications
+        #[arg(long)]
+        no_notify: bool,
+    },
+    /// Forward one hook event from stdin to the running instance (what the CLIs run)
+    Hook {
+        /// The CLI that sent it: claude, codex, gemini or custom
+        agent: String,
+    },
+    /// Show the sessions of the running instance
+    Status {
+        /// Print the JSON snapshot instead of a table
+        #[arg(long)]
+        json: bool,
+    },
+    /// Register Switchboard's hooks in the CLIs' settings
+    Install {
+        #[arg(value_enum, default_value_t = Target::All)]
+        target: Target,
+        /// Remove Switchboard's hooks instead
+        #[arg(long)]
+        uninstall: bool,
+        /// Print the change and write nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Target {
+    Claude,
+    Codex,
+    Gemini,
+    All,
+}
+
+fn main() -> ExitCode {
+    // The hook path runs on every tool call of every agent: answer it before anything else, and
+    // never fail it (not even on a missing argument).
+    let mut args = std::env::args_os().skip(1);
+    if args.next().is_some_and(|arg| arg == "hook") {
+        let agent = args.next().and_then(|a| a.into_string().ok()).unwrap_or_default();
+        switchboard_engine::forward::run(&agent);
+        return ExitCode::SUCCESS;
+    }
+    let cli = Cli::parse();
+    switchboard_engine::init_tracing();
+    let result = match cli.command {
+        None => launch_app(),
+        Some(Command::Hook { .. }) => Ok(()),
+        Some(Command::Serve { no_notify }) => serve(no_notify),
+        Some(Command::Status { json }) => status(json),
+        Some(Command::Install { target, uninstall, dry_run }) => install(target, uninstall, dry_run),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("switchboard: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Becomes the desktop app (same pid, same arguments and environment).
+fn launch_app() -> anyhow::Result<()> {
+    use std::os::unix::process::CommandExt;
+    let me = std::env::current_exe()?;
+    let app = me.with_file_name("switchboard-app");
+    let error = std::process::Command::new(&app).args(std::env::args_os().skip(1)).exec();
+    Err(anyhow::anyhow!("cannot start the desktop app {}: {error}", app.display()))
+}
+
+fn state_dir() -> anyhow::Result<PathBuf> {
+    switchboard_engine::state_dir::state_dir()
+        .ok_or_else(|| anyhow::anyhow!("no state directory: set SWITCHBOARD_HOME or HOME"))
+}
+
+fn serve(no_notify: bool) -> anyhow::Result<()> {
+    let options = switchboard_engine::ServeOptions { state_dir: state_dir()?, notify: !no_notify };
+    let runtime = tokio::runtime::Runtime::new()?;
+    runtime.block_on(switchboard_engine::serve(options))?;
+    Ok(())
+}
+
+fn status(json: bool) -> anyhow::Result<()> {
+    let (snapshot, raw) = switchboard_engine::status::fetch(&state_dir()?)?;
+    if json {
+        println!("{}", String::from_utf8_lossy(&raw));
+    } else {
+        print!("{}", switchboard_engine::status::table(&snapshot, switchboard_engine::server::now_millis()));
+    }
+    Ok(())
+}
+
+fn install(_target: Target, _uninstall: bool, _dry_run: bool) -> anyhow::Result<()> {
+    anyhow::bail!("the installer is not wired yet")
+}

@@ -1,0 +1,57 @@
+//! `serve` and `status` as processes: the endpoint file's life, a second instance, the table.
+
+use std::os::unix::fs::PermissionsExt;
+
+use serde_json::json;
+use switchboard_engine::endpoint::Endpoint;
+
+use crate::support::{fixture, run, temp_home, Serve};
+
+#[test]
+fn serve_writes_a_private_endpoint_file_and_removes_it_on_sigterm() {
+    let mut serve = Serve::start();
+    let path = Endpoint::path(serve.home());
+    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(serve.endpoint.pid, serve.child.id());
+    assert_eq!(serve.endpoint.key.len(), 48);
+    let status = serve.terminate();
+    assert!(status.success(), "{status:?}");
+    assert!(!path.exists());
+}
+
+#[test]
+fn a_second_instance_does_not_clobber_a_live_one() {
+    let serve = Serve::start();
+    let output = run(serve.home(), &["serve", "--no-notify"], b"");
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("already running"), "{output:?}");
+    assert_eq!(Endpoint::read(serve.home()), Some(serve.endpoint.clone()));
+}
+
+#[test]
+fn status_prints_a_table_and_the_json_snapshot() {
+    let serve = Serve::start();
+    serve.post("claude", &fixture("claude/PermissionRequest.json"));
+    serve.post("custom", &json!({"sessionId": "nightly", "status": "working", "title": "Nightly build"}));
+    serve.wait_for("nightly", |_| true);
+    serve.wait_for("00893aaf-19fa-41d2-8238-13269b9b3ca0", |_| true);
+
+    let table = run(serve.home(), &["status"], b"");
+    assert!(table.status.success());
+    let table = String::from_utf8(table.stdout).unwrap();
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[0].contains("STATUS") && lines[0].contains("TITLE"));
+    assert!(lines[1].contains("blocked") && lines[1].contains("webapp") && lines[1].contains("rm -rf node_modules"));
+    assert!(lines[2].contains("working") && lines[2].contains("Nightly build"));
+
+    let json = run(serve.home(), &["status", "--json"], b"");
+    let snapshot: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(snapshot["sessions"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn status_without_an_instance_fails_with_a_clear_message() {
+    let output = run(&temp_home(), &["status"], b"");
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not running"));
+}

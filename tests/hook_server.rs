@@ -1,0 +1,195 @@
+//! SPEC 3, bullet by bullet, against a real server on loopback.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::json;
+use switchboard_engine::{HookServer, Hub};
+
+use crate::support::{fixture, raw, request, Serve};
+
+const CLAUDE_SESSION: &str = "00893aaf-19fa-41d2-8238-13269b9b3ca0";
+
+#[test]
+fn an_accepted_event_is_answered_204_with_an_empty_body_and_reaches_the_reducer() {
+    let serve = Serve::start();
+    let path = format!("/hook/claude?key={}", serve.endpoint.key);
+    let (status, body) = request(serve.addr(), "POST", &path, fixture("claude/Stop.json").to_string().as_bytes());
+    assert_eq!(status, 204);
+    assert!(body.is_empty());
+    let session = serve.wait_for(CLAUDE_SESSION, |s| s["status"] == "done");
+    assert_eq!(session["agent"], "claude");
+    assert_eq!(session["unread"], true, "serve counts as unfocused");
+    assert_eq!(session["message"], "I've completed the refactoring. Here's a summary...");
+}
+
+#[test]
+fn a_missing_key_is_rejected_exactly_like_a_wrong_one() {
+    let serve = Serve::start();
+    let body = fixture("claude/PermissionRequest.json").to_string();
+    let wrong_key = "0".repeat(48);
+    for path in ["/hook/claude".to_owned(), "/hook/claude?key=".into(), format!("/hook/claude?key={wrong_key}")] {
+        let (status, response) = request(serve.addr(), "POST", &path, body.as_bytes());
+        assert_eq!((status, response.len()), (204, 0), "{path}");
+    }
+    // A correct event afterwards proves the queue works and the rejected ones never arrived.
+    serve.post("custom", &json!({"sessionId": "marker", "status": "working"}));
+    serve.wait_for("marker", |_| true);
+    assert!(serve.session(CLAUDE_SESSION).is_none());
+}
+
+#[test]
+fn other_methods_on_hook_get_405() {
+    let serve = Serve::start();
+    let path = format!("/hook/claude?key={}", serve.endpoint.key);
+    for method in ["GET", "PUT", "DELETE"] {
+        assert_eq!(request(serve.addr(), method, &path, b"").0, 405, "{method}");
+    }
+}
+
+#[test]
+fn a_body_over_256_kib_is_refused_before_parsing() {
+    let serve = Serve::start();
+    let path = format!("/hook/custom?key={}", serve.endpoint.key);
+    let mut big = json!({"sessionId": "too-big", "status": "done", "message": ""});
+    big["message"] = json!("x".repeat(300 * 1024));
+    let big = big.to_string();
+    // Declared length over the cap: refused from the header alone.
+    let head = format!("POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", big.len());
+    let response = raw(serve.addr(), head.as_bytes(), Duration::from_secs(5));
+    assert!(response.is_empty() || response.starts_with(b"HTTP/1.1 413"), "{}", String::from_utf8_lossy(&response));
+    // Chunked, so the size is only known while reading: refused once the cap is passed.
+    let mut chunked = format!("POST {path} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n").into_bytes();
+    for chunk in big.as_bytes().chunks(16 * 1024) {
+        chunked.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
+        chunked.extend_from_slice(chunk);
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let response = raw(serve.addr(), &chunked, Duration::from_secs(5));
+    assert!(response.is_empty() || response.starts_with(b"HTTP/1.1 413"), "{}", String::from_utf8_lossy(&response));
+    // Just under the cap is fine.
+    let mut fits = json!({"sessionId": "fits", "status": "done", "message": ""});
+    fits["message"] = json!("y".repeat(250 * 1024));
+    assert_eq!(serve.post("custom", &fits), 204);
+    serve.wait_for("fits", |s| s["status"] == "done");
+    assert!(serve.session("too-big").is_none());
+}
+
+#[test]
+fn malformed_json_unknown_agents_and_unrecognized_events_are_dropped_with_204() {
+    let serve = Serve::start();
+    let key = &serve.endpoint.key;
+    let cases: Vec<(String, Vec<u8>)> = vec![
+        (format!("/hook/claude?key={key}"), b"{not json".to_vec()),
+        (format!("/hook/claude?key={key}"), b"".to_vec()),
+        (format!("/hook/cursor?key={key}"), fixture("claude/Stop.json").to_string().into_bytes()),
+        (format!("/hook/Claude?key={key}"), fixture("claude/Stop.json").to_string().into_bytes()),
+        (format!("/hook/claude?key={key}"), fixture("claude/Notification-auth_success.json").to_string().into_bytes()),
+        (format!("/hook/claude?key={key}"), json!({"hook_event_name": "Stop"}).to_string().into_bytes()),
+    ];
+    for (path, body) in cases {
+        let (status, response) = request(serve.addr(), "POST", &path, &body);
+        assert_eq!((status, response.len()), (204, 0), "{path}");
+    }
+    serve.post("custom", &json!({"sessionId": "marker"}));
+    serve.wait_for("marker", |_| true);
+    assert_eq!(serve.sessions()["sessions"].as_array().unwrap().len(), 1, "only the marker got through");
+}
+
+#[test]
+fn get_sessions_needs_the_key() {
+    let serve = Serve::start();
+    assert_eq!(request(serve.addr(), "GET", "/sessions", b"").0, 401);
+    assert_eq!(request(serve.addr(), "GET", "/sessions?key=nope", b"").0, 401);
+    let (status, body) = request(serve.addr(), "GET", &format!("/sessions?key={}", serve.endpoint.key), b"");
+    assert_eq!(status, 200);
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&body).unwrap(), json!({"sessions": []}));
+}
+
+#[test]
+fn a_stalled_client_does_not_delay_others_and_is_cut_off() {
+    let serve = Serve::start();
+    let addr = serve.addr();
+    // Half a request head, then silence.
+    let stalled = std::thread::spawn(move || raw(addr, b"POST /hook/claude HTTP/1.1\r\nHost: x\r\n", Duration::from_secs(20)));
+    let mut half_body = std::net::TcpStream::connect(addr).unwrap();
+    std::io::Write::write_all(&mut half_body, b"POST /hook/custom HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{").unwrap();
+    for i in 0..20 {
+        assert_eq!(serve.post("custom", &json!({"sessionId": format!("s{i}"), "status": "working"})), 204);
+    }
+    serve.wait_for("s19", |s| s["status"] == "working");
+    // The server closes the stalled connection after its read timeout, long before ours.
+    let started = std::time::Instant::now();
+    let _ = stalled.join().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(15), "the stalled connection was closed by the server");
+}
+
+#[test]
+fn fifty_sessions_of_forty_events_sent_concurrently_all_end_in_the_right_state() {
+    let serve = Arc::new(Serve::start());
+    let threads: Vec<_> = (0..50)
+        .map(|i| {
+            let serve = Arc::clone(&serve);
+            std::thread::spawn(move || {
+                let id = format!("load-{i:02}");
+                let event = |name: &str| {
+                    let mut body = fixture(&format!("claude/{name}.json"));
+                    body["session_id"] = json!(id);
+                    body
+                };
+                assert_eq!(serve.post("claude", &event("UserPromptSubmit")), 204);
+                for n in 0..38 {
+                    let name = if n % 2 == 0 { "PreToolUse-Bash" } else { "PostToolUse" };
+                    assert_eq!(serve.post("claude", &event(name)), 204);
+                }
+                let last = match i % 3 {
+                    0 => "Stop",
+                    1 => "PermissionRequest",
+                    _ => "PreToolUse-AskUserQuestion",
+                };
+                assert_eq!(serve.post("claude", &event(last)), 204);
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    let expected = |i: usize| ["done", "blocked", "waiting"][i % 3];
+    crate::support::eventually(Duration::from_secs(10), || {
+        let sessions = serve.sessions();
+        let sessions = sessions["sessions"].as_array().unwrap();
+        (sessions.len() == 50 && sessions.iter().all(|s| s["unread"] == true)).then_some(())
+    })
+    .expect("all 50 sessions arrive");
+    for i in 0..50 {
+        let session = serve.session(&format!("load-{i:02}")).unwrap();
+        assert_eq!(session["status"], expected(i), "load-{i:02}");
+        assert_eq!(session["unread"], true);
+        if i % 3 == 2 {
+            assert_eq!(session["question"], "Which framework?");
+        }
+    }
+}
+
+#[test]
+fn a_full_reducer_queue_drops_events_but_never_delays_the_answer() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    // A listener that blocks until released wedges the ingest task.
+    let gate = Arc::new(Mutex::new(()));
+    let held = gate.lock().unwrap();
+    let listener_gate = Arc::clone(&gate);
+    let hub = Arc::new(Hub::new(move |_| drop(listener_gate.lock())));
+    let server = runtime.block_on(HookServer::start_with(Arc::clone(&hub), "k".repeat(48), 4)).unwrap();
+    let path = format!("/hook/custom?key={}", server.key());
+    for i in 0..20 {
+        let body = json!({"sessionId": format!("q{i}"), "status": "working"}).to_string();
+        assert_eq!(request(server.addr(), "POST", &path, body.as_bytes()).0, 204);
+    }
+    // One event is in the wedged listener, four wait in the queue, the rest were dropped.
+    assert_eq!(server.dropped(), 15);
+    drop(held);
+    crate::support::eventually(Duration::from_secs(5), || (hub.snapshot().sessions.len() == 5).then_some(()))
+        .expect("the queued events are applied once the reducer runs again");
+    runtime.block_on(server.shutdown());
+}

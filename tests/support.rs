@@ -1,0 +1,137 @@
+//! Shared helpers: a real `switchboard serve` in a temp dir, raw HTTP over TCP, fixtures.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use switchboard_engine::endpoint::Endpoint;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_switchboard");
+
+pub fn fixture(name: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Polls `check` until it returns `Some`, for at most `limit`.
+pub fn eventually<T>(limit: Duration, mut check: impl FnMut() -> Option<T>) -> Option<T> {
+    let started = Instant::now();
+    loop {
+        if let Some(value) = check() {
+            return Some(value);
+        }
+        if started.elapsed() > limit {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A `switchboard serve --no-notify` process with its own state directory.
+pub struct Serve {
+    pub child: Child,
+    pub home: tempfile::TempDir,
+    pub endpoint: Endpoint,
+}
+
+impl Serve {
+    pub fn start() -> Self {
+        let home = tempfile::tempdir().unwrap();
+        let child = Command::new(BIN)
+            .args(["serve", "--no-notify"])
+            .env("SWITCHBOARD_HOME", home.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let endpoint = eventually(Duration::from_secs(20), || Endpoint::read(home.path())).expect("endpoint.json appears");
+        Self { child, home, endpoint }
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.endpoint.addr()
+    }
+
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    pub fn post(&self, agent: &str, body: &Value) -> u16 {
+        let path = format!("/hook/{agent}?key={}", self.endpoint.key);
+        request(self.addr(), "POST", &path, body.to_string().as_bytes()).0
+    }
+
+    pub fn sessions(&self) -> Value {
+        let (status, body) = request(self.addr(), "GET", &format!("/sessions?key={}", self.endpoint.key), b"");
+        assert_eq!(status, 200);
+        serde_json::from_slice(&body).unwrap()
+    }
+
+    pub fn session(&self, id: &str) -> Option<Value> {
+        self.sessions()["sessions"].as_array().unwrap().iter().find(|s| s["sessionId"] == id).cloned()
+    }
+
+    /// Waits until the session satisfies `check` (events reach the reducer asynchronously).
+    pub fn wait_for(&self, id: &str, check: impl Fn(&Value) -> bool) -> Value {
+        eventually(Duration::from_secs(5), || self.session(id).filter(|s| check(s)))
+            .unwrap_or_else(|| panic!("session {id} never matched; last seen {:?}", self.session(id)))
+    }
+
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let pid = libc::pid_t::try_from(self.child.id()).unwrap();
+        // SAFETY: sends SIGTERM to our own child process.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP/1.1 request over a fresh connection; returns status and body.
+pub fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> (u16, Vec<u8>) {
+    let response = switchboard_engine::client::request(addr, method, path, body, Duration::from_secs(10)).unwrap();
+    (response.status, response.body)
+}
+
+/// Writes raw bytes and reads whatever comes back until the server closes or `timeout`.
+pub fn raw(addr: SocketAddr, bytes: &[u8], timeout: Duration) -> Vec<u8> {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(timeout)).unwrap();
+    let _ = stream.write_all(bytes);
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response);
+    response
+}
+
+/// Runs `switchboard <args>` with `stdin`, in the given state dir.
+pub fn run(home: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .env("SWITCHBOARD_HOME", home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let output = child.wait_with_output().unwrap();
+    let _ = writer.join();
+    output
+}
+
+pub fn temp_home() -> PathBuf {
+    tempfile::tempdir().unwrap().keep()
+}

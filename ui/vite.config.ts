@@ -5,7 +5,8 @@ export default defineConfig({
   plugins: [react()],
   // Tauri serves ui/dist itself; the dev server is only for `npm run dev`.
   server: { port: 1420, strictPort: true },
-  build: { outDir: "dist", target: "es2021", sourcemap: false },
+  // One bundle, nothing fetched at run time (the preload polyfill would be dead code).
+  build: { outDir: "dist", target: "es2021", sourcemap: false, modulePreload: { polyfill: false } },
   test: {
     environment: "jsdom",
     globals: true,

@@ -2,6 +2,7 @@
 // manual checks). Served by serve-with-fake.mjs; never imported by src/, never in the bundle.
 //   ?empty        no sessions (the empty state)
 //   ?failinstall  install_hooks rejects
+//   ?focus=ID     a notification click for session ID, shortly after start
 (() => {
   const params = new URLSearchParams(location.search);
   const now = Date.now();
@@ -141,6 +142,7 @@
       }
     },
   };
+  if (params.has("focus")) setTimeout(() => emit("focus-session", params.get("focus")), 600);
   // For poking at it from the console: __fake.emit("focus-session", "x9f8e7d6-waiting")
   window.__fake = { emit, sessions: byId };
 })();

@@ -15,7 +15,7 @@ shot() { # name url [extra chromium flags…]
   local name=$1 url=$2
   shift 2
   chromium --headless --no-sandbox --disable-gpu --disable-background-networking --no-first-run \
-    --hide-scrollbars --window-size=1280,800 --virtual-time-budget=3000 \
+    --hide-scrollbars --window-size=1280,800 --force-prefers-reduced-motion --virtual-time-budget=3000 \
     --screenshot="$PWD/$out/$name.png" "$@" "$url" 2>/dev/null
   echo "$out/$name.png"
 }

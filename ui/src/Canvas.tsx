@@ -22,6 +22,7 @@ const nodeTypes: NodeTypes = { session: SessionNode };
 const noEdges: Edge[] = [];
 const fitViewOptions = { padding: 0.12, maxZoom: 1 };
 const proOptions = { hideAttribution: true };
+const minimapStyle = { width: 176, height: 120 };
 
 const MiniMapSessionNode = memo(function MiniMapSessionNode({ id, x, y, width, height, selected }: MiniMapNodeProps) {
   const tone = useSwitchboard((s) => {
@@ -119,7 +120,13 @@ export function Canvas() {
       proOptions={proOptions}
     >
       <Background variant={BackgroundVariant.Dots} gap={22} size={1.2} />
-      <MiniMap nodeComponent={MiniMapSessionNode} pannable zoomable ariaLabel="Overview of all sessions" />
+      <MiniMap
+        nodeComponent={MiniMapSessionNode}
+        style={minimapStyle}
+        pannable
+        zoomable
+        ariaLabel="Overview of all sessions"
+      />
       <Controls showInteractive={false} />
       <CanvasEffects />
     </ReactFlow>

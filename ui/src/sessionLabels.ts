@@ -43,6 +43,7 @@ const DAY = 24 * HOUR;
 
 /** "just now", "2 min ago", "3 h ago", "4 d ago", then a date. */
 export function relativeAge(at: number, now: number): string {
+  if (!Number.isFinite(at)) return "";
   const diff = now - at;
   if (diff < 45_000) return "just now";
   if (diff < HOUR) return `${Math.max(1, Math.floor(diff / MINUTE))} min ago`;
@@ -60,5 +61,5 @@ export function silenceFor(at: number, now: number): string {
 }
 
 export function absoluteTime(at: number): string {
-  return new Date(at).toLocaleString();
+  return Number.isFinite(at) ? new Date(at).toLocaleString() : "";
 }

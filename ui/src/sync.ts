@@ -23,11 +23,8 @@ export function startSync(): () => void {
   void (async () => {
     try {
       keep(await ipc.onSessionsChanged(onChange));
-      keep(await ipc.onFocusSession((id) => {
-        store().focusSession(id);
-        // Clicking a notification opens its node, as a click on the node would.
-        store().openSession(id);
-      }));
+      // A notification was clicked. Rust has already cleared its unread dot (the echo follows).
+      keep(await ipc.onFocusSession((id) => store().focusSession(id)));
       const sessions = await ipc.snapshot();
       if (stopped) return;
       store().applySnapshot(sessions);

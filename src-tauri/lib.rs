@@ -47,6 +47,44 @@ fn remove_session(state: tauri::State<'_, AppState>, session_id: String) -> Resu
     }
 }
 
+/// The "Connect my CLIs" button: the same as `switchboard install <agent>`.
+#[tauri::command]
+async fn install_hooks(agent: String) -> Result<String, CommandError> {
+    use switchboard_engine::install::{self, Cli};
+    let clis = match agent.as_str() {
+        "claude" => vec![Cli::Claude],
+        "codex" => vec![Cli::Codex],
+        "gemini" => vec![Cli::Gemini],
+        "all" => vec![Cli::Claude, Cli::Codex, Cli::Gemini],
+        other => return Err(CommandError { kind: "unknownAgent", message: format!("no CLI called {other}") }),
+    };
+    let failure = |kind, message: String| CommandError { kind, message };
+    // The hooks run the small `switchboard` CLI that sits beside this app binary.
+    let command_path = std::env::current_exe()
+        .map(|app| app.with_file_name("switchboard"))
+        .map_err(|e| failure("io", format!("cannot locate the switchboard binary: {e}")))?;
+    let dirs = install::ConfigDirs::from_env()
+        .ok_or_else(|| failure("noHome", "HOME is not set, so the CLIs' settings cannot be found".into()))?;
+    let outcomes = tauri::async_runtime::spawn_blocking(move || {
+        let options = install::InstallOptions {
+            clis,
+            uninstall: false,
+            dry_run: false,
+            command_path,
+            dirs,
+            claude_version: install::claude_code_version(),
+        };
+        install::install(&options)
+    })
+    .await
+    .map_err(|e| failure("internal", e.to_string()))?;
+    let summary = outcomes.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n\n");
+    match outcomes.iter().find_map(|outcome| outcome.result.as_ref().err()) {
+        Some(error) => Err(CommandError { kind: error.kind(), message: summary }),
+        None => Ok(summary),
+    }
+}
+
 /// Updates waiting for the next frame's emit.
 #[derive(Default)]
 struct Pending {
@@ -98,7 +136,7 @@ fn open_session<R: Runtime>(app: &AppHandle<R>, hub: &Hub, session_id: &str) {
 /// The app, generic over the runtime so tests can build it with `tauri::test::mock_builder()`.
 pub fn builder<R: Runtime>(notifications: bool) -> tauri::Builder<R> {
     tauri::Builder::<R>::new()
-        .invoke_handler(tauri::generate_handler![snapshot, clear_unread, remove_session])
+        .invoke_handler(tauri::generate_handler![snapshot, clear_unread, remove_session, install_hooks])
         .setup(move |app| {
             let handle = app.handle().clone();
             let pending = Arc::new(Mutex::new(Pending::default()));

@@ -115,6 +115,30 @@ fn status(json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn install(_target: Target, _uninstall: bool, _dry_run: bool) -> anyhow::Result<()> {
-    anyhow::bail!("the installer is not wired yet")
+fn install(target: Target, uninstall: bool, dry_run: bool) -> anyhow::Result<()> {
+    use switchboard_engine::install::{self, Cli as Agent};
+    let clis = match target {
+        Target::Claude => vec![Agent::Claude],
+        Target::Codex => vec![Agent::Codex],
+        Target::Gemini => vec![Agent::Gemini],
+        Target::All => vec![Agent::Claude, Agent::Codex, Agent::Gemini],
+    };
+    let options = install::InstallOptions {
+        clis,
+        uninstall,
+        dry_run,
+        command_path: std::env::current_exe()?,
+        dirs: install::ConfigDirs::from_env()
+            .ok_or_else(|| anyhow::anyhow!("HOME is not set, so the CLIs' settings cannot be found"))?,
+        claude_version: install::claude_code_version(),
+    };
+    let outcomes = install::install(&options);
+    for outcome in &outcomes {
+        println!("{outcome}");
+    }
+    let failed = outcomes.iter().filter(|outcome| outcome.result.is_err()).count();
+    if failed > 0 {
+        anyhow::bail!("{failed} of {} CLIs could not be set up; see above", outcomes.len());
+    }
+    Ok(())
 }

@@ -196,6 +196,49 @@ fn is_ours(handler: &Value, cli: Cli) -> bool {
     handler.get("command").and_then(Value::as_str).is_some_and(|command| is_switchboard_command(command, cli))
 }
 
+/// A CLI release, `major.minor.patch`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Version(pub u32, pub u32, pub u32);
+
+impl Version {
+    /// The first `x.y.z` word of `text`, as in `claude --version`'s "2.1.78 (Claude Code)".
+    pub fn parse(text: &str) -> Option<Version> {
+        text.split_whitespace().find_map(|word| {
+            let word = word.strip_prefix('v').unwrap_or(word);
+            let core = word.split(['-', '+']).next()?;
+            let mut parts = core.split('.').map(|part| part.parse::<u32>().ok());
+            let version = Version(parts.next()??, parts.next()??, parts.next()??);
+            parts.next().is_none().then_some(version)
+        })
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.0, self.1, self.2)
+    }
+}
+
+/// Events a release refuses when it predates them. Claude Code refuses a settings file with an
+/// unknown hook event as a whole ("Invalid key in record": every setting in the file is then
+/// skipped), so such an event is registered only for a release known to have it. Codex and Gemini
+/// CLI ignore events they do not know.
+const INTRODUCED: &[(Cli, &str, Version)] = &[
+    // Changelog 2.1.78 (anthropics/claude-code#35620).
+    (Cli::Claude, "StopFailure", Version(2, 1, 78)),
+];
+
+/// The events to register for `cli` at release `version`: all of [`Cli::events`] when the
+/// release is unknown, else those it has.
+pub fn events_for(cli: Cli, version: Option<Version>) -> Vec<&'static str> {
+    let predates = |event: &str| {
+        INTRODUCED.iter().any(|&(for_cli, introduced, since)| {
+            for_cli == cli && introduced == event && version.is_some_and(|version| version < since)
+        })
+    };
+    cli.events().iter().copied().filter(|event| !predates(event)).collect()
+}
+
 /// One change to a settings file, for the installer's report and `--dry-run`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Edit {
@@ -277,10 +320,10 @@ fn shape_error(at: impl Into<String>, expected: &'static str) -> ShapeError {
     ShapeError { at: at.into(), expected }
 }
 
-/// `settings` with our hook registered for every event of `cli`, once each, pointing at
-/// `program` (the absolute path of the `switchboard` binary). Idempotent: planning over its own
-/// result changes nothing.
-pub fn plan_install(settings: &Value, cli: Cli, program: &str) -> Result<Plan, ShapeError> {
+/// `settings` with our hook registered for each of `events` (normally [`events_for`] the CLI),
+/// once each, pointing at `program` (the absolute path of the `switchboard` binary); our hook
+/// leaves any other event. Idempotent: planning over its own result changes nothing.
+pub fn plan_install(settings: &Value, cli: Cli, program: &str, events: &[&str]) -> Result<Plan, ShapeError> {
     let command = hook_command(program, cli);
     let desired = cli.handler(&command);
     let mut root = settings.as_object().cloned().ok_or_else(|| shape_error("", "an object"))?;
@@ -288,9 +331,9 @@ pub fn plan_install(settings: &Value, cli: Cli, program: &str) -> Result<Plan, S
 
     let hooks = root.entry("hooks").or_insert_with(|| json!({}));
     let hooks = hooks.as_object_mut().ok_or_else(|| shape_error("hooks", "an object"))?;
-    // An older Switchboard may have registered events the normalizer no longer reads.
-    remove_ours(hooks, cli, cli.events(), &mut edits);
-    for &event in cli.events() {
+    // An older Switchboard (or an older CLI release) may have had events that are not wanted now.
+    remove_ours(hooks, cli, events, &mut edits);
+    for &event in events {
         let groups = hooks.entry(event).or_insert_with(|| json!([]));
         let groups = groups.as_array_mut().ok_or_else(|| shape_error(format!("hooks.{event}"), "a list"))?;
         let mut found = false;
@@ -390,18 +433,19 @@ fn refresh(handler: &mut Value, desired: &Value) -> bool {
 /// Where our hook is registered in some settings, for a status panel.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Installed {
-    /// The events of the CLI that have our hook.
+    /// The events asked about that have our hook.
     pub events: Vec<&'static str>,
-    /// The events of the CLI that lack it.
+    /// The events asked about that lack it.
     pub missing: Vec<&'static str>,
     /// The distinct commands our entries run (more than one, or one that is not today's
     /// [`hook_command`], means the binary moved since the install).
     pub commands: Vec<String>,
 }
 
-pub fn installed(settings: &Value, cli: Cli) -> Installed {
+/// Which of `events` have our hook in `settings`.
+pub fn installed(settings: &Value, cli: Cli, events: &[&'static str]) -> Installed {
     let mut found = Installed::default();
-    for &event in cli.events() {
+    for &event in events {
         let handlers = settings
             .get("hooks")
             .and_then(|hooks| hooks.get(event))
@@ -490,7 +534,7 @@ mod tests {
     const PROGRAM: &str = "/opt/Switchboard/bin/switchboard";
 
     fn install(settings: &Value, cli: Cli) -> Plan {
-        plan_install(settings, cli, PROGRAM).unwrap()
+        plan_install(settings, cli, PROGRAM, cli.events()).unwrap()
     }
 
     fn ours_in(settings: &Value, cli: Cli, event: &str) -> usize {
@@ -704,9 +748,9 @@ mod tests {
             (json!({"hooks": {"Stop": {"hooks": []}}}), "hooks.Stop"),
         ];
         for (settings, at) in cases {
-            assert_eq!(plan_install(&settings, Cli::Claude, PROGRAM).unwrap_err().at, at);
+            assert_eq!(plan_install(&settings, Cli::Claude, PROGRAM, CLAUDE_EVENTS).unwrap_err().at, at);
         }
-        let error = plan_install(&json!({"hooksConfig": true}), Cli::Gemini, PROGRAM).unwrap_err();
+        let error = plan_install(&json!({"hooksConfig": true}), Cli::Gemini, PROGRAM, GEMINI_EVENTS).unwrap_err();
         assert_eq!(error.to_string(), "`hooksConfig` is not an object");
         assert!(plan_uninstall(&json!("x"), Cli::Codex).is_err());
     }
@@ -725,15 +769,15 @@ mod tests {
     fn installed_reports_events_and_commands_for_a_status_panel() {
         let partial =
             json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/old/switchboard hook claude"}]}]}});
-        let found = installed(&partial, Cli::Claude);
+        let found = installed(&partial, Cli::Claude, CLAUDE_EVENTS);
         assert_eq!(found.events, ["Stop"]);
         assert_eq!(found.missing.len(), CLAUDE_EVENTS.len() - 1);
         assert_eq!(found.commands, ["/old/switchboard hook claude"]);
 
-        let full = installed(&install(&json!({}), Cli::Codex).settings, Cli::Codex);
+        let full = installed(&install(&json!({}), Cli::Codex).settings, Cli::Codex, CODEX_EVENTS);
         assert!(full.missing.is_empty());
         assert_eq!(full.commands, [hook_command(PROGRAM, Cli::Codex)]);
-        assert_eq!(installed(&json!({}), Cli::Gemini).events.len(), 0);
+        assert_eq!(installed(&json!({}), Cli::Gemini, GEMINI_EVENTS).events.len(), 0);
     }
 
     #[test]
@@ -742,5 +786,32 @@ mod tests {
         let last = plan.edits.last().unwrap().to_string();
         assert_eq!(last, "+ hooksConfig.enabled: true");
         assert!(plan.edits[0].to_string().starts_with("+ hooks.BeforeAgent: {\"hooks\":"));
+    }
+    #[test]
+    fn versions_parse_from_what_the_clis_print() {
+        assert_eq!(Version::parse("2.1.78 (Claude Code)"), Some(Version(2, 1, 78)));
+        assert_eq!(Version::parse("codex-cli 0.146.0"), Some(Version(0, 146, 0)));
+        assert_eq!(Version::parse("v0.27.0-nightly.1"), Some(Version(0, 27, 0)));
+        assert_eq!(Version::parse("Claude Code"), None);
+        assert_eq!(Version::parse("1.2"), None);
+        assert!(Version(2, 1, 77) < Version(2, 1, 78) && Version(2, 1, 78) < Version(2, 10, 0));
+    }
+
+    #[test]
+    fn an_older_claude_code_gets_no_event_it_would_refuse_the_whole_file_for() {
+        assert_eq!(events_for(Cli::Claude, None), CLAUDE_EVENTS);
+        assert_eq!(events_for(Cli::Claude, Some(Version(2, 1, 78))), CLAUDE_EVENTS);
+        let old = events_for(Cli::Claude, Some(Version(2, 1, 77)));
+        assert!(!old.contains(&"StopFailure") && old.len() == CLAUDE_EVENTS.len() - 1);
+        assert_eq!(events_for(Cli::Codex, Some(Version(0, 1, 0))), CODEX_EVENTS);
+
+        // Installing for the older release takes out a StopFailure hook a newer one had.
+        let newer = install(&json!({}), Cli::Claude).settings;
+        let plan = plan_install(&newer, Cli::Claude, PROGRAM, &old).unwrap();
+        assert!(!plan.settings["hooks"].as_object().unwrap().contains_key("StopFailure"));
+        assert_eq!(
+            plan.edits,
+            [Edit::hook(EditAction::Remove, "StopFailure", newer["hooks"]["StopFailure"][0]["hooks"][0].clone())]
+        );
     }
 }

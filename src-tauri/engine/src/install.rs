@@ -16,15 +16,17 @@
 use std::ffi::OsString;
 use std::fmt;
 use std::fs::{self, File, Metadata, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::{json, Value};
 use switchboard_core::hook_config::{self, Edit, EditAction, ShapeError};
 
-pub use switchboard_core::hook_config::Cli;
+pub use switchboard_core::hook_config::{Cli, Version};
 
 /// Where each CLI keeps its configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,6 +87,37 @@ pub struct InstallOptions {
     /// The absolute path of the `switchboard` binary the hooks will run.
     pub command_path: PathBuf,
     pub dirs: ConfigDirs,
+    /// The installed Claude Code's release ([`claude_code_version`]), when known: hook events it
+    /// predates are left out, because Claude Code skips a settings file with an unknown event
+    /// entirely. `None` registers every event.
+    pub claude_version: Option<Version>,
+}
+
+/// The release of the `claude` on `PATH` (`claude --version`); `None` when there is none, or
+/// it does not answer within two seconds.
+pub fn claude_code_version() -> Option<Version> {
+    version_of(Command::new("claude").arg("--version"), Duration::from_secs(2))
+}
+
+fn version_of(command: &mut Command, limit: Duration) -> Option<Version> {
+    let mut child = command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().ok()?;
+    let deadline = Instant::now() + limit;
+    while child.try_wait().ok()?.is_none() {
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut output = String::new();
+    child.stdout.take()?.read_to_string(&mut output).ok()?;
+    Version::parse(&output)
+}
+
+/// The events to register for `cli`, given what is known of its release.
+fn wanted_events(cli: Cli, claude_version: Option<Version>) -> Vec<&'static str> {
+    hook_config::events_for(cli, claude_version.filter(|_| cli == Cli::Claude))
 }
 
 /// Installs (or uninstalls) for each CLI in turn; one CLI's failure does not stop the others.
@@ -182,14 +215,21 @@ fn install_one(cli: Cli, path: &Path, options: &InstallOptions) -> Result<Instal
     let target = resolve_links(path)?;
     let original = read_original(&target)?;
     let settings = parse_settings(cli, &target, original.as_ref().map(|original| original.bytes.as_slice()))?;
+    let events = wanted_events(cli, options.claude_version);
     let plan = if options.uninstall {
         hook_config::plan_uninstall(&settings, cli)
     } else {
-        hook_config::plan_install(&settings, cli, program(&options.command_path)?)
+        hook_config::plan_install(&settings, cli, program(&options.command_path)?, &events)
     }
     .map_err(|problem| InstallError::Shape { path: target.clone(), problem })?;
 
-    let warnings = if options.uninstall { Vec::new() } else { warnings(cli, &plan.settings, &options.dirs) };
+    let warnings = if options.uninstall {
+        Vec::new()
+    } else {
+        let mut warnings = warnings(cli, &plan.settings, &options.dirs);
+        warnings.extend(left_out(cli, &events, options.claude_version));
+        warnings
+    };
     let mut report = InstallReport {
         uninstall: options.uninstall,
         dry_run: options.dry_run,
@@ -421,6 +461,18 @@ fn warnings(cli: Cli, settings: &Value, dirs: &ConfigDirs) -> Vec<String> {
     warnings
 }
 
+/// Says which events an older release kept out, and why.
+fn left_out(cli: Cli, events: &[&str], version: Option<Version>) -> Option<String> {
+    let missing: Vec<&str> = cli.events().iter().copied().filter(|event| !events.contains(event)).collect();
+    let version = version.filter(|_| !missing.is_empty())?;
+    let name = cli.name();
+    Some(format!(
+        "{name} {version} predates the {} hook event, so Switchboard left it out ({name} would skip the whole \
+         settings file for an event it does not know); install again after updating {name}",
+        missing.join(", ")
+    ))
+}
+
 /// Codex runs hooks unless `[features] hooks = false` (or the older `codex_hooks = false`) is
 /// set in `config.toml`. Switchboard reports that choice rather than overriding it.
 fn codex_hooks_switched_off(codex_dir: &Path) -> Option<String> {
@@ -571,7 +623,8 @@ pub enum HooksState {
 }
 
 /// Whether each CLI is on this machine and connected to this `switchboard` binary.
-pub fn status(dirs: &ConfigDirs, command_path: &Path) -> Vec<CliStatus> {
+/// `claude_version` as in [`InstallOptions`].
+pub fn status(dirs: &ConfigDirs, command_path: &Path, claude_version: Option<Version>) -> Vec<CliStatus> {
     Cli::ALL
         .into_iter()
         .map(|cli| {
@@ -581,7 +634,10 @@ pub fn status(dirs: &ConfigDirs, command_path: &Path) -> Vec<CliStatus> {
                 parse_settings(cli, &target, original.as_ref().map(|original| original.bytes.as_slice()))
             });
             let (hooks, warnings) = match settings {
-                Ok(settings) => (hooks_state(cli, &settings, command_path), warnings(cli, &settings, dirs)),
+                Ok(settings) => {
+                    let events = wanted_events(cli, claude_version);
+                    (hooks_state(cli, &settings, command_path, &events), warnings(cli, &settings, dirs))
+                }
                 Err(error) => (HooksState::Unreadable { message: error.to_string() }, Vec::new()),
             };
             let next_step = (cli == Cli::Codex && matches!(hooks, HooksState::Installed { .. })).then(|| {
@@ -600,8 +656,8 @@ pub fn status(dirs: &ConfigDirs, command_path: &Path) -> Vec<CliStatus> {
         .collect()
 }
 
-fn hooks_state(cli: Cli, settings: &Value, command_path: &Path) -> HooksState {
-    let installed = hook_config::installed(settings, cli);
+fn hooks_state(cli: Cli, settings: &Value, command_path: &Path, events: &[&'static str]) -> HooksState {
+    let installed = hook_config::installed(settings, cli, events);
     if installed.events.is_empty() {
         return HooksState::NotInstalled;
     }
@@ -637,6 +693,7 @@ mod tests {
             dry_run: false,
             command_path: PROGRAM.into(),
             dirs: home.dirs.clone(),
+            claude_version: None,
         }
     }
 
@@ -696,7 +753,7 @@ mod tests {
             assert!(report.created && report.backup.is_none(), "{cli:?}");
             assert_eq!(report.count(EditAction::Add), cli.events().len());
             assert_eq!(outcome.path, home.dirs.settings_file(cli));
-            let found = hook_config::installed(&json_at(&outcome.path), cli);
+            let found = hook_config::installed(&json_at(&outcome.path), cli, cli.events());
             assert!(found.missing.is_empty(), "{cli:?}: {found:?}");
             assert_eq!(found.commands, [hook_config::hook_command(PROGRAM, cli)]);
             let message = outcome.to_string();
@@ -834,7 +891,7 @@ mod tests {
         assert_eq!(fs::read_link(&link).unwrap(), real);
         let settings = json_at(&real);
         assert_eq!(settings["model"], "opus");
-        assert!(hook_config::installed(&settings, Cli::Claude).missing.is_empty());
+        assert!(hook_config::installed(&settings, Cli::Claude, Cli::Claude.events()).missing.is_empty());
         assert!(outcome.to_string().contains("through the link"), "{outcome}");
         // The backup sits beside the name the user knows, not in the dotfiles folder.
         assert!(Path::new(&format!("{}.switchboard.bak", link.display())).is_file());
@@ -989,14 +1046,14 @@ mod tests {
         installed(&home, Cli::Codex).result.unwrap();
         write(&home.dirs.settings_file(Cli::Gemini), "{oops");
 
-        let statuses = status(&home.dirs, Path::new(PROGRAM));
+        let statuses = status(&home.dirs, Path::new(PROGRAM), None);
         let [claude, codex, gemini] = statuses.as_slice() else { panic!("{statuses:?}") };
         assert!(claude.found && claude.hooks == HooksState::NotInstalled);
         assert_eq!(codex.hooks, HooksState::Installed { current: true });
         assert!(codex.next_step.is_some());
         assert!(matches!(&gemini.hooks, HooksState::Unreadable { message } if message.contains("line 1")));
 
-        let moved = status(&home.dirs, Path::new("/elsewhere/switchboard"));
+        let moved = status(&home.dirs, Path::new("/elsewhere/switchboard"), None);
         assert_eq!(moved[1].hooks, HooksState::Installed { current: false });
 
         let json = serde_json::to_value(&statuses[1]).unwrap();
@@ -1011,7 +1068,7 @@ mod tests {
         let command = hook_config::hook_command(PROGRAM, Cli::Claude);
         let settings = json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}});
         write(&home.dirs.settings_file(Cli::Claude), &settings.to_string());
-        let HooksState::Partial { missing } = &status(&home.dirs, Path::new(PROGRAM))[0].hooks else { panic!() };
+        let HooksState::Partial { missing } = &status(&home.dirs, Path::new(PROGRAM), None)[0].hooks else { panic!() };
         assert_eq!(missing.len(), Cli::Claude.events().len() - 1);
         assert!(!missing.contains(&"Stop".to_owned()));
     }
@@ -1022,5 +1079,31 @@ mod tests {
 }"#;
         let value: Value = serde_json::from_slice(&without_comments(text)).unwrap();
         assert_eq!(value, json!({"a": "http://x/*y*/", "c": 1}));
+    }
+    #[test]
+    fn an_older_claude_code_is_not_given_an_event_it_would_reject_the_file_for() {
+        let home = home();
+        let old = Some(Version(2, 1, 70));
+        let outcome = run(&InstallOptions { claude_version: old, ..options(&home, Cli::Claude) });
+        let settings = json_at(&home.dirs.settings_file(Cli::Claude));
+        assert!(!settings["hooks"].as_object().unwrap().contains_key("StopFailure"));
+        assert_eq!(outcome.result.as_ref().unwrap().count(EditAction::Add), Cli::Claude.events().len() - 1);
+        let message = outcome.to_string();
+        assert!(message.contains("Claude Code 2.1.70 predates the StopFailure hook event"), "{message}");
+        assert_eq!(status(&home.dirs, Path::new(PROGRAM), old)[0].hooks, HooksState::Installed { current: true });
+
+        // After an update of Claude Code, installing again adds it.
+        let newer = run(&InstallOptions { claude_version: Some(Version(2, 1, 90)), ..options(&home, Cli::Claude) });
+        assert_eq!(newer.result.unwrap().count(EditAction::Add), 1);
+    }
+
+    #[test]
+    fn a_cli_version_is_read_from_its_output_within_a_time_limit() {
+        let echo = version_of(Command::new("sh").args(["-c", "echo '2.1.78 (Claude Code)'"]), Duration::from_secs(5));
+        assert_eq!(echo, Some(Version(2, 1, 78)));
+        let started = Instant::now();
+        assert_eq!(version_of(Command::new("sh").args(["-c", "sleep 5"]), Duration::from_millis(100)), None);
+        assert!(started.elapsed() < Duration::from_secs(2));
+        assert_eq!(version_of(&mut Command::new("/nonexistent/claude"), Duration::from_secs(1)), None);
     }
 }

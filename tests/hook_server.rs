@@ -59,7 +59,9 @@ fn a_body_over_256_kib_is_refused_before_parsing() {
     let response = raw(serve.addr(), head.as_bytes(), Duration::from_secs(5));
     assert!(response.is_empty() || response.starts_with(b"HTTP/1.1 413"), "{}", String::from_utf8_lossy(&response));
     // Chunked, so the size is only known while reading: refused once the cap is passed.
-    let mut chunked = format!("POST {path} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n").into_bytes();
+    let mut chunked =
+        format!("POST {path} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+            .into_bytes();
     for chunk in big.as_bytes().chunks(16 * 1024) {
         chunked.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
         chunked.extend_from_slice(chunk);
@@ -112,9 +114,11 @@ fn a_stalled_client_does_not_delay_others_and_is_cut_off() {
     let serve = Serve::start();
     let addr = serve.addr();
     // Half a request head, then silence.
-    let stalled = std::thread::spawn(move || raw(addr, b"POST /hook/claude HTTP/1.1\r\nHost: x\r\n", Duration::from_secs(20)));
+    let stalled =
+        std::thread::spawn(move || raw(addr, b"POST /hook/claude HTTP/1.1\r\nHost: x\r\n", Duration::from_secs(20)));
     let mut half_body = std::net::TcpStream::connect(addr).unwrap();
-    std::io::Write::write_all(&mut half_body, b"POST /hook/custom HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{").unwrap();
+    std::io::Write::write_all(&mut half_body, b"POST /hook/custom HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+        .unwrap();
     for i in 0..20 {
         assert_eq!(serve.post("custom", &json!({"sessionId": format!("s{i}"), "status": "working"})), 204);
     }

@@ -48,7 +48,8 @@ impl Serve {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let endpoint = eventually(Duration::from_secs(20), || Endpoint::read(home.path())).expect("endpoint.json appears");
+        let endpoint =
+            eventually(Duration::from_secs(20), || Endpoint::read(home.path())).expect("endpoint.json appears");
         Self { child, home, endpoint }
     }
 

@@ -41,7 +41,10 @@ fn typescript_bindings_are_up_to_date() {
             std::fs::write(&path, &text).unwrap();
         } else {
             let committed = std::fs::read_to_string(&path).unwrap_or_default();
-            assert_eq!(committed, text, "{file} is stale: run `UPDATE_BINDINGS=1 cargo test -p switchboard-core bindings`");
+            assert_eq!(
+                committed, text,
+                "{file} is stale: run `UPDATE_BINDINGS=1 cargo test -p switchboard-core bindings`"
+            );
         }
     }
 }

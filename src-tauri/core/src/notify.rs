@@ -74,7 +74,9 @@ pub fn notification_text(session: &crate::reducer::Session) -> Option<Notificati
             };
             ("needs permission", detail)
         }
-        AgentStatus::Waiting => ("has a question", session.question.clone().or_else(|| session.message.clone()).unwrap_or_default()),
+        AgentStatus::Waiting => {
+            ("has a question", session.question.clone().or_else(|| session.message.clone()).unwrap_or_default())
+        }
         AgentStatus::Done if session.errored => ("failed", session.message.clone().unwrap_or_default()),
         AgentStatus::Done => ("finished", session.message.clone().unwrap_or_default()),
     };
@@ -105,7 +107,9 @@ mod text_tests {
 
     #[test]
     fn a_blocked_session_says_needs_permission_with_the_command() {
-        let s = session(json!({"sessionId": "s", "status": "blocked", "title": "auth-refactor", "tool": "Bash", "message": "rm -rf dist"}));
+        let s = session(
+            json!({"sessionId": "s", "status": "blocked", "title": "auth-refactor", "tool": "Bash", "message": "rm -rf dist"}),
+        );
         let text = notification_text(&s).unwrap();
         assert_eq!(text.summary, "auth-refactor — needs permission");
         assert_eq!(text.body, "Bash: rm -rf dist");
@@ -114,10 +118,15 @@ mod text_tests {
     #[test]
     fn a_question_finished_and_failed_turn_each_say_why() {
         let q = session(json!({"sessionId": "s", "cwd": "/src/api", "question": "Deploy  to\nprod?"}));
-        assert_eq!(notification_text(&q).unwrap(), NotificationText { summary: "api — has a question".into(), body: "Deploy to prod?".into() });
+        assert_eq!(
+            notification_text(&q).unwrap(),
+            NotificationText { summary: "api — has a question".into(), body: "Deploy to prod?".into() }
+        );
         let done = session(json!({"sessionId": "s", "status": "done", "title": "t", "message": "All green"}));
         assert_eq!(notification_text(&done).unwrap().summary, "t — finished");
-        let failed = session(json!({"sessionId": "s", "status": "done", "errored": true, "title": "t", "message": "rate_limit"}));
+        let failed = session(
+            json!({"sessionId": "s", "status": "done", "errored": true, "title": "t", "message": "rate_limit"}),
+        );
         assert_eq!(notification_text(&failed).unwrap().summary, "t — failed");
     }
 

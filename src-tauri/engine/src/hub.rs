@@ -25,7 +25,11 @@ pub struct Hub {
 impl Hub {
     /// `listener` runs on the ingest task for every update: keep it quick (queue, don't block).
     pub fn new(listener: impl Fn(Update) + Send + Sync + 'static) -> Self {
-        Self { reducer: Mutex::new(Reducer::new()), window_focused: AtomicBool::new(false), listener: Box::new(listener) }
+        Self {
+            reducer: Mutex::new(Reducer::new()),
+            window_focused: AtomicBool::new(false),
+            listener: Box::new(listener),
+        }
     }
 
     fn reducer(&self) -> MutexGuard<'_, Reducer> {

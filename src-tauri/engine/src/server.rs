@@ -111,11 +111,7 @@ fn is_agent_id(agent: &str) -> bool {
 /// The `key` query parameter against the secret, in constant time. A missing key is compared
 /// like a wrong one.
 fn key_matches(query: Option<&str>, secret: &str) -> bool {
-    let given = query
-        .unwrap_or_default()
-        .split('&')
-        .find_map(|pair| pair.strip_prefix("key="))
-        .unwrap_or_default();
+    let given = query.unwrap_or_default().split('&').find_map(|pair| pair.strip_prefix("key=")).unwrap_or_default();
     constant_time_eq::constant_time_eq(given.as_bytes(), secret.as_bytes())
 }
 

@@ -10,7 +10,9 @@ use crate::endpoint::Endpoint;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StatusError {
-    #[error("Switchboard is not running (no endpoint file in {0}). Start it with `switchboard` or `switchboard serve`.")]
+    #[error(
+        "Switchboard is not running (no endpoint file in {0}). Start it with `switchboard` or `switchboard serve`."
+    )]
     NotRunning(String),
     #[error("Switchboard is not answering on port {port} ({source}); the endpoint file may be stale.")]
     Unreachable { port: u16, source: std::io::Error },
@@ -46,7 +48,9 @@ pub fn table(snapshot: &Snapshot, now: Millis) -> String {
                 None => "-".to_owned(),
                 Some(AgentStatus::Done) if s.errored => "error".into(),
                 Some(AgentStatus::Done) if s.interrupted => "interrupted".into(),
-                Some(status) => serde_json::to_value(status).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
+                Some(status) => {
+                    serde_json::to_value(status).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+                }
             };
             if s.unread {
                 status.insert_str(0, "● ");
@@ -57,11 +61,21 @@ pub fn table(snapshot: &Snapshot, now: Millis) -> String {
             let title = s.title.clone().unwrap_or_else(|| s.session_id.chars().take(8).collect());
             let detail = match s.status {
                 Some(AgentStatus::Waiting) => s.question.clone().or_else(|| s.message.clone()),
-                Some(AgentStatus::Blocked) => Some(format!("{} {}", s.tool.as_deref().unwrap_or(""), s.message.as_deref().unwrap_or("")).trim().to_owned()),
+                Some(AgentStatus::Blocked) => Some(
+                    format!("{} {}", s.tool.as_deref().unwrap_or(""), s.message.as_deref().unwrap_or(""))
+                        .trim()
+                        .to_owned(),
+                ),
                 Some(AgentStatus::Done) => s.message.clone(),
                 _ => s.tool.clone(),
             };
-            [status, s.agent.clone(), clip(&title, 32), age(now.saturating_sub(s.last_event_at)), clip(detail.as_deref().unwrap_or(""), 60)]
+            [
+                status,
+                s.agent.clone(),
+                clip(&title, 32),
+                age(now.saturating_sub(s.last_event_at)),
+                clip(detail.as_deref().unwrap_or(""), 60),
+            ]
         })
         .collect();
     let header = ["STATUS", "AGENT", "TITLE", "AGE", "DETAIL"].map(str::to_owned);

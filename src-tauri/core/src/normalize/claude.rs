@@ -43,7 +43,9 @@ pub fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {
             message: hook.string("last_assistant_message"),
             ..subagent(&hook, base)
         },
-        "SessionStart" => StatusEvent { title: hook.string("session_title"), ..lifecycle(&hook, AGENT, now, Lifecycle::Start) },
+        "SessionStart" => {
+            StatusEvent { title: hook.string("session_title"), ..lifecycle(&hook, AGENT, now, Lifecycle::Start) }
+        }
         "SessionEnd" => lifecycle(&hook, AGENT, now, Lifecycle::End),
         _ => return None,
     };
@@ -52,12 +54,7 @@ pub fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {
 
 /// `AskUserQuestion`, by PreToolUse or by its PermissionRequest: the user has a question.
 fn question(hook: &Hook, base: StatusEvent) -> StatusEvent {
-    StatusEvent {
-        status: Some(AgentStatus::Waiting),
-        awaiting_input: true,
-        question: hook.first_question(),
-        ..base
-    }
+    StatusEvent { status: Some(AgentStatus::Waiting), awaiting_input: true, question: hook.first_question(), ..base }
 }
 
 pub(super) fn permission_request(hook: &Hook, base: StatusEvent) -> StatusEvent {
@@ -76,7 +73,15 @@ fn notification(hook: &Hook, base: StatusEvent) -> Option<StatusEvent> {
         Some(Value::String(kind)) => match kind.as_str() {
             "permission_prompt" => (AgentStatus::Blocked, Cue::Plain),
             "elicitation_dialog" | "elicitation_url_dialog" | "agent_needs_input" => (AgentStatus::Waiting, Cue::Plain),
-            "idle_prompt" => return Some(StatusEvent { interrupted: true, cue: Cue::IdleRescue, message, status: Some(AgentStatus::Done), ..base }),
+            "idle_prompt" => {
+                return Some(StatusEvent {
+                    interrupted: true,
+                    cue: Cue::IdleRescue,
+                    message,
+                    status: Some(AgentStatus::Done),
+                    ..base
+                })
+            }
             _ => return None,
         },
         Some(_) => return None,

@@ -20,11 +20,9 @@ pub fn normalize_codex(raw: &Value, now: Millis) -> Option<StatusEvent> {
         "SessionEnd" => lifecycle(&hook, AGENT, now, Lifecycle::End),
         "PreCompact" | "PostCompact" => lifecycle(&hook, AGENT, now, Lifecycle::Compact),
         "SubagentStart" => StatusEvent { kind: SessionKind::Subagent, subagent_id: hook.string("agent_id"), ..base },
-        "PreToolUse" if hook.tool_name() == Some(REQUEST_USER_INPUT) => StatusEvent {
-            awaiting_input: true,
-            question: Some(question(&hook)),
-            ..status(AgentStatus::Waiting)
-        },
+        "PreToolUse" if hook.tool_name() == Some(REQUEST_USER_INPUT) => {
+            StatusEvent { awaiting_input: true, question: Some(question(&hook)), ..status(AgentStatus::Waiting) }
+        }
         // Deliberately nothing: the question is still open after the tool returns.
         "PostToolUse" if hook.tool_name() == Some(REQUEST_USER_INPUT) => return None,
         "PreToolUse" | "PostToolUse" => status(AgentStatus::Working),

@@ -78,7 +78,8 @@ mod tests {
 
     #[test]
     fn session_start_end_and_pre_compress_are_lifecycle_only() {
-        let cases = [("SessionStart", Lifecycle::Start), ("SessionEnd", Lifecycle::End), ("PreCompress", Lifecycle::Compact)];
+        let cases =
+            [("SessionStart", Lifecycle::Start), ("SessionEnd", Lifecycle::End), ("PreCompress", Lifecycle::Compact)];
         for (name, expected) in cases {
             let event = gemini(name);
             assert_eq!((event.status, event.lifecycle), (None, Some(expected)), "{name}");

@@ -98,13 +98,7 @@ impl<'a> Hook<'a> {
     /// `tool_input.questions[0].question`, for Claude's AskUserQuestion and Codex's
     /// `request_user_input`.
     pub fn first_question(&self) -> Option<String> {
-        self.fields
-            .get("tool_input")?
-            .get("questions")?
-            .get(0)?
-            .get("question")?
-            .as_str()
-            .map(str::to_owned)
+        self.fields.get("tool_input")?.get("questions")?.get(0)?.get("question")?.as_str().map(str::to_owned)
     }
 
     /// A one-line summary of `tool_input` for a permission prompt: the command, the file, the

@@ -508,8 +508,23 @@ fn the_snapshot_has_the_public_field_names_in_camel_case() {
     let json = serde_json::to_value(run.reducer.snapshot()).unwrap();
     let session = &json["sessions"][0];
     for field in [
-        "sessionId", "agent", "status", "kind", "tool", "title", "cwd", "awaitingInput", "question",
-        "message", "interrupted", "errored", "ended", "unread", "subagents", "firstEventAt", "lastEventAt",
+        "sessionId",
+        "agent",
+        "status",
+        "kind",
+        "tool",
+        "title",
+        "cwd",
+        "awaitingInput",
+        "question",
+        "message",
+        "interrupted",
+        "errored",
+        "ended",
+        "unread",
+        "subagents",
+        "firstEventAt",
+        "lastEventAt",
     ] {
         assert!(session.get(field).is_some(), "missing {field}");
     }

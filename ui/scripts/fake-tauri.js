@@ -87,6 +87,7 @@
   const callbacks = new Map();
   const listeners = new Map(); // event name -> callback ids
   let nextId = 1;
+  const calls = []; // every command the UI invoked, for checks from the console
 
   function emit(event, payload) {
     for (const id of listeners.get(event) ?? []) callbacks.get(id)?.({ event, id, payload });
@@ -108,6 +109,7 @@
       callbacks.delete(id);
     },
     async invoke(cmd, args) {
+      if (!cmd.startsWith("plugin:")) calls.push([cmd, args]);
       switch (cmd) {
         case "snapshot":
           return { sessions: [...byId.values()] };
@@ -144,5 +146,5 @@
   };
   if (params.has("focus")) setTimeout(() => emit("focus-session", params.get("focus")), 600);
   // For poking at it from the console: __fake.emit("focus-session", "x9f8e7d6-waiting")
-  window.__fake = { emit, sessions: byId };
+  window.__fake = { emit, sessions: byId, calls };
 })();

@@ -443,11 +443,11 @@ fn replace_atomically(target: &Path, bytes: &[u8], permissions_of: Option<&Metad
 }
 
 fn io_error(action: &'static str, path: &Path, source: io::Error) -> InstallError {
-    match source.kind() {
-        io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => {
-            InstallError::ReadOnly { path: path.to_owned() }
-        }
-        _ => InstallError::Io { action, path: path.to_owned(), source },
+    let denied = matches!(source.kind(), io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem);
+    if denied && !action.starts_with("read") {
+        InstallError::ReadOnly { path: path.to_owned() }
+    } else {
+        InstallError::Io { action, path: path.to_owned(), source }
     }
 }
 

@@ -39,10 +39,15 @@ pub struct Serve {
 
 impl Serve {
     pub fn start() -> Self {
+        Self::start_with_env(&[])
+    }
+
+    pub fn start_with_env(env: &[(&str, &Path)]) -> Self {
         let home = tempfile::tempdir().unwrap();
         let child = Command::new(BIN)
             .args(["serve", "--no-notify"])
             .env("SWITCHBOARD_HOME", home.path())
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -5,3 +5,4 @@ mod cli;
 mod forwarder;
 mod hook_server;
 mod support;
+mod titles;

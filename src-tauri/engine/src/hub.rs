@@ -10,7 +10,7 @@ use switchboard_core::{Change, Reducer, Session, Snapshot, StatusEvent};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Update {
     /// A session changed; `notify` says whether it now needs the user (SPEC 2.3).
-    Changed(Change),
+    Changed(Box<Change>),
     Removed(String),
 }
 
@@ -41,7 +41,7 @@ impl Hub {
         let focused = self.window_focused.load(Ordering::Relaxed);
         let change = self.reducer().apply(event, focused);
         if let Some(change) = change {
-            (self.listener)(Update::Changed(change));
+            (self.listener)(Update::Changed(Box::new(change)));
         }
     }
 
@@ -84,7 +84,7 @@ impl Hub {
         match session {
             Some(session) => {
                 let previous = session.status;
-                (self.listener)(Update::Changed(Change { session, previous, notify: false }));
+                (self.listener)(Update::Changed(Box::new(Change { session, previous, notify: false })));
                 true
             }
             None => false,

@@ -26,6 +26,7 @@ use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
 use crate::hub::Hub;
+use crate::titles::TitleWatch;
 
 /// Bodies above this are refused before they are parsed, and never buffered whole.
 pub const BODY_LIMIT: usize = 256 * 1024;
@@ -138,9 +139,11 @@ impl HookServer {
         let shutdown = CancellationToken::new();
 
         let ingest_hub = Arc::clone(&hub);
+        let titles = TitleWatch::start(Arc::clone(&hub), TitleWatch::codex_home_from_env());
         let ingest = tokio::spawn(async move {
             while let Some(event) = queue.recv().await {
                 ingest_hub.apply(&event);
+                titles.observe(&event);
             }
         });
         let state = Arc::new(ServerState { key: key.clone(), hub, events, dropped: Arc::clone(&dropped) });

@@ -12,11 +12,18 @@
 //! `session_title`, then the last folder of `cwd`). Callers run this off the ingestion path and
 //! at most every few seconds per session.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use switchboard_core::StatusEvent;
+use tokio::sync::mpsc;
+
+use crate::hub::Hub;
 
 /// How much of a file's end is read for its title.
 pub const TAIL_BYTES: u64 = 256 * 1024;
@@ -81,6 +88,73 @@ fn read_tail(file: &mut (impl Read + Seek), cap: u64) -> io::Result<Vec<u8>> {
 fn text(record: &Value, key: &str) -> Option<String> {
     let text = record.get(key)?.as_str()?.trim();
     (!text.is_empty()).then(|| text.to_owned())
+}
+
+/// How often one session's files may be read.
+pub const REFRESH_EVERY: Duration = Duration::from_secs(5);
+
+/// Where a session's title can be found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum TitleSource {
+    ClaudeTranscript(PathBuf),
+    CodexIndex(PathBuf),
+}
+
+/// Keeps node titles in step with the agents' own files, off the ingestion path: the ingest
+/// task [`observe`](Self::observe)s each event without waiting, and a background task reads
+/// the tails, at most every [`REFRESH_EVERY`] per session, on the blocking pool.
+#[derive(Clone)]
+pub struct TitleWatch {
+    requests: mpsc::Sender<(String, TitleSource)>,
+    codex_home: Option<PathBuf>,
+}
+
+impl TitleWatch {
+    /// `codex_home` is `$CODEX_HOME` (default `~/.codex`), where `session_index.jsonl` lives.
+    pub fn start(hub: Arc<Hub>, codex_home: Option<PathBuf>) -> Self {
+        let (requests, mut queue) = mpsc::channel::<(String, TitleSource)>(1024);
+        tokio::spawn(async move {
+            let mut last_read: HashMap<String, Instant> = HashMap::new();
+            while let Some((session_id, source)) = queue.recv().await {
+                if last_read.get(&session_id).is_some_and(|at| at.elapsed() < REFRESH_EVERY) {
+                    continue;
+                }
+                last_read.insert(session_id.clone(), Instant::now());
+                let id = session_id.clone();
+                let title = tokio::task::spawn_blocking(move || match source {
+                    TitleSource::ClaudeTranscript(path) => claude_title(&path),
+                    TitleSource::CodexIndex(home) => codex_title(&home, &id),
+                })
+                .await
+                .ok()
+                .flatten();
+                if title.is_some() {
+                    hub.set_agent_title(&session_id, title);
+                }
+            }
+        });
+        Self { requests, codex_home }
+    }
+
+    /// `$CODEX_HOME`, else `~/.codex`.
+    pub fn codex_home_from_env() -> Option<PathBuf> {
+        match std::env::var_os("CODEX_HOME") {
+            Some(home) if !home.is_empty() => Some(PathBuf::from(home)),
+            _ => dirs::home_dir().map(|home| home.join(".codex")),
+        }
+    }
+
+    /// Notes that a session reported; never blocks (a full queue just skips this refresh).
+    pub fn observe(&self, event: &StatusEvent) {
+        let source = match event.agent.as_str() {
+            "claude" => event.transcript_path.as_ref().map(|path| TitleSource::ClaudeTranscript(PathBuf::from(path))),
+            "codex" => self.codex_home.clone().map(TitleSource::CodexIndex),
+            _ => None,
+        };
+        if let Some(source) = source {
+            let _ = self.requests.try_send((event.session_id.clone(), source));
+        }
+    }
 }
 
 #[cfg(test)]

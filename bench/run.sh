@@ -68,7 +68,7 @@ print("|---|---|---|---|")
 for r in results:
     times = sorted(r["times"])
     p90 = times[int(len(times) * 0.9)]
-    print(f"| `{r['command'].split(' < ')[0].split('/')[-1] if 'curl' not in r['command'] else 'curl -s --data-binary @-'}` "
+    print(f"| `{r['command']}` "
           f"| {r['median']*1000:.2f} ms | {r['mean']*1000:.2f} ms | {p90*1000:.2f} ms |")
 PY
   rmdir "$EMPTY"

@@ -1,0 +1,446 @@
+//! The harness: the real `switchboard-app` binary driven through `tauri-driver` and
+//! `WebKitWebDriver`, its hook server found through `endpoint.json` in a private state directory,
+//! and the X focus moved with `xdotool` (there is no window manager under Xvfb).
+
+use std::fs::File;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+use switchboard_engine::endpoint::Endpoint;
+use tokio::sync::{Mutex, MutexGuard};
+
+pub const APP: &str = env!("CARGO_BIN_EXE_switchboard-app");
+
+/// WebDriver ports, the notification bus name and X focus are shared by the whole machine: one
+/// test at a time, even when the suite is run without `--test-threads=1`.
+static SERIAL: Mutex<()> = Mutex::const_new(());
+
+/// Polls `check` every 10 ms until it returns `Some`, for at most `limit`.
+pub fn eventually<T>(limit: Duration, mut check: impl FnMut() -> Option<T>) -> Option<T> {
+    let started = Instant::now();
+    loop {
+        if let Some(value) = check() {
+            return Some(value);
+        }
+        if started.elapsed() > limit {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+pub fn fixture(name: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A fixture with its `session_id` (and optionally `cwd`, hence the node title) replaced.
+pub fn hook(name: &str, session_id: &str, cwd: Option<&str>) -> Value {
+    let mut body = fixture(name);
+    body["session_id"] = json!(session_id);
+    if let Some(cwd) = cwd {
+        body["cwd"] = json!(cwd);
+    }
+    body
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).expect("a free port").port()
+}
+
+/// What the web view shows for one node, read in one script so the fields are consistent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeView {
+    pub status: String,
+    pub unread: bool,
+    pub dot: bool,
+    pub selected: bool,
+    pub badge: String,
+    pub reason: String,
+}
+
+const READ_NODE: &str = r#"
+const node = document.querySelector(`[data-testid="session-node"][data-session-id="${CSS.escape(arguments[0])}"]`);
+if (!node) return null;
+const text = (sel) => { const el = node.querySelector(sel); return el ? el.textContent : ""; };
+return {
+  status: node.dataset.status,
+  unread: node.dataset.unread === "true",
+  dot: node.querySelector('[data-testid="unread-dot"]') !== null,
+  selected: node.classList.contains("is-selected"),
+  badge: text('[data-testid="status-badge"]'),
+  reason: text('[data-testid="session-reason"]'),
+};
+"#;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notify {
+    On,
+    Off,
+}
+
+/// One running app and its WebDriver session. Dropping it ends every process it started.
+pub struct App {
+    pub client: Client,
+    pub endpoint: Endpoint,
+    pub window: String,
+    driver: Child,
+    home: tempfile::TempDir,
+    probes: u32,
+    decoy: Option<Decoy>,
+    // Last: the next test may start only once everything above is gone.
+    _serial: MutexGuard<'static, ()>,
+}
+
+impl App {
+    pub async fn start(notify: Notify) -> Self {
+        let serial = SERIAL.lock().await;
+        let home = tempfile::tempdir().expect("a temp dir");
+        let (port, native_port) = (free_port(), free_port());
+        let log = File::create(home.path().join("driver.log")).expect("the driver log");
+        let mut command = Command::new("tauri-driver");
+        command
+            .args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
+            // Inherited by WebKitWebDriver and from there by the app.
+            .env("SWITCHBOARD_HOME", home.path().join("state"))
+            .env("CODEX_HOME", home.path().join("codex"))
+            .env("XDG_DATA_HOME", home.path().join("data"))
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into()))
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().expect("the driver log"))
+            .stderr(log)
+            // Its own process group, so the whole tree can be ended at once.
+            .process_group(0);
+        match notify {
+            Notify::On => command.env_remove("SWITCHBOARD_NO_NOTIFY"),
+            Notify::Off => command.env("SWITCHBOARD_NO_NOTIFY", "1"),
+        };
+        let driver = command.spawn().expect("tauri-driver (cargo install tauri-driver --locked)");
+        let app = Self::connect(driver, home, serial, port).await;
+        app.wait_for_ui().await;
+        app
+    }
+
+    async fn connect(driver: Child, home: tempfile::TempDir, serial: MutexGuard<'static, ()>, port: u16) -> Self {
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let listening = eventually(Duration::from_secs(20), || TcpStream::connect(addr).ok());
+        assert!(listening.is_some(), "tauri-driver never listened on {addr}");
+        let mut capabilities = serde_json::Map::new();
+        capabilities.insert("browserName".into(), json!("wry"));
+        capabilities.insert("tauri:options".into(), json!({ "application": APP }));
+        let client = ClientBuilder::rustls()
+            .expect("rustls")
+            .capabilities(capabilities)
+            .connect(&format!("http://{addr}"))
+            .await
+            .unwrap_or_else(|e| panic!("WebDriver session: {e}; driver log:\n{}", read_log(home.path())));
+        let state = home.path().join("state");
+        let endpoint = eventually(Duration::from_secs(20), || Endpoint::read(&state))
+            .unwrap_or_else(|| panic!("endpoint.json never appeared; driver log:\n{}", read_log(home.path())));
+        let window = eventually(Duration::from_secs(20), || {
+            xdotool(&["search", "--onlyvisible", "--pid", &endpoint.pid.to_string(), "--name", "^Switchboard$"])
+                .and_then(|out| out.lines().next().map(str::to_owned))
+        })
+        .expect("the app's X window");
+        Self { client, endpoint, window, driver, home, probes: 0, decoy: None, _serial: serial }
+    }
+
+    async fn wait_for_ui(&self) {
+        let started = Instant::now();
+        loop {
+            let ready = self
+                .client
+                .execute(r#"return document.querySelector('[data-testid="count-needs"]') !== null;"#, vec![])
+                .await;
+            if ready.ok().and_then(|v| v.as_bool()) == Some(true) {
+                return;
+            }
+            assert!(started.elapsed() < Duration::from_secs(20), "the UI never rendered its header");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.endpoint.pid
+    }
+
+    // ---- the hook server ----
+
+    pub fn post(&self, agent: &str, body: &Value) {
+        let path = format!("/hook/{agent}?key={}", self.endpoint.key);
+        let response = switchboard_engine::client::request(
+            self.endpoint.addr(),
+            "POST",
+            &path,
+            body.to_string().as_bytes(),
+            Duration::from_secs(5),
+        )
+        .expect("POST a hook");
+        assert_eq!(response.status, 204, "POST /hook/{agent}");
+    }
+
+    pub fn sessions(&self) -> Vec<Value> {
+        let path = format!("/sessions?key={}", self.endpoint.key);
+        let response =
+            switchboard_engine::client::request(self.endpoint.addr(), "GET", &path, b"", Duration::from_secs(5))
+                .expect("GET /sessions");
+        assert_eq!(response.status, 200);
+        let snapshot: Value = serde_json::from_slice(&response.body).expect("snapshot JSON");
+        snapshot["sessions"].as_array().cloned().unwrap_or_default()
+    }
+
+    pub fn session(&self, id: &str) -> Option<Value> {
+        self.sessions().into_iter().find(|s| s["sessionId"] == id)
+    }
+
+    /// Waits (bounded) until the reducer's view of `id` satisfies `check`.
+    pub fn wait_session(&self, id: &str, what: &str, check: impl Fn(&Value) -> bool) -> Value {
+        eventually(Duration::from_secs(10), || self.session(id).filter(|s| check(s)))
+            .unwrap_or_else(|| panic!("session {id}: never {what}; last seen {:#?}", self.session(id)))
+    }
+
+    // ---- the web view ----
+
+    pub async fn node(&self, id: &str) -> Option<NodeView> {
+        let value = self.client.execute(READ_NODE, vec![json!(id)]).await.expect("read a node");
+        if value.is_null() {
+            return None;
+        }
+        Some(NodeView {
+            status: value["status"].as_str().unwrap_or_default().to_owned(),
+            unread: value["unread"].as_bool().unwrap_or_default(),
+            dot: value["dot"].as_bool().unwrap_or_default(),
+            selected: value["selected"].as_bool().unwrap_or_default(),
+            badge: value["badge"].as_str().unwrap_or_default().to_owned(),
+            reason: value["reason"].as_str().unwrap_or_default().to_owned(),
+        })
+    }
+
+    /// Polls the DOM (bounded) until the node exists and satisfies `check`.
+    pub async fn wait_node(&self, id: &str, what: &str, check: impl Fn(&NodeView) -> bool) -> NodeView {
+        let started = Instant::now();
+        loop {
+            let node = self.node(id).await;
+            if let Some(node) = node.as_ref().filter(|n| check(n)) {
+                return node.clone();
+            }
+            if started.elapsed() > Duration::from_secs(10) {
+                panic!("node {id}: never {what} in the DOM; last seen {node:#?}");
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    pub async fn count(&self, category: &str) -> u64 {
+        let script = format!(r#"return document.querySelector('[data-testid="count-{category}"]').dataset.count;"#);
+        let value = self.client.execute(&script, vec![]).await.expect("read a count chip");
+        value.as_str().and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("count-{category}: {value}"))
+    }
+
+    pub async fn click_node(&self, id: &str) {
+        let selector = format!(r#"[data-testid="session-node"][data-session-id="{id}"]"#);
+        let element = self.client.find(Locator::Css(&selector)).await.expect("find the node");
+        element.click().await.expect("click the node");
+    }
+
+    // ---- window focus ----
+
+    /// Moves the X input focus to another window and waits until the app has seen it lose focus.
+    /// Returns the title of the probe that showed it (see `wait_focus_seen`).
+    pub fn unfocus(&mut self) -> String {
+        let decoy = self.decoy.get_or_insert_with(Decoy::start);
+        let id = decoy.window.clone();
+        focus_window(&id);
+        self.wait_focus_seen(false)
+    }
+
+    /// Gives the X input focus back to the app window and waits until the app has seen it.
+    pub fn focus(&mut self) -> String {
+        focus_window(&self.window.clone());
+        self.wait_focus_seen(true)
+    }
+
+    /// The window focus the app acts on is only observable through its behaviour: a terminal
+    /// event marks a session unread exactly when the window is not focused. So each probe is a
+    /// fresh session that goes working → done; it is retried until the app answers as expected.
+    /// Probe sessions are titled `focus probe N` (their notifications are told apart by that).
+    pub fn wait_focus_seen(&mut self, focused: bool) -> String {
+        let started = Instant::now();
+        loop {
+            self.probes += 1;
+            let id = format!("focus-probe-{}", self.probes);
+            let title = format!("focus probe {}", self.probes);
+            self.post("custom", &json!({"sessionId": id, "title": title, "status": "working"}));
+            self.post("custom", &json!({"sessionId": id, "title": title, "status": "done"}));
+            let probe = self.wait_session(&id, "done", |s| s["status"] == "done");
+            if probe["unread"] == json!(!focused) {
+                return title;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "the app never saw its window {}",
+                if focused { "focused" } else { "unfocused" }
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Which X window has the input focus now.
+    pub fn focused_window() -> Option<String> {
+        xdotool(&["getwindowfocus"]).map(|out| out.trim().to_owned())
+    }
+
+    /// Ends the WebDriver session (which closes the app), then every process left.
+    pub async fn close(self) {
+        let _ = self.client.clone().close().await;
+        drop(self);
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("---- driver and app log ----\n{}", read_log(self.home.path()));
+        }
+        end_tree(&mut self.driver);
+    }
+}
+
+fn read_log(home: &Path) -> String {
+    let text = std::fs::read_to_string(home.join("driver.log")).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(80)..].join("\n")
+}
+
+/// Every process below `root` (children of children…), read from /proc.
+pub fn descendants(root: u32) -> Vec<u32> {
+    let mut parents: Vec<(u32, u32)> = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        // The command name may contain spaces and parentheses: the fields start after the last ')'.
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else { continue };
+        if let Some(ppid) = rest.split_whitespace().nth(1).and_then(|s| s.parse().ok()) {
+            parents.push((pid, ppid));
+        }
+    }
+    let mut found = vec![root];
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        found.extend(parents.iter().filter(|(_, ppid)| *ppid == parent).map(|(pid, _)| *pid));
+        i += 1;
+    }
+    found.remove(0);
+    found
+}
+
+fn kill(pid: u32, signal: libc::c_int) {
+    if let Ok(pid) = libc::pid_t::try_from(pid) {
+        // SAFETY: a plain kill(2) of a process this test started (directly or through the driver).
+        unsafe { libc::kill(pid, signal) };
+    }
+}
+
+/// Ends a child and everything it started: SIGTERM first, SIGKILL for what is left after 2 s.
+fn end_tree(child: &mut Child) {
+    let root = child.id();
+    let tree = descendants(root);
+    kill(root, libc::SIGTERM);
+    for pid in &tree {
+        kill(*pid, libc::SIGTERM);
+    }
+    let alive = |pid: &u32| Path::new(&format!("/proc/{pid}")).exists() && !is_zombie(*pid);
+    let gone = eventually(Duration::from_secs(2), || {
+        let _ = child.try_wait();
+        (!tree.iter().any(alive)).then_some(())
+    });
+    if gone.is_none() {
+        kill(root, libc::SIGKILL);
+        for pid in tree.iter().filter(|pid| alive(pid)) {
+            kill(*pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+fn is_zombie(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| stat.rfind(')').map(|i| stat[i + 1..].trim_start().starts_with('Z')))
+        .unwrap_or(true)
+}
+
+pub fn xdotool(args: &[&str]) -> Option<String> {
+    let output =
+        Command::new("xdotool").args(args).stderr(Stdio::null()).output().expect("xdotool (apt-get install xdotool)");
+    let out = String::from_utf8_lossy(&output.stdout).into_owned();
+    (output.status.success() && !out.trim().is_empty()).then_some(out)
+}
+
+fn focus_window(id: &str) {
+    let done = eventually(Duration::from_secs(5), || {
+        xdotool(&["windowfocus", id]);
+        (App::focused_window().as_deref() == Some(id)).then_some(())
+    });
+    assert!(done.is_some(), "X focus never moved to window {id}");
+}
+
+/// Another X window to give the focus to: with no window manager, the app only loses focus when
+/// something else takes it.
+struct Decoy {
+    child: Child,
+    window: String,
+}
+
+impl Decoy {
+    fn start() -> Self {
+        let title = format!("switchboard-e2e-decoy-{}", std::process::id());
+        let child = Command::new("xclock")
+            .args(["-geometry", "120x120+1150+670", "-title", &title])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("xclock (apt-get install x11-apps)");
+        let mut decoy = Self { child, window: String::new() };
+        decoy.window = eventually(Duration::from_secs(10), || {
+            xdotool(&["search", "--onlyvisible", "--name", &format!("^{title}$")])
+                .and_then(|out| out.lines().next().map(str::to_owned))
+        })
+        .expect("the decoy window maps");
+        decoy
+    }
+}
+
+impl Drop for Decoy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Sum of the PSS (KiB) of `pids`, from /proc/<pid>/smaps_rollup.
+pub fn pss_kib(pids: &[u32]) -> u64 {
+    pids.iter()
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok())
+        .filter_map(|rollup| {
+            rollup.lines().find_map(|line| {
+                line.strip_prefix("Pss:").and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            })
+        })
+        .sum()
+}
+
+/// The name of a process (`comm`).
+pub fn comm(pid: u32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|s| s.trim().to_owned()).unwrap_or_default()
+}

@@ -1,0 +1,190 @@
+//! Measurements, not assertions: `#[ignore]`d, run with
+//! `cargo test --test e2e -- --ignored --nocapture --test-threads=1` under Xvfb + dbus-run-session
+//! (`bench/e2e-measure.sh`). They print numbers; they fail only if the app misbehaves.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Value};
+
+use crate::harness::{comm, descendants, pss_kib, App, Notify};
+
+const EVENTS: usize = 200;
+const BENCH_ID: &str = "bench";
+
+/// Records, in the page, when the bench node's `data-status` changes (a MutationObserver runs
+/// right after the DOM change, before paint) and the next animation frame after it (≈ painted).
+/// Times are `performance.timeOrigin + performance.now()`: Unix milliseconds, like the test's.
+const OBSERVE: &str = r#"
+const id = arguments[0];
+window.__e2e = [];
+let last = null;
+const now = () => performance.timeOrigin + performance.now();
+const look = () => {
+  const node = document.querySelector(`[data-testid="session-node"][data-session-id="${id}"]`);
+  const status = node ? node.dataset.status : null;
+  if (status === last) return;
+  last = status;
+  const entry = { status, dom: now(), frame: null };
+  window.__e2e.push(entry);
+  requestAnimationFrame(() => { entry.frame = now(); });
+};
+new MutationObserver(look).observe(document.body, {
+  subtree: true, childList: true, attributes: true, attributeFilter: ["data-status"],
+});
+look();
+return true;
+"#;
+
+/// Resolves once the `n`th recorded change (0-based) exists, with its status.
+const WAIT_CHANGE: &str = r#"
+const [n, done] = [arguments[0], arguments[arguments.length - 1]];
+const poll = () => (window.__e2e.length > n ? done(window.__e2e[n].status) : setTimeout(poll, 1));
+poll();
+"#;
+
+fn unix_ms() -> f64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).expect("after 1970").as_secs_f64() * 1000.0
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn summary(name: &str, mut values: Vec<f64>) -> String {
+    values.sort_by(f64::total_cmp);
+    format!(
+        "{name:<44} p50 {:>6.1} ms  p90 {:>6.1} ms  p99 {:>6.1} ms  max {:>6.1} ms  (n={})",
+        percentile(&values, 50.0),
+        percentile(&values, 90.0),
+        percentile(&values, 99.0),
+        values.last().copied().unwrap_or(f64::NAN),
+        values.len()
+    )
+}
+
+/// The body that moves the bench session to `status` (each one differs from the previous).
+fn bench_event(status: &str, i: usize) -> Value {
+    let mut body = json!({"sessionId": BENCH_ID, "title": "bench", "cwd": "/src/bench", "status": status});
+    match status {
+        "blocked" => body["tool"] = json!("Bash"),
+        "waiting" => body["question"] = json!(format!("Question {i}?")),
+        "done" => body["message"] = json!(format!("Finished turn {i}.")),
+        _ => {}
+    }
+    body
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement: run with --ignored --nocapture"]
+async fn measure_hook_to_badge_latency() {
+    let app = App::start(Notify::Off).await;
+    // Waiting → working is a new turn and done → waiting a plain question, so every step of this
+    // cycle changes the badge (none hits the done holdoff or the question hold).
+    let cycle = ["working", "blocked", "done", "waiting"];
+    app.post("custom", &bench_event("done", 0));
+    app.wait_node(BENCH_ID, "created", |n| n.status == "done").await;
+    app.client.execute(OBSERVE, vec![json!(BENCH_ID)]).await.expect("install the observer");
+
+    // What one WebDriver round trip costs (the overhead of "WebDriver sees it").
+    let mut round_trips = Vec::new();
+    for _ in 0..50 {
+        let started = Instant::now();
+        app.client.execute("return 1;", vec![]).await.expect("a no-op script");
+        round_trips.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+
+    let (mut seen, mut dom, mut frame) = (Vec::new(), Vec::new(), Vec::new());
+    let mut sent = Vec::new();
+    for i in 0..EVENTS {
+        let status = cycle[i % cycle.len()];
+        let body = bench_event(status, i);
+        // Spaced out, so each event is its own burst (the app coalesces a burst into one frame).
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        let t0 = unix_ms();
+        app.post("custom", &body);
+        let got = app.client.execute_async(WAIT_CHANGE, vec![json!(i + 1)]).await.expect("the change shows");
+        seen.push(unix_ms() - t0);
+        assert_eq!(got, json!(status), "event {i}");
+        sent.push(t0);
+    }
+    // Let the last frame callback run, then read the page's own timestamps.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let entries = app.client.execute("return window.__e2e;", vec![]).await.expect("the page's record");
+    let entries = entries.as_array().expect("an array");
+    assert_eq!(entries.len(), EVENTS + 1, "one DOM change per event");
+    for (i, t0) in sent.iter().enumerate() {
+        let entry = &entries[i + 1];
+        dom.push(entry["dom"].as_f64().expect("dom time") - t0);
+        if let Some(t) = entry["frame"].as_f64() {
+            frame.push(t - t0);
+        }
+    }
+
+    println!("\nhook POST → badge, {EVENTS} events (status cycling {cycle:?}), 30 ms apart:");
+    println!("{}", summary("POST → WebDriver sees new data-status", seen));
+    println!("{}", summary("POST → DOM mutation (in-page observer)", dom));
+    println!("{}", summary("POST → next animation frame after it", frame));
+    println!("{}", summary("WebDriver no-op script round trip", round_trips));
+    app.close().await;
+}
+
+/// PSS of the app and every process below it (WebKitWebProcess, WebKitNetworkProcess), in MiB,
+/// the median of five samples a second apart, with the per-process breakdown of the last one.
+async fn idle_pss(app_pid: u32) -> (f64, String) {
+    let mut samples = Vec::new();
+    let mut breakdown = String::new();
+    for _ in 0..5 {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let mut pids = vec![app_pid];
+        pids.extend(descendants(app_pid));
+        samples.push(pss_kib(&pids) as f64 / 1024.0);
+        breakdown = pids
+            .iter()
+            .map(|pid| format!("{} {:.1}", comm(*pid), pss_kib(&[*pid]) as f64 / 1024.0))
+            .collect::<Vec<_>>()
+            .join(", ");
+    }
+    samples.sort_by(f64::total_cmp);
+    (samples[2], breakdown)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement: run with --ignored --nocapture"]
+async fn measure_idle_memory() {
+    const SETTLE: Duration = Duration::from_secs(10);
+    let app = App::start(Notify::Off).await;
+    tokio::time::sleep(SETTLE).await;
+    let (empty, empty_parts) = idle_pss(app.pid()).await;
+
+    let statuses = ["working", "waiting", "blocked", "done"];
+    for i in 0..100 {
+        let status = statuses[i % statuses.len()];
+        let mut body = bench_event(status, i);
+        body["sessionId"] = json!(format!("session-{i}"));
+        body["title"] = json!(format!("session {i}"));
+        body["cwd"] = json!(format!("/src/project-{i}"));
+        app.post("custom", &body);
+    }
+    let started = Instant::now();
+    loop {
+        let count = app
+            .client
+            .execute(r#"return document.querySelectorAll('[data-testid="session-node"]').length;"#, vec![])
+            .await
+            .expect("count nodes");
+        if count == json!(100) {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "100 nodes never rendered: {count}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(SETTLE).await;
+    let (full, full_parts) = idle_pss(app.pid()).await;
+
+    println!("\nidle PSS of switchboard-app + its WebKit processes (median of 5 samples, after {SETTLE:?}):");
+    println!("  empty window   {empty:>7.1} MiB   [{empty_parts}]");
+    println!("  100 sessions   {full:>7.1} MiB   [{full_parts}]");
+    println!("  difference     {:>7.1} MiB", full - empty);
+    app.close().await;
+}

@@ -2,10 +2,12 @@
 //! This is the only code that says `use tauri`; everything else lives in the engine and core.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use switchboard_core::{Session, SessionsChanged, Snapshot};
+use switchboard_engine::endpoint::{Endpoint, EndpointError};
 use switchboard_engine::notifier::{Notifier, OnClick};
 use switchboard_engine::{Hub, Instance, Update};
 use tauri::{AppHandle, Emitter, Manager, Runtime, WindowEvent};
@@ -103,6 +105,7 @@ impl Pending {
                     self.order.push(id);
                 }
             }
+            Update::FocusRequested => {}
             Update::Removed(id) => {
                 if self.changed.remove(&id).is_some() {
                     self.order.retain(|changed| *changed != id);
@@ -122,20 +125,25 @@ impl Pending {
     }
 }
 
-/// Brings the window forward and the session into view, and marks it read.
-fn open_session<R: Runtime>(app: &AppHandle<R>, hub: &Hub, session_id: &str) {
+fn show_window<R: Runtime>(app: &AppHandle<R>) {
     if let Some(window) = app.get_webview_window("main") {
         let _ = window.unminimize();
         let _ = window.show();
         let _ = window.set_focus();
     }
+}
+
+/// Brings the window forward and the session into view, and marks it read.
+fn open_session<R: Runtime>(app: &AppHandle<R>, hub: &Hub, session_id: &str) {
+    show_window(app);
     hub.clear_unread(session_id);
     let _ = app.emit("focus-session", session_id.to_owned());
 }
 
 /// The app, generic over the runtime so tests can build it with `tauri::test::mock_builder()`.
-pub fn builder<R: Runtime>(notifications: bool) -> tauri::Builder<R> {
+pub fn builder<R: Runtime>(notifications: bool, state_dir: PathBuf) -> tauri::Builder<R> {
     tauri::Builder::<R>::new()
+        .plugin(tauri_plugin_window_state::Builder::default().build())
         .invoke_handler(tauri::generate_handler![snapshot, clear_unread, remove_session, install_hooks])
         .setup(move |app| {
             let handle = app.handle().clone();
@@ -154,11 +162,16 @@ pub fn builder<R: Runtime>(notifications: bool) -> tauri::Builder<R> {
                 Notifier::start(Some(on_click))
             });
             let (listener_pending, listener_wake) = (Arc::clone(&pending), Arc::clone(&wake));
+            let focus_handle = handle.clone();
             let hub = Arc::new(Hub::new(move |update| {
                 if let (Update::Changed(change), Some(notifier)) = (&update, &notifier) {
                     if change.notify {
                         notifier.notify(&change.session);
                     }
+                }
+                if let Update::FocusRequested = update {
+                    show_window(&focus_handle);
+                    return;
                 }
                 listener_pending.lock().unwrap_or_else(PoisonError::into_inner).push(update);
                 listener_wake.notify_one();
@@ -177,9 +190,8 @@ pub fn builder<R: Runtime>(notifications: bool) -> tauri::Builder<R> {
                 }
             });
 
-            let state_dir = app.path().app_data_dir()?;
-            let state_dir = switchboard_engine::state_dir::state_dir().unwrap_or(state_dir);
-            let instance = tauri::async_runtime::block_on(Instance::start(state_dir, Arc::clone(&hub)))?;
+            hub.set_has_window(true);
+            let instance = tauri::async_runtime::block_on(Instance::start(state_dir.clone(), Arc::clone(&hub)))?;
             tracing::info!(port = instance.server.port(), "hook server listening");
             app.manage(AppState { hub });
             app.manage(Mutex::new(Some(instance)));
@@ -194,10 +206,31 @@ pub fn builder<R: Runtime>(notifications: bool) -> tauri::Builder<R> {
         })
 }
 
+/// Asks the instance behind `endpoint.json` to bring its window forward; `false` if it has none.
+fn ask_running_app_to_focus(state_dir: &std::path::Path) -> bool {
+    let Some(endpoint) = Endpoint::read(state_dir) else { return false };
+    let path = format!("/focus?key={}", endpoint.key);
+    switchboard_engine::client::request(endpoint.addr(), "POST", &path, b"", Duration::from_secs(2))
+        .is_ok_and(|response| response.status == 204)
+}
+
 /// Runs the desktop app until its window closes.
 pub fn run() -> anyhow::Result<()> {
     let notifications = std::env::var_os("SWITCHBOARD_NO_NOTIFY").is_none();
-    let app = builder::<tauri::Wry>(notifications).build(tauri::generate_context!())?;
+    let state_dir = switchboard_engine::state_dir::state_dir()
+        .ok_or_else(|| anyhow::anyhow!("no state directory: set SWITCHBOARD_HOME or HOME"))?;
+    // One instance per state directory: bring the running one forward, or explain.
+    if let Err(EndpointError::AlreadyRunning { pid, .. }) = Endpoint::claim(&state_dir) {
+        if ask_running_app_to_focus(&state_dir) {
+            return Ok(());
+        }
+        anyhow::bail!(
+            "Switchboard is already running without a window (`switchboard serve`, pid {pid}) on {}; stop it \
+             first, or use `switchboard status`",
+            state_dir.display()
+        );
+    }
+    let app = builder::<tauri::Wry>(notifications, state_dir).build(tauri::generate_context!())?;
     app.run(|handle, event| {
         if let tauri::RunEvent::Exit = event {
             let instance = handle.try_state::<Mutex<Option<Instance>>>().and_then(|slot| slot.lock().ok()?.take());

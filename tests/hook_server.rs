@@ -197,3 +197,11 @@ fn a_full_reducer_queue_drops_events_but_never_delays_the_answer() {
         .expect("the queued events are applied once the reducer runs again");
     runtime.block_on(server.shutdown());
 }
+
+#[test]
+fn a_headless_instance_declines_to_bring_a_window_forward() {
+    let serve = Serve::start();
+    assert_eq!(request(serve.addr(), "POST", "/focus?key=wrong", b"").0, 401);
+    let path = format!("/focus?key={}", serve.endpoint.key);
+    assert_eq!(request(serve.addr(), "POST", &path, b"").0, 404, "serve has no window: the app must not exit");
+}

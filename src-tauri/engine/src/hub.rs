@@ -12,6 +12,8 @@ pub enum Update {
     /// A session changed; `notify` says whether it now needs the user (SPEC 2.3).
     Changed(Box<Change>),
     Removed(String),
+    /// Another launch of the app asked this one to come forward.
+    FocusRequested,
 }
 
 type Listener = Box<dyn Fn(Update) + Send + Sync>;
@@ -19,6 +21,7 @@ type Listener = Box<dyn Fn(Update) + Send + Sync>;
 pub struct Hub {
     reducer: Mutex<Reducer>,
     window_focused: AtomicBool,
+    has_window: AtomicBool,
     listener: Listener,
 }
 
@@ -28,6 +31,7 @@ impl Hub {
         Self {
             reducer: Mutex::new(Reducer::new()),
             window_focused: AtomicBool::new(false),
+            has_window: AtomicBool::new(false),
             listener: Box::new(listener),
         }
     }
@@ -47,6 +51,15 @@ impl Hub {
 
     pub fn set_window_focused(&self, focused: bool) {
         self.window_focused.store(focused, Ordering::Relaxed);
+    }
+
+    /// The desktop app has a window to bring forward (`serve` has none).
+    pub fn set_has_window(&self, has_window: bool) {
+        self.has_window.store(has_window, Ordering::Relaxed);
+    }
+
+    pub fn has_window(&self) -> bool {
+        self.has_window.load(Ordering::Relaxed)
     }
 
     pub fn window_focused(&self) -> bool {
@@ -70,6 +83,10 @@ impl Hub {
             (self.listener)(Update::Removed(session_id.to_owned()));
         }
         removed
+    }
+
+    pub fn request_focus(&self) {
+        (self.listener)(Update::FocusRequested);
     }
 
     pub fn snapshot(&self) -> Snapshot {

@@ -60,6 +60,7 @@ fn router(state: Arc<ServerState>) -> Router {
     Router::new()
         .route("/hook/{agent}", post(hook))
         .route("/sessions", get(sessions))
+        .route("/focus", post(focus))
         // Refuses a declared Content-Length over the cap at once, and a streamed body as soon as
         // it passes the cap; axum's own default limit is lifted in favour of this one.
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
@@ -103,6 +104,19 @@ async fn sessions(State(state): State<Arc<ServerState>>, RawQuery(query): RawQue
         return StatusCode::UNAUTHORIZED.into_response();
     }
     Json(state.hub.snapshot()).into_response()
+}
+
+/// A second launch of the desktop app asks the first to come forward instead of starting.
+/// Only an instance with a window (one that set `accepts_focus`) says yes.
+async fn focus(State(state): State<Arc<ServerState>>, RawQuery(query): RawQuery) -> StatusCode {
+    if !key_matches(query.as_deref(), &state.key) {
+        return StatusCode::UNAUTHORIZED;
+    }
+    if !state.hub.has_window() {
+        return StatusCode::NOT_FOUND;
+    }
+    state.hub.request_focus();
+    StatusCode::NO_CONTENT
 }
 
 fn is_agent_id(agent: &str) -> bool {

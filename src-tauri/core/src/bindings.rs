@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use ts_rs::TS;
 
-use crate::reducer::{Session, SessionsChanged, Snapshot};
+use crate::reducer::{Position, Session, SessionsChanged, Snapshot};
 use crate::status::{AgentStatus, SessionKind};
 
 fn generated() -> Vec<(String, String)> {
@@ -22,7 +22,8 @@ fn generated() -> Vec<(String, String)> {
     };
     add(AgentStatus::name(), AgentStatus::decl(), &[]);
     add(SessionKind::name(), SessionKind::decl(), &[]);
-    add(Session::name(), Session::decl(), &["AgentStatus", "SessionKind"]);
+    add(Position::name(), Position::decl(), &[]);
+    add(Session::name(), Session::decl(), &["AgentStatus", "Position", "SessionKind"]);
     add(Snapshot::name(), Snapshot::decl(), &["Session"]);
     add(SessionsChanged::name(), SessionsChanged::decl(), &["Session"]);
     files

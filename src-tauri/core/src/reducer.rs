@@ -47,6 +47,23 @@ pub struct Session {
     #[cfg_attr(test, ts(type = "number | null"))]
     pub status_changed_at: Option<Millis>,
     pub transcript_path: Option<String>,
+    /// `working` with no event for a long while (a flag, not a status); cleared by its next event.
+    #[serde(default)]
+    pub stale: bool,
+    /// Loaded from the store at start-up and not heard from since.
+    #[serde(default)]
+    pub restored: bool,
+    /// Where the user dragged the node; `null` until then (the canvas places it).
+    #[serde(default)]
+    pub position: Option<Position>,
+}
+
+/// A node's place on the canvas, in whole canvas pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Position {
+    pub x: i32,
+    pub y: i32,
 }
 
 /// The snapshot of every session, in arrival order.
@@ -62,6 +79,15 @@ pub struct Snapshot {
 pub struct SessionsChanged {
     pub changed: Vec<Session>,
     pub removed: Vec<String>,
+}
+
+/// A session as the store keeps it: its snapshot plus the titles the node title derives from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Restored {
+    pub session: Session,
+    pub event_title: Option<String>,
+    pub agent_title: Option<String>,
 }
 
 /// What one event did to one session.
@@ -112,6 +138,9 @@ impl SessionState {
                 last_event_at: event.ts,
                 status_changed_at: None,
                 transcript_path: None,
+                stale: false,
+                restored: false,
+                position: None,
             },
             seq,
             event_title: None,
@@ -224,6 +253,65 @@ impl Reducer {
         Some(state.session.clone())
     }
 
+    /// Remembers where the user put the node. `None` when unknown or unchanged.
+    pub fn set_position(&mut self, session_id: &str, position: Position) -> Option<Session> {
+        let state = self.sessions.get_mut(session_id)?;
+        if state.session.position == Some(position) {
+            return None;
+        }
+        state.session.position = Some(position);
+        Some(state.session.clone())
+    }
+
+    /// Flags sessions `working` with no event for `after` ms as stale (and unflags the rest);
+    /// returns the sessions whose flag changed.
+    pub fn mark_stale(&mut self, now: Millis, after: Millis) -> Vec<Session> {
+        let mut changed: Vec<&SessionState> = Vec::new();
+        for state in self.sessions.values_mut() {
+            let session = &mut state.session;
+            let stale =
+                session.status == Some(AgentStatus::Working) && now.saturating_sub(session.last_event_at) >= after;
+            if stale != session.stale {
+                session.stale = stale;
+                changed.push(state);
+            }
+        }
+        changed.sort_by_key(|state| state.seq);
+        changed.into_iter().map(|state| state.session.clone()).collect()
+    }
+
+    /// Loads sessions saved by an earlier run, marked `restored` until they report again. The
+    /// running-subagent ids and the done holdoff are not carried over: after a restart neither
+    /// can be trusted.
+    pub fn restore(&mut self, sessions: impl IntoIterator<Item = Restored>) {
+        for restored in sessions {
+            let mut session = restored.session;
+            session.restored = true;
+            session.subagents = 0;
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            let state = SessionState {
+                session,
+                seq,
+                event_title: restored.event_title,
+                agent_title: restored.agent_title,
+                subagents: Vec::new(),
+                done_at: None,
+            };
+            self.sessions.insert(state.session.session_id.clone(), state);
+        }
+    }
+
+    /// What [`restore`](Self::restore) needs to rebuild a session, beyond its snapshot.
+    pub fn saved(&self, session_id: &str) -> Option<Restored> {
+        let state = self.sessions.get(session_id)?;
+        Some(Restored {
+            session: state.session.clone(),
+            event_title: state.event_title.clone(),
+            agent_title: state.agent_title.clone(),
+        })
+    }
+
     pub fn get(&self, session_id: &str) -> Option<&Session> {
         self.sessions.get(session_id).map(|state| &state.session)
     }
@@ -246,6 +334,8 @@ impl Reducer {
 fn apply_metadata(state: &mut SessionState, event: &StatusEvent) {
     let session = &mut state.session;
     session.last_event_at = session.last_event_at.max(event.ts);
+    session.stale = false;
+    session.restored = false;
     if !event.agent.is_empty() {
         session.agent.clone_from(&event.agent);
     }

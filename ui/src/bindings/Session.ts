@@ -1,5 +1,6 @@
 // Generated from the Rust types by ts-rs (src-tauri/core/src/bindings.rs). Do not edit.
 import type { AgentStatus } from "./AgentStatus";
+import type { Position } from "./Position";
 import type { SessionKind } from "./SessionKind";
 
 export type Session = { sessionId: string, agent: string, 
@@ -15,4 +16,16 @@ title: string | null, cwd: string | null, awaitingInput: boolean, question: stri
 /**
  * How many subagents are running.
  */
-subagents: number, firstEventAt: number, lastEventAt: number, statusChangedAt: number | null, transcriptPath: string | null, };
+subagents: number, firstEventAt: number, lastEventAt: number, statusChangedAt: number | null, transcriptPath: string | null, 
+/**
+ * `working` with no event for a long while (a flag, not a status); cleared by its next event.
+ */
+stale: boolean, 
+/**
+ * Loaded from the store at start-up and not heard from since.
+ */
+restored: boolean, 
+/**
+ * Where the user dragged the node; `null` until then (the canvas places it).
+ */
+position: Position | null, };

@@ -551,3 +551,63 @@ fn last_folder_takes_the_final_path_component() {
     assert_eq!(last_folder("C:\\src\\api").as_deref(), Some("api"));
     assert_eq!(last_folder("/"), None);
 }
+
+// --- persistence and stale detection (SPEC 7) ------------------------------------------------
+
+#[test]
+fn a_working_session_silent_for_the_threshold_is_flagged_stale_until_it_reports() {
+    let mut run = Run::claude();
+    run.feed("PreToolUse-Bash", 0);
+    let ten_minutes = 10 * 60_000;
+    assert!(run.reducer.mark_stale(T0 + ten_minutes - 1, ten_minutes).is_empty());
+    let changed = run.reducer.mark_stale(T0 + ten_minutes, ten_minutes);
+    assert_eq!(changed.len(), 1);
+    assert!(run.session().stale);
+    assert_eq!(run.status(), Some(Working), "stale is a flag, not a status");
+    assert!(run.reducer.mark_stale(T0 + ten_minutes + 5, ten_minutes).is_empty(), "reported once");
+    run.feed("PostToolUse", ten_minutes + 10);
+    assert!(!run.session().stale);
+}
+
+#[test]
+fn only_working_sessions_go_stale() {
+    let mut run = Run::claude();
+    run.feed("PermissionRequest", 0);
+    assert!(run.reducer.mark_stale(T0 + 3_600_000, 600_000).is_empty());
+    assert!(!run.session().stale);
+}
+
+#[test]
+fn restored_sessions_keep_their_state_and_unread_until_they_report_again() {
+    let mut run = Run::claude();
+    run.feed_with("SessionStart", 0, json!({"session_title": "auth-refactor"}));
+    run.feed("PermissionRequest", 10);
+    let id = run.session_id.clone();
+    run.reducer.set_position(&id, Position { x: 40, y: 300 });
+    let saved = run.reducer.saved(&id).unwrap();
+
+    let mut restarted = Reducer::new();
+    restarted.restore([saved]);
+    let session = restarted.get(&id).unwrap();
+    assert!(session.restored);
+    assert!(session.unread);
+    assert_eq!(session.status, Some(Blocked));
+    assert_eq!(session.title.as_deref(), Some("auth-refactor"));
+    assert_eq!(session.position, Some(Position { x: 40, y: 300 }));
+
+    let raw = run.payload("PostToolUse", json!({}));
+    let change = restarted.apply(&normalize("claude", &raw, T0 + 60_000).unwrap(), UNFOCUSED).unwrap();
+    assert!(!change.session.restored);
+    assert_eq!(change.session.status, Some(Working));
+    assert!(change.session.unread);
+}
+
+#[test]
+fn a_position_must_be_new_to_count_as_a_change() {
+    let mut run = Run::claude();
+    run.feed("Stop", 0);
+    let id = run.session_id.clone();
+    assert!(run.reducer.set_position(&id, Position { x: 1, y: -2 }).is_some());
+    assert!(run.reducer.set_position(&id, Position { x: 1, y: -2 }).is_none());
+    assert!(run.reducer.set_position("nobody", Position { x: 1, y: 2 }).is_none());
+}

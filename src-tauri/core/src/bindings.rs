@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use ts_rs::TS;
 
-use crate::reducer::{Position, Session, SessionsChanged, Snapshot};
+use crate::reducer::{HistoryEntry, Position, Session, SessionsChanged, Snapshot};
 use crate::status::{AgentStatus, SessionKind};
 
 fn generated() -> Vec<(String, String)> {
@@ -23,6 +23,7 @@ fn generated() -> Vec<(String, String)> {
     add(AgentStatus::name(), AgentStatus::decl(), &[]);
     add(SessionKind::name(), SessionKind::decl(), &[]);
     add(Position::name(), Position::decl(), &[]);
+    add(HistoryEntry::name(), HistoryEntry::decl(), &["AgentStatus"]);
     add(Session::name(), Session::decl(), &["AgentStatus", "Position", "SessionKind"]);
     add(Snapshot::name(), Snapshot::decl(), &["Session"]);
     add(SessionsChanged::name(), SessionsChanged::decl(), &["Session"]);

@@ -15,5 +15,5 @@ mod bindings;
 
 pub use normalize::{normalize, normalizer, Normalizer, NORMALIZERS};
 pub use notify::{notification_text, should_notify, NotificationText, NotifyContext};
-pub use reducer::{Change, Position, Reducer, Restored, Session, SessionsChanged, Snapshot};
+pub use reducer::{Ages, Change, HistoryEntry, Position, Reducer, Restored, Session, SessionsChanged, Snapshot};
 pub use status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent, TERMINAL};

@@ -53,6 +53,10 @@ pub struct Session {
     /// Loaded from the store at start-up and not heard from since.
     #[serde(default)]
     pub restored: bool,
+    /// Silent for so long that it has aged off the canvas into the list of older sessions;
+    /// cleared by its next event.
+    #[serde(default)]
+    pub archived: bool,
     /// Where the user dragged the node; `null` until then (the canvas places it).
     #[serde(default)]
     pub position: Option<Position>,
@@ -79,6 +83,52 @@ pub struct Snapshot {
 pub struct SessionsChanged {
     pub changed: Vec<Session>,
     pub removed: Vec<String>,
+}
+
+/// How long a silence makes a session stale, and how long takes it off the canvas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ages {
+    pub stale_after: Millis,
+    pub archive_after: Millis,
+}
+
+impl Default for Ages {
+    fn default() -> Self {
+        Self { stale_after: 10 * 60_000, archive_after: 24 * 3_600_000 }
+    }
+}
+
+/// One status change in a session's history (SPEC 7): what, when, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryEntry {
+    #[cfg_attr(test, ts(type = "number"))]
+    pub at: Millis,
+    pub status: AgentStatus,
+    pub tool: Option<String>,
+    pub question: Option<String>,
+    pub message: Option<String>,
+    pub interrupted: bool,
+    pub errored: bool,
+}
+
+impl HistoryEntry {
+    /// The entry for a change, if the change moved the status (or marked a new done).
+    pub fn of(change: &Change) -> Option<Self> {
+        let session = &change.session;
+        let status = session.status?;
+        let moved = change.previous != Some(status) || change.notify;
+        moved.then(|| Self {
+            at: session.status_changed_at.unwrap_or(session.last_event_at),
+            status,
+            tool: session.tool.clone(),
+            question: session.question.clone(),
+            message: session.message.clone(),
+            interrupted: session.interrupted,
+            errored: session.errored,
+        })
+    }
 }
 
 /// A session as the store keeps it: its snapshot plus the titles the node title derives from.
@@ -140,6 +190,7 @@ impl SessionState {
                 transcript_path: None,
                 stale: false,
                 restored: false,
+                archived: false,
                 position: None,
             },
             seq,
@@ -336,6 +387,7 @@ fn apply_metadata(state: &mut SessionState, event: &StatusEvent) {
     session.last_event_at = session.last_event_at.max(event.ts);
     session.stale = false;
     session.restored = false;
+    session.archived = false;
     if !event.agent.is_empty() {
         session.agent.clone_from(&event.agent);
     }

@@ -559,12 +559,12 @@ fn a_working_session_silent_for_the_threshold_is_flagged_stale_until_it_reports(
     let mut run = Run::claude();
     run.feed("PreToolUse-Bash", 0);
     let ten_minutes = 10 * 60_000;
-    assert!(run.reducer.mark_stale(T0 + ten_minutes - 1, ten_minutes).is_empty());
-    let changed = run.reducer.mark_stale(T0 + ten_minutes, ten_minutes);
+    assert!(run.reducer.mark_silence(T0 + ten_minutes - 1, Ages::default()).is_empty());
+    let changed = run.reducer.mark_silence(T0 + ten_minutes, Ages::default());
     assert_eq!(changed.len(), 1);
     assert!(run.session().stale);
     assert_eq!(run.status(), Some(Working), "stale is a flag, not a status");
-    assert!(run.reducer.mark_stale(T0 + ten_minutes + 5, ten_minutes).is_empty(), "reported once");
+    assert!(run.reducer.mark_silence(T0 + ten_minutes + 5, Ages::default()).is_empty(), "reported once");
     run.feed("PostToolUse", ten_minutes + 10);
     assert!(!run.session().stale);
 }
@@ -573,8 +573,32 @@ fn a_working_session_silent_for_the_threshold_is_flagged_stale_until_it_reports(
 fn only_working_sessions_go_stale() {
     let mut run = Run::claude();
     run.feed("PermissionRequest", 0);
-    assert!(run.reducer.mark_stale(T0 + 3_600_000, 600_000).is_empty());
+    assert!(run.reducer.mark_silence(T0 + 3_600_000, Ages::default()).is_empty());
     assert!(!run.session().stale);
+}
+
+#[test]
+fn a_session_silent_for_a_day_is_archived_until_it_reports() {
+    let mut run = Run::claude();
+    run.feed("Stop", 0);
+    let day = 24 * 3_600_000;
+    assert_eq!(run.reducer.mark_silence(T0 + day, Ages::default()).len(), 1);
+    assert!(run.session().archived && !run.session().stale);
+    run.feed("UserPromptSubmit", day + 1);
+    assert!(!run.session().archived);
+}
+
+#[test]
+fn history_records_status_changes_with_their_reasons() {
+    let mut run = Run::claude();
+    let first = run.feed("PermissionRequest", 0).unwrap();
+    let entry = HistoryEntry::of(&first).unwrap();
+    assert_eq!((entry.status, entry.at), (Blocked, T0));
+    assert_eq!(entry.message.as_deref(), Some("rm -rf node_modules"));
+    let repeat = run.feed("Notification-permission_prompt", 10).unwrap();
+    assert_eq!(HistoryEntry::of(&repeat), None, "no change, no entry");
+    let lifecycle = run.feed("SessionEnd", 20).unwrap();
+    assert_eq!(HistoryEntry::of(&lifecycle), None);
 }
 
 #[test]

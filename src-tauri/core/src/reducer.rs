@@ -314,16 +314,19 @@ impl Reducer {
         Some(state.session.clone())
     }
 
-    /// Flags sessions `working` with no event for `after` ms as stale (and unflags the rest);
-    /// returns the sessions whose flag changed.
-    pub fn mark_stale(&mut self, now: Millis, after: Millis) -> Vec<Session> {
+    /// Flags sessions by their silence: `working` with no event for `ages.stale_after` ms is
+    /// stale; anything silent for `ages.archive_after` ms is archived. Returns the sessions
+    /// whose flags changed.
+    pub fn mark_silence(&mut self, now: Millis, ages: Ages) -> Vec<Session> {
         let mut changed: Vec<&SessionState> = Vec::new();
         for state in self.sessions.values_mut() {
             let session = &mut state.session;
-            let stale =
-                session.status == Some(AgentStatus::Working) && now.saturating_sub(session.last_event_at) >= after;
-            if stale != session.stale {
+            let silence = now.saturating_sub(session.last_event_at);
+            let stale = session.status == Some(AgentStatus::Working) && silence >= ages.stale_after;
+            let archived = silence >= ages.archive_after;
+            if (stale, archived) != (session.stale, session.archived) {
                 session.stale = stale;
+                session.archived = archived;
                 changed.push(state);
             }
         }

@@ -26,6 +26,11 @@ stale: boolean,
  */
 restored: boolean, 
 /**
+ * Silent for so long that it has aged off the canvas into the list of older sessions;
+ * cleared by its next event.
+ */
+archived: boolean, 
+/**
  * Where the user dragged the node; `null` until then (the canvas places it).
  */
 position: Position | null, };

@@ -144,7 +144,7 @@ describe("a session node", () => {
   });
 
   it("shows a clock mark with the silence when the Rust side flags the session stale", () => {
-    const node = renderSession({ lastEventAt: NOW - 12 * 60_000, ...({ stale: true } as Partial<Session>) });
+    const node = renderSession({ lastEventAt: NOW - 12 * 60_000, stale: true });
     expect(within(node).getByTitle("no news for 12 min")).toBeInTheDocument();
   });
 });

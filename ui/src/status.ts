@@ -9,11 +9,9 @@ export type Badge = { tone: Tone; word: string };
 /** A session younger than this with no status yet is "Starting", older ones "Idle". */
 export const STARTING_GRACE_MS = 60_000;
 
-/** Optional fields the Rust side may add later (SPEC §6: added beside, never renamed). */
-type Extra = { stale?: unknown };
-
+/** `working` with no news for a long while: the Rust side sets the flag, the node shows a clock. */
 export function isStale(session: Session): boolean {
-  return (session as Session & Extra).stale === true;
+  return session.stale;
 }
 
 export function badgeOf(session: Session, now: number): Badge {

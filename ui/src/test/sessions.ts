@@ -23,6 +23,10 @@ export function makeSession(overrides: Partial<Session> & { sessionId: string })
     lastEventAt: NOW - 2 * 60_000,
     statusChangedAt: NOW - 2 * 60_000,
     transcriptPath: null,
+    stale: false,
+    restored: false,
+    archived: false,
+    position: null,
     ...overrides,
   };
 }

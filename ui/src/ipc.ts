@@ -1,9 +1,11 @@
 // The one place that talks to the Rust side. Tests replace this module with vi.mock("./ipc").
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import type { HistoryEntry } from "./bindings/HistoryEntry";
 import type { Session } from "./bindings/Session";
 import type { Snapshot } from "./bindings/Snapshot";
 import type { SessionsChanged } from "./bindings/SessionsChanged";
+import { toCoordinate } from "./layout";
 
 /** The shape every error that reaches the UI has (see STYLE.md). */
 export type IpcError = { kind: string; message: string };
@@ -50,6 +52,26 @@ export async function clearUnread(sessionId: string): Promise<void> {
 export async function removeSession(sessionId: string): Promise<void> {
   if (!isTauri()) return;
   await invoke("remove_session", { sessionId });
+}
+
+/** Where the user left a node (after a drag, never during one). Rust persists it. */
+export async function setPosition(sessionId: string, x: number, y: number): Promise<void> {
+  if (!isTauri()) return;
+  await invoke("set_position", { sessionId, x: toCoordinate(x), y: toCoordinate(y) });
+}
+
+/** The session's recent status changes, oldest first (newest last); empty outside the app. */
+export async function sessionHistory(sessionId: string): Promise<HistoryEntry[]> {
+  if (!isTauri()) return [];
+  const entries = await invoke<HistoryEntry[]>("session_history", { sessionId });
+  return Array.isArray(entries) ? entries : [];
+}
+
+/** Removes every ended session; resolves with how many went. */
+export async function removeEnded(): Promise<number> {
+  if (!isTauri()) return 0;
+  const removed = await invoke<number>("remove_ended");
+  return typeof removed === "number" ? removed : 0;
 }
 
 /** Resolves with the installer's human-readable summary; rejects with an {@link IpcError}. */

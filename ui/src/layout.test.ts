@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CELL_HEIGHT, CELL_WIDTH, firstFreeCell, overlaps, placeNodes, type XY } from "./layout";
+import { CELL_HEIGHT, CELL_WIDTH, firstFreeCell, overlaps, placeNodes, toCoordinate, type XY } from "./layout";
 
 function assertNoOverlap(positions: Record<string, XY>, except: ReadonlySet<string> = new Set()) {
   const ids = Object.keys(positions);
@@ -39,6 +39,19 @@ describe("placeNodes", () => {
     const placed = placeNodes(["a", "b"], current, { a: { x: 0, y: 0 } }, 3);
     expect(placed.a).toEqual({ x: 500, y: 500 });
     expect(placed.b).toEqual({ x: 0, y: 0 });
+  });
+
+  it("gives up a remembered spot that a node on the canvas now covers", () => {
+    const placed = placeNodes(["a", "b"], { a: { x: 0, y: 0 } }, { b: { x: 30, y: 20 } }, 3);
+    expect(placed.a).toEqual({ x: 0, y: 0 });
+    expect(placed.b).toEqual({ x: CELL_WIDTH, y: 0 });
+  });
+
+  it("toCoordinate makes whole numbers Rust's i32 holds", () => {
+    expect(toCoordinate(12.5)).toBe(13);
+    expect(toCoordinate(-12.5)).toBe(-12);
+    expect(toCoordinate(Number.NaN)).toBe(0);
+    expect(toCoordinate(1e12)).toBe(2 ** 31 - 1);
   });
 
   it("never places a new node on top of another, whatever was dragged where", () => {

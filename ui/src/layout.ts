@@ -1,5 +1,5 @@
 // Where nodes go on the canvas: a grid in arrival order, new nodes in the first free cell,
-// dragged nodes where the user left them. Pure: no store, no storage.
+// dragged nodes where the user left them (the Rust side keeps those). Pure: no store, no IO.
 
 export type XY = { x: number; y: number };
 
@@ -9,6 +9,15 @@ export const GAP_X = 24;
 export const GAP_Y = 24;
 export const CELL_WIDTH = NODE_WIDTH + GAP_X;
 export const CELL_HEIGHT = NODE_HEIGHT + GAP_Y;
+
+/** The largest coordinate Rust's `i32` position holds. */
+const I32_MAX = 2 ** 31 - 1;
+
+/** A whole number the Rust side accepts as a position coordinate (`i32`). */
+export function toCoordinate(value: number): number {
+  if (!Number.isFinite(value)) return 0;
+  return Math.min(I32_MAX, Math.max(-I32_MAX, Math.round(value)));
+}
 
 /** Columns that fit a window of this width, within reason. */
 export function columnsFor(viewportWidth: number): number {
@@ -43,7 +52,9 @@ export function firstFreeCell(occupied: readonly XY[], columns: number): XY {
 
 /**
  * Positions for `ids` (in arrival order). Nodes already on the canvas keep theirs, then
- * remembered (dragged) positions apply, then the rest take free cells in order.
+ * remembered (dragged) positions apply, then the rest take free cells in order. A remembered
+ * position that a node already on the canvas now covers (a session back from the Older list
+ * whose spot was taken meanwhile) is given up for a free cell: nothing lands on top of a node.
  */
 export function placeNodes(
   ids: readonly string[],
@@ -52,13 +63,22 @@ export function placeNodes(
   columns: number,
 ): Record<string, XY> {
   const placed: Record<string, XY> = {};
-  const taken: XY[] = [];
+  const onCanvas: XY[] = [];
+  for (const id of ids) {
+    const here = current[id];
+    if (here) {
+      placed[id] = here;
+      onCanvas.push(here);
+    }
+  }
+  const taken = [...onCanvas];
   const pending: string[] = [];
   for (const id of ids) {
-    const fixed = current[id] ?? remembered[id];
-    if (fixed) {
-      placed[id] = fixed;
-      taken.push(fixed);
+    if (placed[id]) continue;
+    const spot = remembered[id];
+    if (spot && !onCanvas.some((other) => overlaps(spot, other))) {
+      placed[id] = spot;
+      taken.push(spot);
     } else {
       pending.push(id);
     }

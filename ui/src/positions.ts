@@ -1,8 +1,11 @@
-// Dragged node positions, remembered in localStorage by sessionId until the Rust side stores
-// them (SPEC §7). Storage failures (private mode, quota) only cost the memory, never the app.
-import type { XY } from "./layout";
+// One-time migration: node positions used to live in localStorage; the Rust side keeps them now
+// (Session.position, SQLite). On start, a session Rust has no position for but localStorage
+// has gets it sent with set_position once, then the old key goes for good.
+import type { Session } from "./bindings/Session";
+import { toCoordinate, type XY } from "./layout";
+import * as ipc from "./ipc";
 
-const KEY = "switchboard.positions.v1";
+export const LEGACY_POSITIONS_KEY = "switchboard.positions.v1";
 
 function isXY(value: unknown): value is XY {
   if (!value || typeof value !== "object") return false;
@@ -10,15 +13,16 @@ function isXY(value: unknown): value is XY {
   return Number.isFinite(x) && Number.isFinite(y);
 }
 
-export function loadPositions(): Record<string, XY> {
+/** What the old localStorage key holds (nothing when absent or unreadable). */
+export function readLegacyPositions(): Record<string, XY> {
   try {
-    const raw = globalThis.localStorage?.getItem(KEY);
+    const raw = globalThis.localStorage?.getItem(LEGACY_POSITIONS_KEY);
     if (!raw) return {};
     const parsed: unknown = JSON.parse(raw);
     if (!parsed || typeof parsed !== "object") return {};
     const out: Record<string, XY> = {};
     for (const [id, pos] of Object.entries(parsed)) {
-      if (isXY(pos)) out[id] = { x: pos.x, y: pos.y };
+      if (isXY(pos)) out[id] = { x: toCoordinate(pos.x), y: toCoordinate(pos.y) };
     }
     return out;
   } catch {
@@ -26,32 +30,38 @@ export function loadPositions(): Record<string, XY> {
   }
 }
 
-function save(positions: Record<string, XY>): void {
+function hasLegacyKey(): boolean {
   try {
-    globalThis.localStorage?.setItem(KEY, JSON.stringify(positions));
+    return globalThis.localStorage?.getItem(LEGACY_POSITIONS_KEY) != null;
   } catch {
-    // Out of quota or storage disabled: positions are a convenience.
+    return false;
   }
 }
 
-export function rememberPosition(sessionId: string, position: XY): void {
-  save({ ...loadPositions(), [sessionId]: { x: Math.round(position.x), y: Math.round(position.y) } });
-}
-
-/** Forget positions of sessions that are gone; keep the rest. */
-export function forgetPositions(sessionIds: Iterable<string>): void {
-  const positions = loadPositions();
-  let changed = false;
-  for (const id of sessionIds) {
-    if (id in positions) {
-      delete positions[id];
-      changed = true;
-    }
+function dropLegacyKey(): void {
+  try {
+    globalThis.localStorage?.removeItem(LEGACY_POSITIONS_KEY);
+  } catch {
+    // Storage disabled: there is nothing to drop either.
   }
-  if (changed) save(positions);
 }
 
-export function keepOnlyPositions(sessionIds: ReadonlySet<string>): void {
-  const positions = loadPositions();
-  forgetPositions(Object.keys(positions).filter((id) => !sessionIds.has(id)));
+/**
+ * Hands the remembered positions of `sessions` (the start-up snapshot) to Rust, deletes the
+ * old key, and returns the sessions with those positions filled in so the canvas places the
+ * nodes there straight away rather than waiting for the echo. Rust's own positions win.
+ */
+export function migrateLegacyPositions(sessions: readonly Session[]): readonly Session[] {
+  if (!hasLegacyKey()) return sessions;
+  const legacy = readLegacyPositions();
+  // Dropped before anything is sent: a second start (or a second mount) never sends again.
+  dropLegacyKey();
+  return sessions.map((session) => {
+    const saved = legacy[session.sessionId];
+    if (session.position != null || !saved) return session;
+    ipc
+      .setPosition(session.sessionId, saved.x, saved.y)
+      .catch((err: unknown) => console.warn("set_position (migration) failed", err));
+    return { ...session, position: { x: saved.x, y: saved.y } };
+  });
 }

@@ -92,11 +92,11 @@ export function reasonOf(session: Session): Reason | null {
   }
 }
 
-/** The header chip a session counts towards; ended sessions count towards none. */
+/** The header chip a session counts towards; ended and archived sessions count towards none. */
 export type Category = "needs" | "working" | "done";
 
 export function categoryOf(session: Session): Category | null {
-  if (session.ended) return null;
+  if (session.ended || session.archived) return null;
   switch (session.status) {
     case "waiting":
     case "blocked":

@@ -1,13 +1,22 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { initialData, needsYouQueue, selectSelectedId, useSwitchboard } from "./store";
-import { overlaps } from "./layout";
-import { loadPositions } from "./positions";
+import {
+  countEnded,
+  countInCategory,
+  idsInCategory,
+  initialData,
+  needsYouQueue,
+  selectDetailsId,
+  selectSelectedId,
+  useSwitchboard,
+} from "./store";
+import { CELL_WIDTH, overlaps } from "./layout";
 import { makeSession, NOW } from "./test/sessions";
 import * as ipc from "./ipc";
 
 vi.mock("./ipc", () => ({
   clearUnread: vi.fn(() => Promise.resolve()),
   removeSession: vi.fn(() => Promise.resolve()),
+  setPosition: vi.fn(() => Promise.resolve()),
 }));
 
 const store = () => useSwitchboard.getState();
@@ -16,7 +25,10 @@ const at = (minutesAgo: number) => NOW - minutesAgo * 60_000;
 beforeEach(() => {
   useSwitchboard.setState({ ...initialData(), columns: 3 });
   vi.mocked(ipc.clearUnread).mockClear();
+  vi.mocked(ipc.setPosition).mockClear();
 });
+
+const positionOf = (id: string) => store().nodes.find((n) => n.id === id)?.position;
 
 describe("sessions from the Rust side", () => {
   it("a snapshot loads every session in arrival order", () => {
@@ -89,26 +101,46 @@ describe("placement", () => {
     }
   });
 
-  it("remembers a dragged position once the drag ends, and uses it after a restart", () => {
+  it("sends the position to Rust when a drag ends, rounded to whole numbers, never during it", () => {
     store().applySnapshot([makeSession({ sessionId: "a" }), makeSession({ sessionId: "b", firstEventAt: NOW })]);
-    store().onNodesChange([{ id: "a", type: "position", position: { x: 333, y: 222 }, dragging: true }]);
-    expect(loadPositions().a).toBeUndefined();
-    expect(store().nodes.find((n) => n.id === "a")?.position).toEqual({ x: 333, y: 222 });
-    store().onNodesChange([{ id: "a", type: "position", position: { x: 340, y: 230 }, dragging: false }]);
-    expect(loadPositions().a).toEqual({ x: 340, y: 230 });
-
-    // A new window (same localStorage) puts "a" back where the user left it.
-    useSwitchboard.setState({ ...initialData(), columns: 3 });
-    store().applySnapshot([makeSession({ sessionId: "a" }), makeSession({ sessionId: "b", firstEventAt: NOW })]);
-    expect(store().nodes.find((n) => n.id === "a")?.position).toEqual({ x: 340, y: 230 });
-    expect(store().nodes.find((n) => n.id === "b")?.position).toEqual({ x: 0, y: 0 });
+    store().onNodesChange([{ id: "a", type: "position", position: { x: 333.4, y: 222.2 }, dragging: true }]);
+    store().onNodesChange([{ id: "a", type: "position", position: { x: 336.7, y: 225.5 }, dragging: true }]);
+    expect(ipc.setPosition).not.toHaveBeenCalled();
+    // The node follows the pointer meanwhile.
+    expect(positionOf("a")).toEqual({ x: 336.7, y: 225.5 });
+    store().onNodesChange([{ id: "a", type: "position", position: { x: 340.6, y: -229.5 }, dragging: false }]);
+    expect(ipc.setPosition).toHaveBeenCalledTimes(1);
+    expect(ipc.setPosition).toHaveBeenCalledWith("a", 341, -229);
+    const [, x, y] = vi.mocked(ipc.setPosition).mock.calls[0]!;
+    expect(Number.isInteger(x) && Number.isInteger(y)).toBe(true);
   });
 
-  it("forgets the position of a removed session", () => {
+  it("sends nothing for selection or size changes", () => {
     store().applySnapshot([makeSession({ sessionId: "a" })]);
-    store().onNodesChange([{ id: "a", type: "position", position: { x: 50, y: 50 }, dragging: false }]);
-    store().applyChanges({ changed: [], removed: ["a"] });
-    expect(loadPositions()).toEqual({});
+    store().onNodesChange([{ id: "a", type: "select", selected: true }]);
+    store().onNodesChange([{ id: "a", type: "dimensions", dimensions: { width: 272, height: 116 } }]);
+    expect(ipc.setPosition).not.toHaveBeenCalled();
+  });
+
+  it("a position from Rust wins over the grid; the others fill the grid around it", () => {
+    store().applySnapshot([
+      makeSession({ sessionId: "a", firstEventAt: at(30), position: { x: 40, y: 600 } }),
+      makeSession({ sessionId: "b", firstEventAt: at(20) }),
+      makeSession({ sessionId: "c", firstEventAt: at(10), position: { x: 0, y: 0 } }),
+    ]);
+    expect(positionOf("a")).toEqual({ x: 40, y: 600 });
+    expect(positionOf("c")).toEqual({ x: 0, y: 0 });
+    // "b" would have had the first cell, which "c" holds.
+    expect(positionOf("b")).toEqual({ x: CELL_WIDTH, y: 0 });
+  });
+
+  it("keeps a node where it is when the echo of its drag (or any change) arrives", () => {
+    store().applySnapshot([makeSession({ sessionId: "a" })]);
+    store().onNodesChange([{ id: "a", type: "position", position: { x: 500, y: 80 }, dragging: false }]);
+    // The user moved on before the echo of an older drag came back.
+    store().onNodesChange([{ id: "a", type: "position", position: { x: 900, y: 80 }, dragging: false }]);
+    store().applyChanges({ changed: [makeSession({ sessionId: "a", position: { x: 500, y: 80 } })], removed: [] });
+    expect(positionOf("a")).toEqual({ x: 900, y: 80 });
   });
 
   it("ignores React Flow's own attempts to remove nodes", () => {
@@ -191,5 +223,125 @@ describe("opening and focusing", () => {
     store().applyChanges({ changed: [makeSession({ sessionId: "later", firstEventAt: NOW })], removed: [] });
     expect(store().focus?.id).toBe("later");
     expect(selectSelectedId(store())).toBe("later");
+  });
+});
+
+describe("archived sessions (the Older list)", () => {
+  const mixed = () => [
+    makeSession({ sessionId: "live", status: "blocked", firstEventAt: at(50) }),
+    makeSession({ sessionId: "old-done", status: "done", unread: true, archived: true, firstEventAt: at(3000), lastEventAt: at(2000) }),
+    makeSession({ sessionId: "old-ask", status: "waiting", archived: true, firstEventAt: at(4000), lastEventAt: at(1600) }),
+    makeSession({ sessionId: "working", status: "working", firstEventAt: at(40) }),
+  ];
+
+  it("are not nodes on the canvas and are listed most recent first", () => {
+    store().applySnapshot(mixed());
+    expect(store().order).toEqual(["live", "working"]);
+    expect(store().nodes.map((n) => n.id)).toEqual(["live", "working"]);
+    expect(store().older).toEqual(["old-ask", "old-done"]);
+  });
+
+  it("count towards no header chip, no chip cycle and no n queue", () => {
+    store().applySnapshot(mixed());
+    expect(countInCategory(store().sessions, "needs")).toBe(1);
+    expect(countInCategory(store().sessions, "done")).toBe(0);
+    expect(idsInCategory(store().sessions, store().order, "needs")).toEqual(["live"]);
+    expect(needsYouQueue(store().sessions, store().order)).toEqual(["live"]);
+  });
+
+  it("leave the canvas when they age off and come back, in a free cell, when they report", () => {
+    store().applySnapshot(mixed());
+    const nodes = store().nodes;
+    store().applyChanges({
+      changed: [makeSession({ sessionId: "working", status: "working", firstEventAt: at(40), archived: true })],
+      removed: [],
+    });
+    expect(store().nodes.map((n) => n.id)).toEqual(["live"]);
+    expect(store().older[0]).toBe("working");
+    expect(store().nodes[0]).toBe(nodes[0]);
+
+    store().applyChanges({
+      changed: [makeSession({ sessionId: "old-ask", status: "working", firstEventAt: at(4000), lastEventAt: NOW })],
+      removed: [],
+    });
+    expect(store().older).toEqual(["working", "old-done"]);
+    expect(store().order).toEqual(["old-ask", "live"]);
+    expect(overlaps(positionOf("old-ask")!, positionOf("live")!)).toBe(false);
+  });
+
+  it("a returning session whose dragged spot is now taken goes to a free cell instead", () => {
+    store().applySnapshot([makeSession({ sessionId: "a", archived: true, position: { x: 10, y: 10 } })]);
+    store().applyChanges({ changed: [makeSession({ sessionId: "b", firstEventAt: NOW })], removed: [] });
+    expect(positionOf("b")).toEqual({ x: 0, y: 0 });
+    store().applyChanges({ changed: [makeSession({ sessionId: "a", position: { x: 10, y: 10 } })], removed: [] });
+    expect(overlaps(positionOf("a")!, positionOf("b")!)).toBe(false);
+    // Nobody else there: it goes back to where the user left it.
+    store().applyChanges({ changed: [makeSession({ sessionId: "c", archived: true, position: { x: 900, y: 700 } })], removed: [] });
+    store().applyChanges({ changed: [makeSession({ sessionId: "c", position: { x: 900, y: 700 } })], removed: [] });
+    expect(positionOf("c")).toEqual({ x: 900, y: 700 });
+  });
+
+  it("picking one in the list shows its details without selecting a node or telling Rust", () => {
+    store().applySnapshot(mixed());
+    store().select("live");
+    store().pickOlder("old-done");
+    expect(selectSelectedId(store())).toBeNull();
+    expect(selectDetailsId(store())).toBe("old-done");
+    expect(ipc.clearUnread).not.toHaveBeenCalled();
+    // Selecting a node takes the details panel back.
+    store().select("working");
+    expect(selectDetailsId(store())).toBe("working");
+    expect(store().pickedOlder).toBeNull();
+  });
+
+  it("a picked session that reports again becomes the selected node", () => {
+    store().applySnapshot(mixed());
+    store().pickOlder("old-done");
+    store().applyChanges({
+      changed: [makeSession({ sessionId: "old-done", status: "working", firstEventAt: at(3000), lastEventAt: NOW })],
+      removed: [],
+    });
+    expect(selectSelectedId(store())).toBe("old-done");
+    expect(store().pickedOlder).toBeNull();
+  });
+
+  it("a selected node that ages off stays in the details panel", () => {
+    store().applySnapshot(mixed());
+    store().select("working");
+    store().applyChanges({
+      changed: [makeSession({ sessionId: "working", status: "working", firstEventAt: at(40), archived: true })],
+      removed: [],
+    });
+    expect(selectDetailsId(store())).toBe("working");
+  });
+
+  it("a focus request for an archived session waits until it is back on the canvas", () => {
+    store().applySnapshot(mixed());
+    store().focusSession("old-ask");
+    expect(store().focus).toBeNull();
+    store().applyChanges({
+      changed: [makeSession({ sessionId: "old-ask", status: "blocked", firstEventAt: at(4000), lastEventAt: NOW })],
+      removed: [],
+    });
+    expect(store().focus?.id).toBe("old-ask");
+    expect(selectSelectedId(store())).toBe("old-ask");
+  });
+
+  it("the drawer closes itself once the list is empty", () => {
+    store().applySnapshot(mixed());
+    store().setOlderOpen(true);
+    store().applyChanges({ changed: [], removed: ["old-ask"] });
+    expect(store().olderOpen).toBe(true);
+    store().applyChanges({ changed: [], removed: ["old-done"] });
+    expect(store().olderOpen).toBe(false);
+  });
+
+  it("countEnded counts every ended session, archived ones too (what remove_ended removes)", () => {
+    store().applySnapshot([
+      makeSession({ sessionId: "a", ended: true }),
+      makeSession({ sessionId: "b", ended: true, archived: true }),
+      makeSession({ sessionId: "c" }),
+    ]);
+    expect(countEnded(store().sessions)).toBe(2);
   });
 });

@@ -5,8 +5,7 @@ import { applyNodeChanges, type Node, type NodeChange } from "@xyflow/react";
 import type { Session } from "./bindings/Session";
 import type { SessionsChanged } from "./bindings/SessionsChanged";
 import { categoryOf, type Category } from "./status";
-import { columnsFor, placeNodes, type XY } from "./layout";
-import { forgetPositions, keepOnlyPositions, loadPositions, rememberPosition } from "./positions";
+import { columnsFor, placeNodes, toCoordinate, type XY } from "./layout";
 import * as ipc from "./ipc";
 
 /** A canvas node carries no session data: the node component reads it from the store by id. */
@@ -15,9 +14,12 @@ export type SessionNodeType = Node<Record<string, never>, "session">;
 export type Focus = { id: string; seq: number };
 
 type Data = {
+  /** Every session Rust reported, archived ones included. */
   sessions: Record<string, Session>;
-  /** Session ids in arrival order (firstEventAt, then id). */
+  /** The sessions on the canvas (not archived), in arrival order (firstEventAt, then id). */
   order: string[];
+  /** Archived sessions (the "Older" list), the most recently heard from first. */
+  older: string[];
   nodes: SessionNodeType[];
   /** True once the first snapshot (or its absence outside the app) is in. */
   loaded: boolean;
@@ -26,6 +28,10 @@ type Data = {
   focus: Focus | null;
   /** A focus request for a session not seen yet (a notification can beat the event). */
   pendingFocus: string | null;
+  /** An archived session picked in the Older list: it has no node, so no node selection. */
+  pickedOlder: string | null;
+  /** Whether the Older drawer is open. */
+  olderOpen: boolean;
 };
 
 type Actions = {
@@ -41,6 +47,12 @@ type Actions = {
   cycle(category: Category): void;
   /** `n` / `Shift+n`: the next or previous session that needs the user. */
   jumpToNeedsYou(direction: 1 | -1): void;
+  /** Show an archived session's details (read-only: nothing is sent to Rust). */
+  pickOlder(id: string): void;
+  /** Open or close the Older drawer (toggle without an argument). */
+  setOlderOpen(open?: boolean): void;
+  /** Close the details panel: no node selected, no Older session picked. */
+  closeDetails(): void;
 };
 
 export type SwitchboardState = Data & Actions;
@@ -49,11 +61,14 @@ export function initialData(): Data {
   return {
     sessions: {},
     order: [],
+    older: [],
     nodes: [],
     loaded: false,
     columns: columnsFor(typeof window === "undefined" ? 1280 : window.innerWidth),
     focus: null,
     pendingFocus: null,
+    pickedOlder: null,
+    olderOpen: false,
   };
 }
 
@@ -62,6 +77,29 @@ function byArrival(sessions: Record<string, Session>) {
     const sa = sessions[a]!;
     const sb = sessions[b]!;
     return sa.firstEventAt - sb.firstEventAt || (a < b ? -1 : a > b ? 1 : 0);
+  };
+}
+
+function byLatestFirst(sessions: Record<string, Session>) {
+  return (a: string, b: string): number => {
+    const sa = sessions[a]!;
+    const sb = sessions[b]!;
+    return sb.lastEventAt - sa.lastEventAt || (a < b ? -1 : a > b ? 1 : 0);
+  };
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((id, i) => id === b[i]);
+}
+
+/** Canvas ids and Older ids; the previous arrays are kept when nothing moved (stable selectors). */
+function partition(sessions: Record<string, Session>, previous: Pick<Data, "order" | "older">) {
+  const ids = Object.keys(sessions);
+  const order = ids.filter((id) => !sessions[id]!.archived).sort(byArrival(sessions));
+  const older = ids.filter((id) => sessions[id]!.archived).sort(byLatestFirst(sessions));
+  return {
+    order: sameList(order, previous.order) ? previous.order : order,
+    older: sameList(older, previous.older) ? previous.older : older,
   };
 }
 
@@ -111,12 +149,25 @@ function withSelection(nodes: SessionNodeType[], id: string | null): SessionNode
   });
 }
 
-/** Rebuild the node list for `order`, keeping existing nodes (and their identity) untouched. */
-function nodesFor(order: readonly string[], nodes: readonly SessionNodeType[], columns: number) {
+/**
+ * Rebuild the node list for `order`, keeping existing nodes (and their identity) untouched.
+ * New nodes go where the user last dragged them (Rust's `position`), else on the grid.
+ */
+function nodesFor(
+  order: readonly string[],
+  nodes: readonly SessionNodeType[],
+  sessions: Record<string, Session>,
+  columns: number,
+) {
   const existing = new Map(nodes.map((n) => [n.id, n]));
   const current: Record<string, XY> = {};
   for (const n of nodes) current[n.id] = n.position;
-  const positions = placeNodes(order, current, loadPositions(), columns);
+  const remembered: Record<string, XY> = {};
+  for (const id of order) {
+    const position = sessions[id]?.position;
+    if (position) remembered[id] = { x: position.x, y: position.y };
+  }
+  const positions = placeNodes(order, current, remembered, columns);
   return order.map(
     (id): SessionNodeType =>
       existing.get(id) ?? { id, type: "session", position: positions[id]!, data: {} },
@@ -127,15 +178,41 @@ function sameIds(a: readonly SessionNodeType[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((n, i) => n.id === b[i]);
 }
 
-/** After sessions changed, carry out a focus request that was waiting for its session. */
-function settlePendingFocus(state: Data): Partial<Data> {
+function onCanvas(state: Pick<Data, "sessions">, id: string): boolean {
+  const session = state.sessions[id];
+  return session != null && !session.archived;
+}
+
+/**
+ * After sessions changed: carry out a focus request that was waiting for its session, and keep
+ * the details panel on its session when that session moves between the canvas and Older.
+ */
+function settle(state: Data, previousSelected: string | null): Partial<Data> {
+  const out: Partial<Data> = {};
+  let nodes = state.nodes;
+  let picked = state.pickedOlder;
+  // Picked in Older and reporting again: it is back on the canvas, so select its node.
+  if (picked != null && !state.sessions[picked]) picked = null;
+  if (picked != null && onCanvas(state, picked)) {
+    nodes = withSelection(nodes, picked);
+    picked = null;
+  }
+  // The selected node aged off the canvas: keep showing it, now as an Older pick.
+  if (previousSelected != null && selectedId(nodes) == null && state.sessions[previousSelected]?.archived) {
+    picked = previousSelected;
+  }
   const id = state.pendingFocus;
-  if (id == null || !state.sessions[id]) return {};
-  return {
-    pendingFocus: null,
-    nodes: withSelection(state.nodes, id),
-    focus: { id, seq: (state.focus?.seq ?? 0) + 1 },
-  };
+  if (id != null && onCanvas(state, id)) {
+    out.pendingFocus = null;
+    nodes = withSelection(nodes, id);
+    picked = null;
+    out.focus = { id, seq: (state.focus?.seq ?? 0) + 1 };
+  }
+  if (nodes !== state.nodes) out.nodes = nodes;
+  if (picked !== state.pickedOlder) out.pickedOlder = picked;
+  // Nothing left to list: the drawer closes itself.
+  if (state.olderOpen && state.older.length === 0) out.olderOpen = false;
+  return out;
 }
 
 export const useSwitchboard = create<SwitchboardState>()((set, get) => ({
@@ -144,42 +221,26 @@ export const useSwitchboard = create<SwitchboardState>()((set, get) => ({
   applySnapshot(list) {
     const sessions: Record<string, Session> = {};
     for (const s of list) sessions[s.sessionId] = s;
-    const order = Object.keys(sessions).sort(byArrival(sessions));
-    keepOnlyPositions(new Set(order));
     set((state) => {
-      const next = { ...state, sessions, order, loaded: true };
-      next.nodes = nodesFor(order, state.nodes, state.columns);
-      return { ...next, ...settlePendingFocus(next) };
+      const previousSelected = selectedId(state.nodes);
+      const { order, older } = partition(sessions, state);
+      const next = { ...state, sessions, order, older, loaded: true };
+      next.nodes = nodesFor(order, state.nodes, sessions, state.columns);
+      return { ...next, ...settle(next, previousSelected) };
     });
   },
 
   applyChanges({ changed, removed }) {
     if (changed.length === 0 && removed.length === 0) return;
-    if (removed.length > 0) forgetPositions(removed);
     set((state) => {
       const sessions = { ...state.sessions };
-      let membershipChanged = false;
-      for (const id of removed) {
-        if (id in sessions) {
-          delete sessions[id];
-          membershipChanged = true;
-        }
-      }
-      for (const s of changed) {
-        if (!(s.sessionId in sessions)) membershipChanged = true;
-        sessions[s.sessionId] = s;
-      }
-      let { order, nodes } = state;
-      if (membershipChanged) {
-        order = Object.keys(sessions).sort(byArrival(sessions));
-        if (!sameIds(nodes, order)) nodes = nodesFor(order, nodes, state.columns);
-      } else if (changed.length > 0) {
-        // firstEventAt does not change in practice, but the order must follow it if it did.
-        const resorted = [...order].sort(byArrival(sessions));
-        if (resorted.some((id, i) => id !== order[i])) order = resorted;
-      }
-      const next = { ...state, sessions, order, nodes };
-      return { ...next, ...settlePendingFocus(next) };
+      for (const id of removed) delete sessions[id];
+      for (const s of changed) sessions[s.sessionId] = s;
+      // Arrivals, removals and sessions aging off (or back onto) the canvas all land here.
+      const { order, older } = partition(sessions, state);
+      const nodes = sameIds(state.nodes, order) ? state.nodes : nodesFor(order, state.nodes, sessions, state.columns);
+      const next = { ...state, sessions, order, older, nodes };
+      return { ...next, ...settle(next, selectedId(state.nodes)) };
     });
   },
 
@@ -188,29 +249,57 @@ export const useSwitchboard = create<SwitchboardState>()((set, get) => ({
     const relevant = changes.filter((c) => c.type !== "remove" && c.type !== "add" && c.type !== "replace");
     if (relevant.length === 0) return;
     const nodes = applyNodeChanges(relevant, get().nodes);
-    set({ nodes });
+    const selecting = relevant.some((c) => c.type === "select" && c.selected);
+    set(selecting ? { nodes, pickedOlder: null } : { nodes });
+    // A finished drag (or a keyboard move) is a position the user chose: Rust keeps it. Never
+    // during a drag: that would be a write per pointer move.
+    const finished = new Map<string, XY>();
     for (const change of relevant) {
-      // A finished drag (or a keyboard move) is a position the user chose: remember it.
-      if (change.type === "position" && change.dragging !== true) {
-        const node = nodes.find((n) => n.id === change.id);
-        if (node) rememberPosition(node.id, change.position ?? node.position);
-      }
+      if (change.type !== "position" || change.dragging === true) continue;
+      const position = change.position ?? nodes.find((n) => n.id === change.id)?.position;
+      if (position) finished.set(change.id, position);
+    }
+    for (const [id, position] of finished) {
+      ipc
+        .setPosition(id, toCoordinate(position.x), toCoordinate(position.y))
+        .catch((err: unknown) => console.warn("set_position failed", err));
     }
   },
 
   select(id) {
-    set((state) => ({ nodes: withSelection(state.nodes, id) }));
+    set((state) => ({
+      nodes: withSelection(state.nodes, id),
+      pickedOlder: id == null ? state.pickedOlder : null,
+    }));
   },
 
   focusSession(id) {
     set((state) => {
-      if (!state.sessions[id]) return { pendingFocus: id };
+      // Unknown yet, or in the Older list: it comes onto the canvas when it reports, then focus.
+      if (!onCanvas(state, id)) return { pendingFocus: id };
       return {
         pendingFocus: null,
+        pickedOlder: null,
         nodes: withSelection(state.nodes, id),
         focus: { id, seq: (state.focus?.seq ?? 0) + 1 },
       };
     });
+  },
+
+  pickOlder(id) {
+    set((state) => {
+      if (!state.sessions[id]) return {};
+      if (onCanvas(state, id)) return { pickedOlder: null, nodes: withSelection(state.nodes, id) };
+      return { pickedOlder: id, nodes: withSelection(state.nodes, null) };
+    });
+  },
+
+  setOlderOpen(open) {
+    set((state) => ({ olderOpen: open ?? !state.olderOpen }));
+  },
+
+  closeDetails() {
+    set((state) => ({ pickedOlder: null, nodes: withSelection(state.nodes, null) }));
   },
 
   openSession(id) {
@@ -236,4 +325,16 @@ export const useSwitchboard = create<SwitchboardState>()((set, get) => ({
 
 export function selectSelectedId(state: SwitchboardState): string | null {
   return selectedId(state.nodes);
+}
+
+/** The session the details panel shows: the selected node, else the picked Older session. */
+export function selectDetailsId(state: SwitchboardState): string | null {
+  return selectedId(state.nodes) ?? state.pickedOlder;
+}
+
+/** Ended sessions, archived ones included: what `remove_ended` removes. */
+export function countEnded(sessions: Record<string, Session>): number {
+  let count = 0;
+  for (const id in sessions) if (sessions[id]!.ended) count++;
+  return count;
 }

@@ -2,6 +2,7 @@
 // change falls between the two; changes that arrive before the snapshot are replayed on it.
 import type { SessionsChanged } from "./bindings/SessionsChanged";
 import * as ipc from "./ipc";
+import { migrateLegacyPositions } from "./positions";
 import { useSwitchboard } from "./store";
 
 export function startSync(): () => void {
@@ -27,7 +28,8 @@ export function startSync(): () => void {
       keep(await ipc.onFocusSession((id) => store().focusSession(id)));
       const sessions = await ipc.snapshot();
       if (stopped) return;
-      store().applySnapshot(sessions);
+      // Positions dragged before Rust kept them move over once (then localStorage forgets them).
+      store().applySnapshot(migrateLegacyPositions(sessions));
     } catch (err) {
       console.error("Could not load sessions", err);
       if (!stopped) store().applySnapshot([]);

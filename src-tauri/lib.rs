@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use switchboard_core::{Session, SessionsChanged, Snapshot};
+use switchboard_core::{HistoryEntry, Position, Session, SessionsChanged, Snapshot};
 use switchboard_engine::endpoint::{Endpoint, EndpointError};
 use switchboard_engine::notifier::{Notifier, OnClick};
 use switchboard_engine::{Hub, Instance, Update};
@@ -24,6 +24,7 @@ pub struct CommandError {
 
 struct AppState {
     hub: Arc<Hub>,
+    notices: Vec<String>,
 }
 
 #[tauri::command]
@@ -47,6 +48,32 @@ fn remove_session(state: tauri::State<'_, AppState>, session_id: String) -> Resu
     } else {
         Err(CommandError { kind: "unknownSession", message: format!("no session {session_id}") })
     }
+}
+
+#[tauri::command]
+fn set_position(state: tauri::State<'_, AppState>, session_id: String, x: f64, y: f64) -> Result<(), CommandError> {
+    let clamp = |v: f64| v.round().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
+    if !(x.is_finite() && y.is_finite()) {
+        return Err(CommandError { kind: "badPosition", message: format!("({x}, {y}) is not a place on the canvas") });
+    }
+    state.hub.set_position(&session_id, Position { x: clamp(x), y: clamp(y) });
+    Ok(())
+}
+
+#[tauri::command]
+fn session_history(state: tauri::State<'_, AppState>, session_id: String) -> Vec<HistoryEntry> {
+    state.hub.history(&session_id)
+}
+
+#[tauri::command]
+fn remove_ended(state: tauri::State<'_, AppState>) -> usize {
+    state.hub.remove_ended()
+}
+
+/// What the user should know about the session database (set aside, refused, …).
+#[tauri::command]
+fn notices(state: tauri::State<'_, AppState>) -> Vec<String> {
+    state.notices.clone()
 }
 
 /// The "Connect my CLIs" button: the same as `switchboard install <agent>`.
@@ -144,7 +171,16 @@ fn open_session<R: Runtime>(app: &AppHandle<R>, hub: &Hub, session_id: &str) {
 pub fn builder<R: Runtime>(notifications: bool, state_dir: PathBuf) -> tauri::Builder<R> {
     tauri::Builder::<R>::new()
         .plugin(tauri_plugin_window_state::Builder::default().build())
-        .invoke_handler(tauri::generate_handler![snapshot, clear_unread, remove_session, install_hooks])
+        .invoke_handler(tauri::generate_handler![
+            snapshot,
+            clear_unread,
+            remove_session,
+            remove_ended,
+            set_position,
+            session_history,
+            notices,
+            install_hooks
+        ])
         .setup(move |app| {
             let handle = app.handle().clone();
             let pending = Arc::new(Mutex::new(Pending::default()));
@@ -193,7 +229,7 @@ pub fn builder<R: Runtime>(notifications: bool, state_dir: PathBuf) -> tauri::Bu
             hub.set_has_window(true);
             let instance = tauri::async_runtime::block_on(Instance::start(state_dir.clone(), Arc::clone(&hub)))?;
             tracing::info!(port = instance.server.port(), "hook server listening");
-            app.manage(AppState { hub });
+            app.manage(AppState { hub, notices: instance.notices.clone() });
             app.manage(Mutex::new(Some(instance)));
             Ok(())
         })

@@ -43,7 +43,11 @@ impl Serve {
     }
 
     pub fn start_with_env(env: &[(&str, &Path)]) -> Self {
-        let home = tempfile::tempdir().unwrap();
+        Self::start_in(tempfile::tempdir().unwrap(), env)
+    }
+
+    /// Starts in an existing state directory (a restart).
+    pub fn start_in(home: tempfile::TempDir, env: &[(&str, &Path)]) -> Self {
         let child = Command::new(BIN)
             .args(["serve", "--no-notify"])
             .env("SWITCHBOARD_HOME", home.path())
@@ -85,6 +89,18 @@ impl Serve {
     pub fn wait_for(&self, id: &str, check: impl Fn(&Value) -> bool) -> Value {
         eventually(Duration::from_secs(5), || self.session(id).filter(|s| check(s)))
             .unwrap_or_else(|| panic!("session {id} never matched; last seen {:?}", self.session(id)))
+    }
+
+    /// Stops with SIGTERM and hands back the state directory and what serve printed.
+    pub fn stop(mut self) -> (tempfile::TempDir, String) {
+        let status = self.terminate();
+        assert!(status.success(), "{status:?}");
+        let mut stderr = String::new();
+        if let Some(mut pipe) = self.child.stderr.take() {
+            let _ = pipe.read_to_string(&mut stderr);
+        }
+        let home = std::mem::replace(&mut self.home, tempfile::tempdir().unwrap());
+        (home, stderr)
     }
 
     pub fn terminate(&mut self) -> std::process::ExitStatus {

@@ -4,5 +4,6 @@
 mod cli;
 mod forwarder;
 mod hook_server;
+mod persistence;
 mod support;
 mod titles;

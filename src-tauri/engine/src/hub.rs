@@ -2,9 +2,13 @@
 //! (web view, notifications, titles, persistence).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
-use switchboard_core::{Change, Reducer, Session, Snapshot, StatusEvent};
+use switchboard_core::{
+    Ages, Change, HistoryEntry, Millis, Position, Reducer, Restored, Session, Snapshot, StatusEvent,
+};
+
+use crate::store::StoreHandle;
 
 /// What the shell is told.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,6 +27,7 @@ pub struct Hub {
     window_focused: AtomicBool,
     has_window: AtomicBool,
     listener: Listener,
+    store: OnceLock<StoreHandle>,
 }
 
 impl Hub {
@@ -33,6 +38,7 @@ impl Hub {
             window_focused: AtomicBool::new(false),
             has_window: AtomicBool::new(false),
             listener: Box::new(listener),
+            store: OnceLock::new(),
         }
     }
 
@@ -43,10 +49,78 @@ impl Hub {
 
     pub fn apply(&self, event: &StatusEvent) {
         let focused = self.window_focused.load(Ordering::Relaxed);
-        let change = self.reducer().apply(event, focused);
+        let change = {
+            let mut reducer = self.reducer();
+            let change = reducer.apply(event, focused);
+            if let Some(change) = &change {
+                self.persist(&reducer, &change.session.session_id, HistoryEntry::of(change));
+            }
+            change
+        };
         if let Some(change) = change {
             (self.listener)(Update::Changed(Box::new(change)));
         }
+    }
+
+    /// Sessions saved by an earlier run; call before events flow.
+    pub fn restore(&self, sessions: Vec<Restored>) {
+        self.reducer().restore(sessions);
+    }
+
+    /// From now on every change is saved (write-behind: this never waits on the disk).
+    pub fn attach_store(&self, store: StoreHandle) {
+        let _ = self.store.set(store);
+    }
+
+    pub fn store(&self) -> Option<&StoreHandle> {
+        self.store.get()
+    }
+
+    /// Hands the session's current state (and a history entry) to the store. Called with the
+    /// reducer locked, so the store sees changes in the order they happened.
+    fn persist(&self, reducer: &Reducer, session_id: &str, entry: Option<HistoryEntry>) {
+        if let (Some(store), Some(saved)) = (self.store.get(), reducer.saved(session_id)) {
+            store.save(saved, entry);
+        }
+    }
+
+    /// The session's recent status changes, oldest first (empty without a store).
+    pub fn history(&self, session_id: &str) -> Vec<HistoryEntry> {
+        self.store.get().map(|store| store.history(session_id)).unwrap_or_default()
+    }
+
+    pub fn set_position(&self, session_id: &str, position: Position) -> bool {
+        let session = {
+            let mut reducer = self.reducer();
+            let session = reducer.set_position(session_id, position);
+            if session.is_some() {
+                self.persist(&reducer, session_id, None);
+            }
+            session
+        };
+        self.announce(session)
+    }
+
+    /// Re-flags stale and archived sessions by their silence at `now`.
+    pub fn mark_silence(&self, now: Millis, ages: Ages) {
+        let changed = {
+            let mut reducer = self.reducer();
+            let changed = reducer.mark_silence(now, ages);
+            for session in &changed {
+                self.persist(&reducer, &session.session_id, None);
+            }
+            changed
+        };
+        for session in changed {
+            self.announce(Some(session));
+        }
+    }
+
+    /// Removes every ended session; returns how many.
+    pub fn remove_ended(&self) -> usize {
+        let ended: Vec<String> =
+            self.snapshot().sessions.into_iter().filter(|s| s.ended).map(|s| s.session_id).collect();
+        ended.iter().filter(|id| self.remove(id)).count()
     }
 
     pub fn set_window_focused(&self, focused: bool) {
@@ -68,17 +142,38 @@ impl Hub {
 
     /// The user opened the node. `false` for an unknown session.
     pub fn clear_unread(&self, session_id: &str) -> bool {
-        let cleared = self.reducer().clear_unread(session_id);
+        let cleared = {
+            let mut reducer = self.reducer();
+            let cleared = reducer.clear_unread(session_id);
+            if cleared.is_some() {
+                self.persist(&reducer, session_id, None);
+            }
+            cleared
+        };
         self.announce(cleared)
     }
 
     pub fn set_agent_title(&self, session_id: &str, title: Option<String>) -> bool {
-        let changed = self.reducer().set_agent_title(session_id, title);
+        let changed = {
+            let mut reducer = self.reducer();
+            let changed = reducer.set_agent_title(session_id, title);
+            if changed.is_some() {
+                self.persist(&reducer, session_id, None);
+            }
+            changed
+        };
         self.announce(changed)
     }
 
     pub fn remove(&self, session_id: &str) -> bool {
-        let removed = self.reducer().remove(session_id).is_some();
+        let removed = {
+            let mut reducer = self.reducer();
+            let removed = reducer.remove(session_id).is_some();
+            if let (true, Some(store)) = (removed, self.store.get()) {
+                store.remove(session_id);
+            }
+            removed
+        };
         if removed {
             (self.listener)(Update::Removed(session_id.to_owned()));
         }

@@ -12,6 +12,7 @@ pub mod serve;
 pub mod server;
 pub mod state_dir;
 pub mod status;
+pub mod store;
 pub mod titles;
 
 pub use hub::{Hub, Update};

@@ -3,11 +3,15 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
+
+use switchboard_core::Ages;
 
 use crate::endpoint::{Endpoint, EndpointError};
 use crate::hub::{Hub, Update};
 use crate::notifier::Notifier;
-use crate::server::HookServer;
+use crate::server::{now_millis, HookServer};
+use crate::store::{Store, StoreHandle};
 
 pub struct ServeOptions {
     pub state_dir: PathBuf,
@@ -22,30 +26,56 @@ pub enum ServeError {
     Io(#[from] std::io::Error),
 }
 
-/// A running instance: hook server, reducer and endpoint file. Shared by `serve` and the app.
+/// A running instance: store, hook server, reducer and endpoint file. Shared by `serve` and
+/// the app.
 pub struct Instance {
     pub hub: Arc<Hub>,
     pub server: HookServer,
+    /// What the user should know about the session database (set aside, refused, …).
+    pub notices: Vec<String>,
     state_dir: PathBuf,
+    silence: tokio::task::JoinHandle<()>,
 }
 
+/// How often stale and archived flags are recomputed.
+const SILENCE_EVERY: Duration = Duration::from_secs(15);
+
 impl Instance {
-    /// Claims the endpoint (refusing if another instance is live), binds, and writes the file.
+    /// Claims the endpoint (refusing if another instance is live), restores saved sessions,
+    /// binds, and writes the endpoint file.
     pub async fn start(state_dir: PathBuf, hub: Arc<Hub>) -> Result<Self, ServeError> {
         Endpoint::claim(&state_dir)?;
+        let notices = if env_flag("SWITCHBOARD_NO_PERSIST") { Vec::new() } else { open_store(&state_dir, &hub) };
+        for notice in &notices {
+            tracing::warn!("{notice}");
+        }
         let server = HookServer::start(Arc::clone(&hub)).await?;
         let endpoint = Endpoint { port: server.port(), key: server.key().to_owned(), pid: std::process::id() };
         endpoint.write(&state_dir)?;
-        Ok(Self { hub, server, state_dir })
+        let ages = ages_from_env();
+        let silence_hub = Arc::clone(&hub);
+        let silence = tokio::spawn(async move {
+            let mut every = tokio::time::interval(SILENCE_EVERY);
+            loop {
+                every.tick().await;
+                silence_hub.mark_silence(now_millis(), ages);
+            }
+        });
+        Ok(Self { hub, server, notices, state_dir, silence })
     }
 
     pub fn state_dir(&self) -> &std::path::Path {
         &self.state_dir
     }
 
+    /// Stops taking events, commits what was acknowledged, and removes the endpoint file.
     pub async fn stop(self) {
         Endpoint::remove_if_ours(&self.state_dir);
+        self.silence.abort();
         self.server.shutdown().await;
+        if let Some(store) = self.hub.store() {
+            store.flush(Duration::from_secs(5));
+        }
     }
 }
 
@@ -68,6 +98,45 @@ pub async fn serve(options: ServeOptions) -> Result<(), ServeError> {
     shutdown_signal().await;
     instance.stop().await;
     Ok(())
+}
+
+/// Opens the database, restores its sessions into the hub and attaches it. Problems are
+/// returned as notices: the app runs on without persistence rather than not at all.
+fn open_store(state_dir: &std::path::Path, hub: &Hub) -> Vec<String> {
+    let mut notices = Vec::new();
+    let store = match Store::open(state_dir) {
+        Ok((store, notice)) => {
+            notices.extend(notice.map(|n| n.to_string()));
+            store
+        }
+        Err(error) => {
+            notices.push(error.to_string());
+            return notices;
+        }
+    };
+    match store.load() {
+        Ok(sessions) => hub.restore(sessions),
+        Err(error) => notices.push(error.to_string()),
+    }
+    match StoreHandle::start(store) {
+        Ok(handle) => hub.attach_store(handle),
+        Err(error) => notices.push(error.to_string()),
+    }
+    notices
+}
+
+fn env_flag(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|value| !value.is_empty() && value != "0")
+}
+
+/// `SWITCHBOARD_STALE_MINUTES` (default 10) and `SWITCHBOARD_ARCHIVE_HOURS` (default 24).
+fn ages_from_env() -> Ages {
+    let number = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<f64>().ok()).filter(|v| *v > 0.0);
+    let defaults = Ages::default();
+    Ages {
+        stale_after: number("SWITCHBOARD_STALE_MINUTES").map_or(defaults.stale_after, |m| (m * 60_000.0) as u64),
+        archive_after: number("SWITCHBOARD_ARCHIVE_HOURS").map_or(defaults.archive_after, |h| (h * 3_600_000.0) as u64),
+    }
 }
 
 async fn shutdown_signal() {

@@ -4,6 +4,7 @@
 mod cli;
 mod forwarder;
 mod hook_server;
+mod installer;
 mod persistence;
 mod support;
 mod titles;

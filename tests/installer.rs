@@ -1,0 +1,108 @@
+//! `switchboard install` end to end: install into a temporary home, then run every installed
+//! command line exactly as the CLI would (`sh -c '<command>'`, the payload on stdin) against a
+//! running `switchboard serve`.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::support::{fixture, Serve, BIN};
+
+/// Every command registered for `event` in a Claude/Codex/Gemini-style hooks object.
+fn commands_for(settings: &Value, event: &str) -> Vec<String> {
+    settings["hooks"][event]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|group| group["hooks"].as_array().cloned().unwrap_or_default())
+        .filter_map(|hook| hook["command"].as_str().map(str::to_owned))
+        .collect()
+}
+
+fn run_as_the_cli(command: &str, payload: &Value, state_dir: &Path) -> std::process::Output {
+    let mut child = Command::new("sh")
+        .args(["-c", command])
+        .env("SWITCHBOARD_HOME", state_dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn installed_hooks_report_every_cli_to_a_running_instance() {
+    let home = tempfile::tempdir().unwrap();
+    let output = Command::new(BIN)
+        .args(["install", "all"])
+        .env("HOME", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .env_remove("GEMINI_CLI_HOME")
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(said.contains("Claude Code") && said.contains("Codex") && said.contains("Gemini"), "{said}");
+
+    let serve = Serve::start();
+    let cases = [
+        (
+            home.path().join(".claude/settings.json"),
+            "PermissionRequest",
+            "claude/PermissionRequest.json",
+            "00893aaf-19fa-41d2-8238-13269b9b3ca0",
+            "blocked",
+        ),
+        (
+            home.path().join(".codex/hooks.json"),
+            "PreToolUse",
+            "codex/PreToolUse-request_user_input.json",
+            "019fb3cc-0000-7000-8000-000000000001",
+            "waiting",
+        ),
+        (
+            home.path().join(".gemini/settings.json"),
+            "AfterAgent",
+            "gemini/AfterAgent.json",
+            "7f1c2d3e-aaaa-4bbb-8ccc-0123456789ab",
+            "done",
+        ),
+    ];
+    for (settings, event, payload, session, status) in cases {
+        let commands = commands_for(&read_json(&settings), event);
+        assert_eq!(commands.len(), 1, "{}: {commands:?}", settings.display());
+        let output = run_as_the_cli(&commands[0], &fixture(payload), serve.home());
+        assert!(output.status.success(), "{}", commands[0]);
+        let expected_stdout = if event == "AfterAgent" { "{}" } else { "" };
+        assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), expected_stdout);
+        serve.wait_for(session, |s| s["status"] == status);
+    }
+}
+
+#[test]
+fn uninstall_takes_out_only_switchboards_hooks() {
+    let home = tempfile::tempdir().unwrap();
+    let claude = home.path().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let mine = r#"{"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}"#;
+    std::fs::write(claude.join("settings.json"), mine).unwrap();
+    let install = |args: &[&str]| {
+        Command::new(BIN).args(args).env("HOME", home.path()).env("PATH", "/usr/bin:/bin").output().unwrap()
+    };
+    assert!(install(&["install", "claude"]).status.success());
+    assert!(install(&["install", "claude"]).status.success(), "twice is once");
+    assert_eq!(commands_for(&read_json(&claude.join("settings.json")), "Stop").len(), 2);
+    assert!(install(&["install", "claude", "--uninstall"]).status.success());
+    let after = read_json(&claude.join("settings.json"));
+    assert_eq!(after, serde_json::from_str::<Value>(mine).unwrap(), "back to the user's own settings");
+}

@@ -14,7 +14,11 @@ use serde_json::{json, Value};
 use switchboard_engine::endpoint::Endpoint;
 use tokio::sync::{Mutex, MutexGuard};
 
-pub const APP: &str = env!("CARGO_BIN_EXE_switchboard-app");
+/// The app under test: the binary cargo built with this test, or `SWITCHBOARD_E2E_APP` (e.g. a
+/// release build, for the measurements).
+pub fn app_path() -> String {
+    std::env::var("SWITCHBOARD_E2E_APP").unwrap_or_else(|_| env!("CARGO_BIN_EXE_switchboard-app").to_owned())
+}
 
 /// WebDriver ports, the notification bus name and X focus are shared by the whole machine: one
 /// test at a time, even when the suite is run without `--test-threads=1`.
@@ -123,18 +127,30 @@ impl App {
             Notify::Off => command.env("SWITCHBOARD_NO_NOTIFY", "1"),
         };
         let driver = command.spawn().expect("tauri-driver (cargo install tauri-driver --locked)");
-        let app = Self::connect(driver, home, serial, port).await;
+        let app = Self::connect(driver, home, serial, port, native_port).await;
         app.wait_for_ui().await;
         app
     }
 
-    async fn connect(driver: Child, home: tempfile::TempDir, serial: MutexGuard<'static, ()>, port: u16) -> Self {
+    async fn connect(
+        driver: Child,
+        home: tempfile::TempDir,
+        serial: MutexGuard<'static, ()>,
+        port: u16,
+        native_port: u16,
+    ) -> Self {
+        // tauri-driver listens at once but starts WebKitWebDriver beside it without waiting for it:
+        // a session asked for before the native driver listens fails ("tcp connect error").
         let addr = SocketAddr::from(([127, 0, 0, 1], port));
-        let listening = eventually(Duration::from_secs(20), || TcpStream::connect(addr).ok());
-        assert!(listening.is_some(), "tauri-driver never listened on {addr}");
+        for (what, addr) in
+            [("tauri-driver", addr), ("WebKitWebDriver", SocketAddr::from(([127, 0, 0, 1], native_port)))]
+        {
+            let listening = eventually(Duration::from_secs(30), || TcpStream::connect(addr).ok());
+            assert!(listening.is_some(), "{what} never listened on {addr}; driver log:\n{}", read_log(home.path()));
+        }
         let mut capabilities = serde_json::Map::new();
         capabilities.insert("browserName".into(), json!("wry"));
-        capabilities.insert("tauri:options".into(), json!({ "application": APP }));
+        capabilities.insert("tauri:options".into(), json!({ "application": app_path() }));
         let client = ClientBuilder::rustls()
             .expect("rustls")
             .capabilities(capabilities)

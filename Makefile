@@ -52,7 +52,7 @@ test-ui: ui-deps
 
 test-rust:
 	cargo test -p switchboard-core -p switchboard-engine
-	cargo test --test tests
+	cargo test -p switchboard --lib --test tests
 
 ## The real app in a real web view: tauri-driver + WebKitWebDriver under Xvfb, with a private
 ## D-Bus session bus and a test notification server on it.

@@ -277,3 +277,51 @@ pub fn run() -> anyhow::Result<()> {
     });
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use switchboard_core::{normalize, Change};
+
+    fn update(id: &str, status: &str) -> Update {
+        let event = normalize("custom", &json!({"sessionId": id, "status": status}), 1).unwrap();
+        let session = switchboard_core::Reducer::new().apply(&event, false).unwrap().session;
+        Update::Changed(Box::new(Change { session, previous: None, notify: false }))
+    }
+
+    #[test]
+    fn a_burst_is_coalesced_into_one_change_per_session_in_arrival_order() {
+        let mut pending = Pending::default();
+        for i in 0..10_000 {
+            let status = if i % 2 == 0 { "working" } else { "done" };
+            pending.push(update(&format!("s{}", i % 50), status));
+        }
+        let batch = pending.take().unwrap();
+        assert_eq!(batch.changed.len(), 50);
+        assert_eq!(batch.changed[0].session_id, "s0");
+        assert_eq!(batch.changed[49].session_id, "s49");
+        for session in &batch.changed {
+            let odd = session.session_id[1..].parse::<u32>().unwrap() % 2 == 1;
+            let done = session.status == Some(switchboard_core::AgentStatus::Done);
+            assert_eq!(done, odd, "{} carries its last state", session.session_id);
+        }
+        assert!(pending.take().is_none(), "nothing left to emit");
+    }
+
+    #[test]
+    fn a_removal_after_a_change_in_the_same_frame_wins() {
+        let mut pending = Pending::default();
+        pending.push(update("a", "working"));
+        pending.push(update("b", "working"));
+        pending.push(Update::Removed("a".into()));
+        let batch = pending.take().unwrap();
+        assert_eq!(batch.changed.iter().map(|s| s.session_id.as_str()).collect::<Vec<_>>(), ["b"]);
+        assert_eq!(batch.removed, ["a"]);
+        pending.push(Update::Removed("c".into()));
+        pending.push(update("c", "done"));
+        let batch = pending.take().unwrap();
+        assert!(batch.removed.is_empty(), "it came back within the frame");
+        assert_eq!(batch.changed.len(), 1);
+    }
+}

@@ -21,7 +21,29 @@ pub use server::HookServer;
 
 /// Logs go to stderr, filtered by `RUST_LOG` (default: Switchboard's own info and up).
 pub fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,switchboard=info,switchboard_engine=info"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let _ = tracing_subscriber::fmt().with_env_filter(log_filter()).with_writer(std::io::stderr).try_init();
+}
+
+/// The desktop app also keeps a daily log file in `<state dir>/logs` (the last 7 days), since
+/// nobody watches its stderr.
+pub fn init_tracing_with_file(state_dir: &std::path::Path) {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let file = tracing_appender::rolling::Builder::new()
+        .rotation(tracing_appender::rolling::Rotation::DAILY)
+        .filename_prefix("switchboard")
+        .filename_suffix("log")
+        .max_log_files(7)
+        .build(state_dir.join("logs"));
+    let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    let registry = tracing_subscriber::registry().with(log_filter()).with(stderr);
+    let _ = match file {
+        Ok(file) => registry.with(tracing_subscriber::fmt::layer().with_ansi(false).with_writer(file)).try_init(),
+        Err(_) => registry.try_init(),
+    };
+}
+
+fn log_filter() -> tracing_subscriber::EnvFilter {
+    tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,switchboard=info,switchboard_engine=info"))
 }

@@ -147,4 +147,24 @@ describe("a session node", () => {
     const node = renderSession({ lastEventAt: NOW - 12 * 60_000, stale: true });
     expect(within(node).getByTitle("no news for 12 min")).toBeInTheDocument();
   });
+
+  it("marks a session restored from the last run, quietly, beside its age", () => {
+    const node = renderSession({ restored: true, lastEventAt: NOW - 3 * 60 * 60_000 });
+    expect(node).toHaveAttribute("data-restored", "true");
+    const mark = within(node).getByTestId("restored-mark");
+    expect(mark).toHaveTextContent("from last run");
+    expect(node).toHaveTextContent("from last run · 3 h ago");
+  });
+
+  it("has no restored mark otherwise, and loses it when the session reports again", () => {
+    const node = renderSession({ restored: true });
+    act(() =>
+      useSwitchboard.getState().applyChanges({
+        changed: [makeSession({ sessionId: "sess-1", restored: false, lastEventAt: NOW })],
+        removed: [],
+      }),
+    );
+    expect(node).toHaveAttribute("data-restored", "false");
+    expect(within(node).queryByTestId("restored-mark")).toBeNull();
+  });
 });

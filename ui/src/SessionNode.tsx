@@ -34,6 +34,7 @@ export function SessionCard({ id, selected = false }: CardProps) {
   if (session.ended) classes.push("is-ended");
   if (selected) classes.push("is-selected");
   if (session.unread) classes.push("is-unread");
+  if (session.restored) classes.push("is-restored");
 
   const onRemove = (event: MouseEvent) => {
     // The × must not also open (and clear) the node it sits on.
@@ -49,6 +50,7 @@ export function SessionCard({ id, selected = false }: CardProps) {
       data-status={session.status ?? "none"}
       data-unread={session.unread ? "true" : "false"}
       data-ended={session.ended ? "true" : "false"}
+      data-restored={session.restored ? "true" : "false"}
       onClick={() => openSession(id)}
     >
       <div className="node-status">
@@ -66,6 +68,16 @@ export function SessionCard({ id, selected = false }: CardProps) {
           </span>
         )}
         {" "}
+        {session.restored && (
+          <span
+            className="restored-mark"
+            data-testid="restored-mark"
+            title="Loaded from the last run; not heard from since Switchboard started"
+          >
+            from last run ·
+          </span>
+        )}
+        {session.restored && " "}
         <span className="node-age" title={absoluteTime(session.lastEventAt)}>
           {relativeAge(session.lastEventAt, now)}
         </span>

@@ -36,4 +36,11 @@ describe("the empty state", () => {
     expect(await screen.findByRole("alert")).toHaveTextContent("~/.codex/hooks.json is not valid JSON");
     expect(screen.getByRole("button", { name: "Connect my CLIs" })).toBeEnabled();
   });
+
+  it("with sessions in Older, says all is quiet and points there instead of installing", () => {
+    render(<EmptyState olderCount={3} />);
+    expect(screen.getByText("All quiet")).toBeInTheDocument();
+    expect(screen.getByTestId("empty-state")).toHaveTextContent("3 earlier sessions are under Older");
+    expect(screen.queryByTestId("install-hooks")).toBeNull();
+  });
 });

@@ -10,7 +10,8 @@ type InstallState =
 
 export const INSTALL_COMMAND = "switchboard install";
 
-export function EmptyState() {
+/** `olderCount`: sessions in the Older list. With some, the CLIs are clearly connected already. */
+export function EmptyState({ olderCount = 0 }: { olderCount?: number }) {
   const [install, setInstall] = useState<InstallState>({ phase: "idle" });
 
   const connect = async () => {
@@ -22,6 +23,26 @@ export function EmptyState() {
       setInstall({ phase: "failed", message: ipc.toIpcError(err).message });
     }
   };
+
+  if (olderCount > 0) {
+    return (
+      <section className="empty-state" data-testid="empty-state">
+        <div className="empty-card">
+          <LogoMark className="empty-mark" />
+          <h1 className="empty-title">All quiet</h1>
+          <p className="empty-lede">
+            No agent has reported for a day.{" "}
+            {olderCount === 1 ? "One earlier session is" : `${olderCount} earlier sessions are`} under{" "}
+            <strong>Older</strong>; each comes back here when it reports again.
+          </p>
+          <p className="empty-waiting">
+            <span className="waiting-pulse" aria-hidden="true" />
+            Waiting for the next agent…
+          </p>
+        </div>
+      </section>
+    );
+  }
 
   return (
     <section className="empty-state" data-testid="empty-state">

@@ -1,6 +1,8 @@
-import { useSwitchboard, countInCategory } from "./store";
+import { useState } from "react";
+import { useSwitchboard, countEnded, countInCategory } from "./store";
 import type { Category } from "./status";
-import { LogoMark } from "./icons";
+import { ArchiveIcon, LogoMark } from "./icons";
+import * as ipc from "./ipc";
 
 const CHIPS: Array<{ category: Category; label: (n: number) => string; hint: string }> = [
   { category: "needs", label: (n) => (n === 1 ? "needs you" : "need you"), hint: "Has a question or needs permission" },
@@ -11,7 +13,9 @@ const CHIPS: Array<{ category: Category; label: (n: number) => string; hint: str
 function CountChip({ category, label, hint }: (typeof CHIPS)[number]) {
   const count = useSwitchboard((s) => countInCategory(s.sessions, category));
   const anyBlocked = useSwitchboard(
-    (s) => category === "needs" && Object.values(s.sessions).some((x) => !x.ended && x.status === "blocked"),
+    (s) =>
+      category === "needs" &&
+      Object.values(s.sessions).some((x) => !x.ended && !x.archived && x.status === "blocked"),
   );
   const cycle = useSwitchboard((s) => s.cycle);
   const classes = ["count-chip", `chip-${category}`];
@@ -30,6 +34,63 @@ function CountChip({ category, label, hint }: (typeof CHIPS)[number]) {
       <span className="chip-dot" aria-hidden="true" />
       <span className="chip-count">{count}</span>{" "}
       <span className="chip-label">{label(count)}</span>
+    </button>
+  );
+}
+
+/** "Older (N)": sessions silent for a day; opens the drawer that lists them. */
+function OlderToggle() {
+  const count = useSwitchboard((s) => s.older.length);
+  const open = useSwitchboard((s) => s.olderOpen);
+  const setOlderOpen = useSwitchboard((s) => s.setOlderOpen);
+  if (count === 0) return null;
+  return (
+    <button
+      type="button"
+      className={open ? "header-action is-on" : "header-action"}
+      data-testid="older-toggle"
+      data-count={count}
+      aria-pressed={open}
+      aria-controls="older-drawer"
+      title="Sessions silent for a day or more; they come back to the canvas when they report"
+      onClick={() => setOlderOpen()}
+    >
+      <ArchiveIcon />
+      Older ({count})
+    </button>
+  );
+}
+
+/** "Clear ended (N)": removes every ended session (the Older ones too), as Rust counts them. */
+function ClearEnded() {
+  const count = useSwitchboard((s) => countEnded(s.sessions));
+  const olderEnded = useSwitchboard((s) => s.older.filter((id) => s.sessions[id]?.ended).length);
+  const [busy, setBusy] = useState(false);
+  if (count === 0) return null;
+  const clear = () => {
+    setBusy(true);
+    ipc
+      .removeEnded()
+      .catch((err: unknown) => console.warn("remove_ended failed", err))
+      .finally(() => setBusy(false));
+  };
+  const hint =
+    olderEnded > 0
+      ? `Remove the ${count} ended sessions (${olderEnded} of them in Older)`
+      : count === 1
+        ? "Remove the ended session"
+        : `Remove the ${count} ended sessions`;
+  return (
+    <button
+      type="button"
+      className="header-action"
+      data-testid="clear-ended"
+      data-count={count}
+      disabled={busy}
+      title={hint}
+      onClick={clear}
+    >
+      Clear ended ({count})
     </button>
   );
 }
@@ -54,6 +115,10 @@ export function Header() {
           </span>
         ))}
       </nav>
+      <div className="header-actions">
+        <OlderToggle />
+        <ClearEnded />
+      </div>
       <div className="key-hints" aria-label="Keyboard shortcuts" hidden={!hasSessions}>
         <span>
           <kbd>n</kbd> next that needs you

@@ -59,6 +59,18 @@ export function ClockIcon({ className }: IconProps) {
   );
 }
 
+/** The Older list: a box of put-away things. */
+export function ArchiveIcon({ className }: IconProps) {
+  return (
+    <svg className={className} viewBox="0 0 16 16" width="14" height="14" aria-hidden="true">
+      <g fill="none" stroke="currentColor" strokeWidth="1.4" strokeLinecap="round" strokeLinejoin="round">
+        <rect x="2.2" y="3" width="11.6" height="3.2" rx="1" />
+        <path d="M3.3 6.2v5.8a1 1 0 0 0 1 1h7.4a1 1 0 0 0 1-1V6.2M6.5 8.6h3" />
+      </g>
+    </svg>
+  );
+}
+
 export function CloseIcon({ className }: IconProps) {
   return (
     <svg className={className} viewBox="0 0 16 16" width="12" height="12" aria-hidden="true">

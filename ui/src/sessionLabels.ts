@@ -60,6 +60,13 @@ export function silenceFor(at: number, now: number): string {
   return `no news for ${Math.floor(diff / DAY)} d`;
 }
 
+/** "09:05": the local wall-clock time, 24-hour. */
+export function clockTime(at: number): string {
+  if (!Number.isFinite(at)) return "";
+  const d = new Date(at);
+  return `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
+}
+
 export function absoluteTime(at: number): string {
   return Number.isFinite(at) ? new Date(at).toLocaleString() : "";
 }

@@ -5,11 +5,12 @@ const key = (k: string, extra: Partial<KeyboardEvent> = {}) =>
   ({ key: k, shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, repeat: false, target: document.body, ...extra }) as KeyboardEvent;
 
 describe("canvas shortcuts", () => {
-  it("maps n, Shift+n, Enter and f", () => {
+  it("maps n, Shift+n, Enter, f and Escape", () => {
     expect(shortcutFor(key("n"))).toBe("next");
     expect(shortcutFor(key("N", { shiftKey: true }))).toBe("previous");
     expect(shortcutFor(key("Enter"))).toBe("open");
     expect(shortcutFor(key("f"))).toBe("fit");
+    expect(shortcutFor(key("Escape"))).toBe("close");
     expect(shortcutFor(key("x"))).toBeNull();
   });
 

@@ -1,6 +1,6 @@
 // Canvas keyboard shortcuts: which key means what, and when keys belong to something else.
 
-export type Shortcut = "next" | "previous" | "open" | "fit";
+export type Shortcut = "next" | "previous" | "open" | "fit" | "close";
 
 /** Keys typed into a field, or pressed on a button, are not canvas shortcuts. */
 export function isTypingTarget(target: EventTarget | null): boolean {
@@ -20,6 +20,8 @@ export function shortcutFor(event: KeyLike): Shortcut | null {
       return event.shiftKey ? "previous" : "next";
     case "f":
       return event.shiftKey ? null : "fit";
+    case "Escape":
+      return "close";
     case "Enter": {
       // Enter on a button or link activates that control, not the selected node.
       const el = event.target as Element | null;

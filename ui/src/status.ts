@@ -1,5 +1,7 @@
 // The status language: one word, one tone and one icon per state, used by nodes, chips and the
 // minimap alike. Colour is never the only signal: every tone has its word and icon.
+import type { AgentStatus } from "./bindings/AgentStatus";
+import type { HistoryEntry } from "./bindings/HistoryEntry";
 import type { Session } from "./bindings/Session";
 
 export type Tone = "working" | "waiting" | "blocked" | "done" | "error" | "interrupted" | "idle";
@@ -14,8 +16,9 @@ export function isStale(session: Session): boolean {
   return session.stale;
 }
 
-export function badgeOf(session: Session, now: number): Badge {
-  switch (session.status) {
+/** The badge of a reported status; nodes, the history timeline and the Older list share it. */
+export function statusBadge(fields: { status: AgentStatus; errored: boolean; interrupted: boolean }): Badge {
+  switch (fields.status) {
     case "working":
       return { tone: "working", word: "Working" };
     case "waiting":
@@ -23,9 +26,19 @@ export function badgeOf(session: Session, now: number): Badge {
     case "blocked":
       return { tone: "blocked", word: "Needs permission" };
     case "done":
-      if (session.errored) return { tone: "error", word: "Error" };
-      if (session.interrupted) return { tone: "interrupted", word: "Interrupted" };
+      if (fields.errored) return { tone: "error", word: "Error" };
+      if (fields.interrupted) return { tone: "interrupted", word: "Interrupted" };
       return { tone: "done", word: "Done" };
+  }
+}
+
+export function badgeOf(session: Session, now: number): Badge {
+  switch (session.status) {
+    case "working":
+    case "waiting":
+    case "blocked":
+    case "done":
+      return statusBadge({ status: session.status, errored: session.errored, interrupted: session.interrupted });
     default:
       // `errored` / `interrupted` describe the current done; without a status trust them still.
       if (session.errored) return { tone: "error", word: "Error" };
@@ -89,6 +102,34 @@ export function reasonOf(session: Session): Reason | null {
       return message ? reason(message, session.status === "done" ? "box" : "quiet") : null;
     default:
       return message ? reason(message, "quiet") : null;
+  }
+}
+
+/**
+ * What a history entry was about, for the timeline: the question, the tool and its command, or
+ * the message. The status word stands beside it, so unlike {@link reasonOf} there is no
+ * "Needs permission:" lead; `lead` is the tool.
+ */
+export function historyReason(entry: HistoryEntry): Reason | null {
+  const message = nonEmpty(entry.message);
+  const tool = nonEmpty(entry.tool);
+  const question = nonEmpty(entry.question);
+  switch (entry.status) {
+    case "waiting": {
+      const text = question ?? message;
+      return text ? reason(text, "attention") : null;
+    }
+    case "blocked": {
+      if (!tool) return message ? reason(message, "attention") : null;
+      if (!message) return { lead: tool, text: "", full: tool, look: "attention" };
+      return { ...reason(message, "attention"), lead: tool, full: `${tool}  ${message}` };
+    }
+    case "working":
+      if (tool) return reason(`Using ${tool}`, "quiet");
+      return message ? reason(message, "quiet") : null;
+    case "done":
+      if (entry.errored) return reason(message ?? "The turn ended with an error", "attention");
+      return message ? reason(message, entry.interrupted ? "quiet" : "box") : null;
   }
 }
 

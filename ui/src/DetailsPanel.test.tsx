@@ -1,0 +1,155 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { DetailsPanel } from "./DetailsPanel";
+import { initialData, selectDetailsId, useSwitchboard } from "./store";
+import { useClock } from "./clock";
+import { clockTime } from "./sessionLabels";
+import type { HistoryEntry } from "./bindings/HistoryEntry";
+import { makeSession, NOW } from "./test/sessions";
+import * as ipc from "./ipc";
+
+vi.mock("./ipc", () => ({
+  sessionHistory: vi.fn(),
+}));
+
+const MIN = 60_000;
+const entry = (minutesAgo: number, fields: Partial<HistoryEntry> & Pick<HistoryEntry, "status">): HistoryEntry => ({
+  at: NOW - minutesAgo * MIN,
+  tool: null,
+  question: null,
+  message: null,
+  interrupted: false,
+  errored: false,
+  ...fields,
+});
+
+const history: HistoryEntry[] = [
+  entry(50, { status: "working", tool: "Read" }),
+  entry(40, { status: "blocked", tool: "Bash", message: "rm -rf dist" }),
+  entry(30, { status: "done", message: "All 214 tests pass." }),
+  entry(20, { status: "done", errored: true, message: "API error 429" }),
+  entry(12, { status: "done", interrupted: true }),
+  entry(3, { status: "waiting", question: "SQLite or Postgres?", message: "ignored" }),
+];
+
+beforeEach(() => {
+  useSwitchboard.setState(initialData());
+  useClock.setState({ now: NOW });
+  vi.mocked(ipc.sessionHistory).mockReset();
+  vi.mocked(ipc.sessionHistory).mockResolvedValue(history);
+});
+
+function open(id = "a") {
+  useSwitchboard.getState().applySnapshot([
+    makeSession({ sessionId: "a", title: "auth-refactor", status: "waiting", question: "SQLite or Postgres?" }),
+    makeSession({ sessionId: "b", firstEventAt: NOW }),
+  ]);
+  useSwitchboard.getState().select(id);
+  return render(<DetailsPanel />);
+}
+
+describe("the details panel", () => {
+  it("is closed while nothing is selected", () => {
+    useSwitchboard.getState().applySnapshot([makeSession({ sessionId: "a" })]);
+    render(<DetailsPanel />);
+    expect(screen.queryByTestId("details-panel")).toBeNull();
+    expect(ipc.sessionHistory).not.toHaveBeenCalled();
+  });
+
+  it("opens for the selected node and renders its history in order, newest last, in the status language", async () => {
+    open();
+    const panel = screen.getByTestId("details-panel");
+    expect(panel).toHaveTextContent("auth-refactor");
+    expect(ipc.sessionHistory).toHaveBeenCalledWith("a");
+    const items = await within(panel).findAllByTestId("history-entry");
+    expect(items.map((i) => within(i).getByTestId("history-word").textContent)).toEqual([
+      "Working",
+      "Needs permission",
+      "Done",
+      "Error",
+      "Interrupted",
+      "Has a question",
+    ]);
+    expect(items.map((i) => i.className.match(/tone-(\w+)/)?.[1])).toEqual([
+      "working",
+      "blocked",
+      "done",
+      "error",
+      "interrupted",
+      "waiting",
+    ]);
+    const reasons = items.map((i) => within(i).queryByTestId("history-reason")?.textContent ?? null);
+    expect(reasons).toEqual([
+      "Using Read",
+      "Bash rm -rf dist",
+      "All 214 tests pass.",
+      "API error 429",
+      null,
+      "SQLite or Postgres?",
+    ]);
+    const time = within(items[1]!).getByTestId("history-time");
+    expect(time).toHaveTextContent(`${clockTime(NOW - 40 * MIN)} · 40 min ago`);
+    expect(time.textContent).toMatch(/^\d\d:\d\d · /);
+  });
+
+  it("clips a long reason and keeps the whole text in the tooltip", async () => {
+    const message = "x".repeat(5000);
+    vi.mocked(ipc.sessionHistory).mockResolvedValue([entry(1, { status: "done", message })]);
+    open();
+    const reason = await screen.findByTestId("history-reason");
+    expect(reason.textContent!.length).toBeLessThan(300);
+    expect(reason).toHaveAttribute("title", message);
+  });
+
+  it("refetches when that session changes, not when another one does", async () => {
+    open();
+    await screen.findAllByTestId("history-entry");
+    expect(ipc.sessionHistory).toHaveBeenCalledTimes(1);
+    act(() =>
+      useSwitchboard.getState().applyChanges({ changed: [makeSession({ sessionId: "b", firstEventAt: NOW, status: "done" })], removed: [] }),
+    );
+    expect(ipc.sessionHistory).toHaveBeenCalledTimes(1);
+    vi.mocked(ipc.sessionHistory).mockResolvedValue([...history, entry(0, { status: "working", tool: "Edit" })]);
+    act(() =>
+      useSwitchboard.getState().applyChanges({
+        changed: [makeSession({ sessionId: "a", title: "auth-refactor", status: "working", tool: "Edit", lastEventAt: NOW })],
+        removed: [],
+      }),
+    );
+    expect(ipc.sessionHistory).toHaveBeenCalledTimes(2);
+    await waitFor(() => expect(screen.getAllByTestId("history-entry")).toHaveLength(7));
+    expect(screen.getAllByTestId("history-word").at(-1)).toHaveTextContent("Working");
+  });
+
+  it("follows the selection to another session", async () => {
+    open();
+    await screen.findAllByTestId("history-entry");
+    vi.mocked(ipc.sessionHistory).mockResolvedValue([]);
+    act(() => useSwitchboard.getState().select("b"));
+    expect(ipc.sessionHistory).toHaveBeenLastCalledWith("b");
+    expect(await screen.findByText("No history yet.")).toBeInTheDocument();
+    expect(screen.queryAllByTestId("history-entry")).toHaveLength(0);
+  });
+
+  it("says so when the history cannot be loaded", async () => {
+    vi.mocked(ipc.sessionHistory).mockRejectedValue({ kind: "io", message: "database is locked" });
+    open();
+    expect(await screen.findByRole("alert")).toHaveTextContent("database is locked");
+  });
+
+  it("closes with its × (the node is deselected)", async () => {
+    open();
+    await screen.findAllByTestId("history-entry");
+    fireEvent.click(screen.getByRole("button", { name: "Close details" }));
+    expect(selectDetailsId(useSwitchboard.getState())).toBeNull();
+    expect(screen.queryByTestId("details-panel")).toBeNull();
+  });
+
+  it("notes a session restored from the last run", async () => {
+    useSwitchboard.getState().applySnapshot([makeSession({ sessionId: "a", restored: true, lastEventAt: NOW - 3 * 60 * MIN })]);
+    useSwitchboard.getState().select("a");
+    render(<DetailsPanel />);
+    expect(screen.getByTestId("details-panel")).toHaveTextContent("From the last run — no news for 3 h.");
+    await screen.findAllByTestId("history-entry");
+  });
+});

@@ -1,0 +1,157 @@
+// The side panel for the selected node (or the session picked in the Older list): who it is
+// and its recent history as a timeline, newest last. The history is fetched from Rust when the
+// panel opens and again whenever that session changes (its sessions-changed).
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
+import type { HistoryEntry } from "./bindings/HistoryEntry";
+import { selectDetailsId, useSwitchboard } from "./store";
+import { useClock } from "./clock";
+import { badgeOf, historyReason, statusBadge } from "./status";
+import {
+  absoluteTime,
+  agentName,
+  clockTime,
+  relativeAge,
+  shortenHome,
+  silenceFor,
+  titleOf,
+} from "./sessionLabels";
+import { CloseIcon, StatusGlyph } from "./icons";
+import * as ipc from "./ipc";
+
+type Loaded = { phase: "loading" } | { phase: "ok"; entries: HistoryEntry[] } | { phase: "failed"; message: string };
+
+function errorMessage(err: unknown): string {
+  if (err && typeof err === "object" && typeof (err as { message?: unknown }).message === "string") {
+    return (err as { message: string }).message;
+  }
+  return String(err);
+}
+
+export function HistoryItem({ entry, now }: { entry: HistoryEntry; now: number }) {
+  const badge = statusBadge(entry);
+  const reason = historyReason(entry);
+  return (
+    <li className={`history-entry tone-${badge.tone}`} data-testid="history-entry" data-status={entry.status}>
+      <span className="history-dot">
+        <StatusGlyph tone={badge.tone} />
+      </span>
+      <div className="history-body">
+        <div className="history-line">
+          <span className="history-word" data-testid="history-word">
+            {badge.word}
+          </span>
+          <time
+            className="history-time"
+            data-testid="history-time"
+            dateTime={new Date(entry.at).toISOString()}
+            title={absoluteTime(entry.at)}
+          >
+            {clockTime(entry.at)} · {relativeAge(entry.at, now)}
+          </time>
+        </div>
+        {reason && (
+          <div className={`history-reason look-${reason.look}`} data-testid="history-reason" title={reason.full}>
+            {reason.lead && <span className="history-tool">{reason.lead}</span>}
+            {reason.lead && reason.text && " "}
+            {reason.text && <span className={reason.lead ? "is-command" : undefined}>{reason.text}</span>}
+          </div>
+        )}
+      </div>
+    </li>
+  );
+}
+
+function Details({ id }: { id: string }) {
+  const session = useSwitchboard((s) => s.sessions[id]);
+  const closeDetails = useSwitchboard((s) => s.closeDetails);
+  const now = useClock((s) => s.now);
+  const [history, setHistory] = useState<Loaded>({ phase: "loading" });
+  const list = useRef<HTMLOListElement>(null);
+
+  // `session` is a new object on every sessions-changed for this id: that is when to refetch.
+  useEffect(() => {
+    if (!session) return;
+    let live = true;
+    ipc.sessionHistory(id).then(
+      (entries) => live && setHistory({ phase: "ok", entries }),
+      (err: unknown) => live && setHistory({ phase: "failed", message: errorMessage(err) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [id, session]);
+
+  // Newest last, like a log: keep the latest entry in view.
+  const count = history.phase === "ok" ? history.entries.length : 0;
+  const newest = history.phase === "ok" ? history.entries[count - 1]?.at : undefined;
+  useLayoutEffect(() => {
+    const el = list.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  }, [count, newest]);
+
+  if (!session) return null;
+  const badge = badgeOf(session, now);
+  const title = titleOf(session);
+  const folder = session.cwd ? shortenHome(session.cwd) : null;
+
+  return (
+    <aside className={`details-panel tone-${badge.tone}`} data-testid="details-panel" data-session-id={id} aria-label={`${title}: details`}>
+      <div className="details-head">
+        <span className="details-status">
+          <span className="status-dot">
+            <StatusGlyph tone={badge.tone} />
+          </span>
+          <span className="status-word">{badge.word}</span>
+          {session.ended && <span className="ended-mark"> · ended</span>}
+        </span>
+        <button type="button" className="icon-button" aria-label="Close details" title="Close (Esc)" onClick={closeDetails}>
+          <CloseIcon />
+        </button>
+      </div>
+      <h2 className="details-title" title={title}>
+        {title}
+      </h2>
+      <div className="details-meta">
+        <span>{agentName(session.agent)}</span>
+        {folder && (
+          <>
+            <span className="node-sep" aria-hidden="true">
+              ·
+            </span>
+            <span className="details-folder" title={session.cwd ?? undefined}>
+              {folder}
+            </span>
+          </>
+        )}
+      </div>
+      <p className="details-note" title={absoluteTime(session.lastEventAt)}>
+        {session.archived
+          ? `In Older — ${silenceFor(session.lastEventAt, now)}. It returns to the canvas when it reports.`
+          : session.restored
+            ? `From the last run — ${silenceFor(session.lastEventAt, now)}.`
+            : `Last event ${relativeAge(session.lastEventAt, now)}.`}
+      </p>
+
+      <h3 className="details-subhead">Recent history</h3>
+      {history.phase === "failed" && (
+        <p className="details-empty is-error" role="alert">
+          Could not load the history: {history.message}
+        </p>
+      )}
+      {history.phase === "ok" && history.entries.length === 0 && <p className="details-empty">No history yet.</p>}
+      {history.phase === "ok" && history.entries.length > 0 && (
+        <ol className="history-list" data-testid="history-list" ref={list}>
+          {history.entries.map((entry, i) => (
+            <HistoryItem key={`${entry.at}-${i}`} entry={entry} now={now} />
+          ))}
+        </ol>
+      )}
+    </aside>
+  );
+}
+
+export function DetailsPanel() {
+  const id = useSwitchboard(selectDetailsId);
+  // A fresh panel per session: no history of the previous one shows while the next loads.
+  return id ? <Details key={id} id={id} /> : null;
+}

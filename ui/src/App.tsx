@@ -3,6 +3,8 @@ import { ReactFlowProvider } from "@xyflow/react";
 import { Header } from "./Header";
 import { Canvas } from "./Canvas";
 import { EmptyState } from "./EmptyState";
+import { OlderDrawer } from "./OlderDrawer";
+import { DetailsPanel } from "./DetailsPanel";
 import { useSwitchboard } from "./store";
 import { startSync } from "./sync";
 import { startClock } from "./clock";
@@ -12,20 +14,24 @@ export function App() {
   useEffect(() => startClock(), []);
   const loaded = useSwitchboard((s) => s.loaded);
   const empty = useSwitchboard((s) => s.order.length === 0);
+  const olderCount = useSwitchboard((s) => s.older.length);
 
   return (
     <div className="app">
       <Header />
-      <main className="app-main">
-        {loaded &&
-          (empty ? (
-            <EmptyState />
-          ) : (
+      <div className="app-body">
+        <main className="app-main">
+          {/* The canvas stays mounted while empty, so it can fit the view when sessions arrive. */}
+          {loaded && (
             <ReactFlowProvider>
               <Canvas />
             </ReactFlowProvider>
-          ))}
-      </main>
+          )}
+          {loaded && empty && <EmptyState olderCount={olderCount} />}
+          <OlderDrawer />
+        </main>
+        <DetailsPanel />
+      </div>
     </div>
   );
 }

@@ -11,6 +11,8 @@ import * as ipc from "./ipc";
 vi.mock("./ipc", () => ({
   clearUnread: vi.fn(() => Promise.resolve()),
   removeSession: vi.fn(() => Promise.resolve()),
+  setPosition: vi.fn(() => Promise.resolve()),
+  removeEnded: vi.fn(() => Promise.resolve(0)),
 }));
 
 beforeAll(installFlowStubs);
@@ -97,5 +99,18 @@ describe("the canvas", () => {
     expect(updated).toHaveAttribute("data-status", "waiting");
     expect(within(updated).getByTestId("session-reason")).toHaveTextContent("Ship it?");
     expect(screen.getByTestId("count-needs")).toHaveTextContent("3 need you");
+  });
+
+  it("Escape closes the details (deselects), then the Older drawer", async () => {
+    renderCanvas();
+    await screen.findAllByTestId("session-node");
+    act(() => useSwitchboard.getState().setOlderOpen(true));
+    fireEvent.keyDown(window, { key: "n" });
+    expect(selectSelectedId(useSwitchboard.getState())).toBe("b1");
+    fireEvent.keyDown(window, { key: "Escape" });
+    expect(selectSelectedId(useSwitchboard.getState())).toBeNull();
+    expect(useSwitchboard.getState().olderOpen).toBe(true);
+    fireEvent.keyDown(window, { key: "Escape" });
+    expect(useSwitchboard.getState().olderOpen).toBe(false);
   });
 });

@@ -1,5 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { CELL_HEIGHT, CELL_WIDTH, firstFreeCell, overlaps, placeNodes, toCoordinate, type XY } from "./layout";
+import {
+  arrivalViewport,
+  boundsOf,
+  CELL_HEIGHT,
+  CELL_WIDTH,
+  firstFreeCell,
+  GAP_X,
+  NODE_HEIGHT,
+  NODE_WIDTH,
+  overlaps,
+  placeNodes,
+  toCoordinate,
+  type XY,
+} from "./layout";
 
 function assertNoOverlap(positions: Record<string, XY>, except: ReadonlySet<string> = new Set()) {
   const ids = Object.keys(positions);
@@ -71,5 +84,36 @@ describe("placeNodes", () => {
 
   it("firstFreeCell skips every occupied cell", () => {
     expect(firstFreeCell([{ x: 0, y: 0 }, { x: CELL_WIDTH, y: 0 }], 2)).toEqual({ x: 0, y: CELL_HEIGHT });
+  });
+});
+
+describe("arrivalViewport", () => {
+  const pane = { width: 1280, height: 756 };
+
+  it("shows a few arrivals at full size from the top, the grid's width centred", () => {
+    const bounds = boundsOf([{ x: 0, y: 0 }])!;
+    expect(bounds).toEqual({ x: 0, y: 0, width: NODE_WIDTH, height: NODE_HEIGHT });
+    const view = arrivalViewport(bounds, pane, 4)!;
+    const gridWidth = 4 * CELL_WIDTH - GAP_X;
+    expect(view.zoom).toBe(1);
+    expect(view.y).toBe(32);
+    expect(view.x).toBe(Math.round((pane.width - gridWidth) / 2));
+  });
+
+  it("keeps a narrow pane's grid at the left edge", () => {
+    const view = arrivalViewport(boundsOf([{ x: 0, y: 0 }])!, { width: 700, height: 700 }, 4)!;
+    expect(view.x).toBe(24);
+  });
+
+  it("leaves arrivals that do not fit at full size to fitView", () => {
+    const many = Array.from({ length: 30 }, (_, i) => ({ x: (i % 4) * CELL_WIDTH, y: Math.floor(i / 4) * CELL_HEIGHT }));
+    expect(arrivalViewport(boundsOf(many)!, pane, 4)).toBeNull();
+  });
+
+  it("brings dragged positions far from the origin into view", () => {
+    const bounds = boundsOf([{ x: 2000, y: 1500 }])!;
+    const view = arrivalViewport(bounds, pane, 4)!;
+    expect(2000 + view.x).toBeGreaterThanOrEqual(0);
+    expect(1500 + view.y).toBe(32);
   });
 });

@@ -90,3 +90,38 @@ export function placeNodes(
   }
   return placed;
 }
+
+export type Box = { x: number; y: number; width: number; height: number };
+
+/** The box around nodes at these positions. */
+export function boundsOf(positions: readonly XY[]): Box | null {
+  if (positions.length === 0) return null;
+  const left = Math.min(...positions.map((p) => p.x));
+  const top = Math.min(...positions.map((p) => p.y));
+  const right = Math.max(...positions.map((p) => p.x + NODE_WIDTH));
+  const bottom = Math.max(...positions.map((p) => p.y + NODE_HEIGHT));
+  return { x: left, y: top, width: right - left, height: bottom - top };
+}
+
+const ARRIVAL_SIDE = 24;
+const ARRIVAL_TOP = 32;
+
+/**
+ * Where to look when sessions arrive on an empty canvas. If they fit at full size, show them
+ * at zoom 1 from the top, the grid's full width centred: later arrivals fill the row to the
+ * right and the rows below, in view, with no empty band above. `null` when they do not fit:
+ * then fit the view to them (zoomed out).
+ */
+export function arrivalViewport(
+  bounds: Box,
+  pane: { width: number; height: number },
+  columns: number,
+): { x: number; y: number; zoom: number } | null {
+  const fitsAcross = bounds.width + 2 * ARRIVAL_SIDE <= pane.width;
+  const fitsDown = bounds.height + ARRIVAL_TOP + ARRIVAL_SIDE <= pane.height;
+  if (!fitsAcross || !fitsDown) return null;
+  const gridWidth = columns * CELL_WIDTH - GAP_X;
+  const span = Math.max(bounds.width, gridWidth);
+  const left = span + 2 * ARRIVAL_SIDE <= pane.width ? (pane.width - span) / 2 : ARRIVAL_SIDE;
+  return { x: Math.round(left - bounds.x), y: ARRIVAL_TOP - bounds.y, zoom: 1 };
+}

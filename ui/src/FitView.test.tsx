@@ -1,0 +1,127 @@
+// The canvas fits the view when sessions arrive on an empty canvas, and at no other time.
+import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { act, render, screen } from "@testing-library/react";
+import { useMemo } from "react";
+import { ReactFlowProvider } from "@xyflow/react";
+import { Canvas } from "./Canvas";
+import { initialData, useSwitchboard } from "./store";
+import { installFlowStubs } from "./test/flow";
+import { makeSession, NOW } from "./test/sessions";
+
+const fits = vi.hoisted(() => ({ fitView: vi.fn(), setViewport: vi.fn() }));
+
+// The real React Flow, with its viewport moves recorded on the way through.
+vi.mock("@xyflow/react", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("@xyflow/react")>();
+  return {
+    ...actual,
+    useReactFlow: () => {
+      const flow = actual.useReactFlow();
+      return useMemo(
+        () => ({
+          ...flow,
+          fitView: (options?: Parameters<typeof flow.fitView>[0]) => {
+            fits.fitView(options);
+            return flow.fitView(options);
+          },
+          setViewport: (...args: Parameters<typeof flow.setViewport>) => {
+            fits.setViewport(...args);
+            return flow.setViewport(...args);
+          },
+        }),
+        [flow],
+      );
+    },
+  };
+});
+
+vi.mock("./ipc", () => ({
+  clearUnread: vi.fn(() => Promise.resolve()),
+  removeSession: vi.fn(() => Promise.resolve()),
+  setPosition: vi.fn(() => Promise.resolve()),
+}));
+
+beforeAll(() => {
+  installFlowStubs();
+  // A 1200 × 800 pane: room for a few nodes at full size, not for forty.
+  Object.defineProperties(HTMLElement.prototype, {
+    clientWidth: { configurable: true, get: () => 1200 },
+    clientHeight: { configurable: true, get: () => 800 },
+  });
+});
+
+beforeEach(() => {
+  useSwitchboard.setState({ ...initialData(), columns: 3 });
+  fits.fitView.mockClear();
+  fits.setViewport.mockClear();
+});
+
+const fitCount = () => fits.fitView.mock.calls.length + fits.setViewport.mock.calls.length;
+const store = () => useSwitchboard.getState();
+const arrive = (...ids: string[]) =>
+  act(() =>
+    store().applyChanges({
+      changed: ids.map((id, i) => makeSession({ sessionId: id, firstEventAt: NOW + i })),
+      removed: [],
+    }),
+  );
+
+function renderCanvas() {
+  return render(
+    <ReactFlowProvider>
+      <div style={{ width: 1200, height: 800 }}>
+        <Canvas />
+      </div>
+    </ReactFlowProvider>,
+  );
+}
+
+describe("fitting the view", () => {
+  it("does nothing while the canvas is empty", () => {
+    store().applySnapshot([]);
+    renderCanvas();
+    expect(fitCount()).toBe(0);
+  });
+
+  it("fits once when the first sessions arrive after an empty start, not on later changes", async () => {
+    store().applySnapshot([]);
+    renderCanvas();
+    arrive("a");
+    await screen.findAllByTestId("session-node");
+    expect(fitCount()).toBe(1);
+    // One node at full size: shown from the top at zoom 1, not blown up to fill the pane.
+    expect(fits.setViewport).toHaveBeenCalledWith(expect.objectContaining({ zoom: 1, y: 32 }));
+
+    arrive("b", "c");
+    act(() => store().applyChanges({ changed: [makeSession({ sessionId: "a", status: "done" })], removed: [] }));
+    act(() => store().select("b"));
+    expect(fitCount()).toBe(1);
+  });
+
+  it("fits at mount when the snapshot already has sessions", async () => {
+    store().applySnapshot([makeSession({ sessionId: "a" }), makeSession({ sessionId: "b", firstEventAt: NOW })]);
+    renderCanvas();
+    await screen.findAllByTestId("session-node");
+    expect(fitCount()).toBe(1);
+    arrive("c");
+    expect(fitCount()).toBe(1);
+  });
+
+  it("fits again after the canvas emptied and sessions came back", async () => {
+    store().applySnapshot([makeSession({ sessionId: "a" })]);
+    renderCanvas();
+    expect(fitCount()).toBe(1);
+    act(() => store().applyChanges({ changed: [], removed: ["a"] }));
+    expect(fitCount()).toBe(1);
+    arrive("b");
+    expect(fitCount()).toBe(2);
+  });
+
+  it("zooms out to fit when the arrivals do not fit at full size", async () => {
+    store().applySnapshot([]);
+    renderCanvas();
+    arrive(...Array.from({ length: 20 }, (_, i) => `s${i}`));
+    expect(fits.fitView).toHaveBeenCalledTimes(1);
+    expect(fits.setViewport).not.toHaveBeenCalled();
+  });
+});

@@ -2,7 +2,10 @@
 // manual checks). Served by serve-with-fake.mjs; never imported by src/, never in the bundle.
 //   ?empty        no sessions (the empty state)
 //   ?failinstall  install_hooks rejects
-//   ?focus=ID     a notification click for session ID, shortly after start
+//   ?focus=ID     a notification click for session ID, shortly after start (opens its details)
+//   ?older        opens the Older drawer;  ?pick=ID  also picks that Older session
+//   ?allolder     every session is archived (the quiet empty state)
+//   ?arrive       starts empty; the sessions arrive a moment later (the canvas fits to them)
 (() => {
   const params = new URLSearchParams(location.search);
   const now = Date.now();
@@ -22,6 +25,10 @@
     subagents: 0,
     statusChangedAt: null,
     transcriptPath: null,
+    stale: false,
+    restored: false,
+    archived: false,
+    position: null,
   };
   const s = (id, agent, firstMinAgo, lastMinAgo, fields) => ({
     ...base,
@@ -33,6 +40,8 @@
     ...fields,
   });
   const long = "Here is the full log summary. ".repeat(2100); // ~60 KB
+  const hour = 60;
+  const day = 24 * hour;
 
   const sessions = params.has("empty")
     ? []
@@ -81,8 +90,60 @@
         s("st4l3st4-stale", "codex", 20, 14, {
           status: "working", title: "Long migration run", cwd: "/home/maya/src/warehouse", stale: true, tool: "shell",
         }),
-      ];
+        // Loaded from the database at start-up, not heard from since.
+        s("r3st0r3d-restored", "claude", 6 * hour, 3 * hour, {
+          status: "done", title: "Tidy the release notes", cwd: "/home/maya/src/webapp", restored: true,
+          message: "Grouped the 0.9 changes by area and linked each PR.",
+        }),
+        // Silent for a day or more: off the canvas, in the Older list.
+        s("0ld0ld01-archived", "claude", 3 * day, 2 * day, {
+          status: "done", title: "Spike: websocket transport", cwd: "/home/maya/src/switchboard", archived: true,
+          restored: true, message: "Prototype works; latency is 4 ms p50 on loopback.",
+        }),
+        s("0ld0ld02-archived", "codex", 2 * day, 30 * hour, {
+          status: "waiting", title: "Choose a chart library", cwd: "/home/maya/src/dashboard", archived: true,
+          restored: true, awaitingInput: true, question: "Recharts or visx?",
+        }),
+        s("0ld0ld03-archived", "gemini", 9 * day, 8 * day, {
+          status: "done", ended: true, title: "Translate onboarding copy", cwd: "/home/maya/src/webapp", archived: true,
+          restored: true, message: "Added de, fr and es strings.",
+        }),
+      ].map((x) => (params.has("allolder") ? { ...x, archived: true } : x));
 
+  // Recent status changes per session, oldest first (newest last), like session_history.
+  function historyOf(x) {
+    const span = Math.max(x.lastEventAt - x.firstEventAt, 4 * min);
+    const at = (f) => Math.round(x.firstEventAt + span * f);
+    const e = (f, status, fields = {}) => ({
+      at: at(f), status, tool: null, question: null, message: null, interrupted: false, errored: false, ...fields,
+    });
+    const last = e(1, x.status ?? "working", {
+      tool: x.tool, question: x.question, message: x.message, interrupted: x.interrupted, errored: x.errored,
+    });
+    if (x.status == null) return [];
+    if (x.sessionId === "c1a2b3c4-blocked") {
+      return [
+        e(0, "working", { tool: "Read" }),
+        e(0.2, "blocked", { tool: "Bash", message: "npm test -- --run" }),
+        e(0.25, "working", { tool: "Bash" }),
+        e(0.45, "done", { message: "Split AuthService into TokenStore and SessionGuard; 41 tests pass." }),
+        e(0.6, "working", { tool: "Edit" }),
+        e(0.8, "waiting", { question: "Keep the old /login route as a redirect, or remove it?" }),
+        e(0.85, "working", { tool: "Edit" }),
+        last,
+      ];
+    }
+    return [
+      e(0, "working", { tool: "Read" }),
+      e(0.3, "done", { message: "Looked around; here is the plan: 1. tests 2. fix 3. docs." }),
+      e(0.5, "working", { tool: "Edit" }),
+      e(0.7, "done", { interrupted: true }),
+      e(0.8, "working", { tool: x.tool ?? "Bash" }),
+      last,
+    ];
+  }
+
+  const arriving = params.has("arrive") ? sessions.splice(0) : [];
   const byId = new Map(sessions.map((x) => [x.sessionId, x]));
   const callbacks = new Map();
   const listeners = new Map(); // event name -> callback ids
@@ -130,6 +191,27 @@
           }
           return null;
         }
+        case "set_position": {
+          const x = byId.get(args.sessionId);
+          if (!x) throw { kind: "unknownSession", message: `no session ${args.sessionId}` };
+          if (!Number.isInteger(args.x) || !Number.isInteger(args.y)) {
+            throw { kind: "invalid", message: "set_position wants whole numbers" };
+          }
+          const next = { ...x, position: { x: args.x, y: args.y } };
+          byId.set(x.sessionId, next);
+          later(() => emit("sessions-changed", { changed: [next], removed: [] }));
+          return null;
+        }
+        case "session_history": {
+          const x = byId.get(args.sessionId);
+          return x ? historyOf(x) : [];
+        }
+        case "remove_ended": {
+          const ended = [...byId.values()].filter((x) => x.ended).map((x) => x.sessionId);
+          for (const id of ended) byId.delete(id);
+          if (ended.length) later(() => emit("sessions-changed", { changed: [], removed: ended }));
+          return ended.length;
+        }
         case "remove_session":
           byId.delete(args.sessionId);
           later(() => emit("sessions-changed", { changed: [], removed: [args.sessionId] }));
@@ -144,7 +226,18 @@
       }
     },
   };
+  if (arriving.length) {
+    setTimeout(() => {
+      for (const x of arriving) byId.set(x.sessionId, x);
+      emit("sessions-changed", { changed: arriving.slice(0, 1), removed: [] });
+    }, 700);
+    setTimeout(() => emit("sessions-changed", { changed: arriving.slice(1), removed: [] }), 1000);
+  }
   if (params.has("focus")) setTimeout(() => emit("focus-session", params.get("focus")), 600);
+  // Screenshot helpers: click what a user would click (the app itself has no such switches).
+  const click = (selector) => document.querySelector(selector)?.click();
+  if (params.has("older") || params.has("pick")) setTimeout(() => click('[data-testid="older-toggle"]'), 500);
+  if (params.has("pick")) setTimeout(() => click(`[data-testid="older-item"][data-session-id="${params.get("pick")}"]`), 800);
   // For poking at it from the console: __fake.emit("focus-session", "x9f8e7d6-waiting")
   window.__fake = { emit, sessions: byId, calls };
 })();

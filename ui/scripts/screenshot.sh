@@ -23,3 +23,9 @@ shot canvas-light "http://127.0.0.1:$port/"
 shot canvas-dark "http://127.0.0.1:$port/" --force-dark-mode --blink-settings=preferredColorScheme=0
 shot empty-light "http://127.0.0.1:$port/?empty"
 shot empty-dark "http://127.0.0.1:$port/?empty" --force-dark-mode --blink-settings=preferredColorScheme=0
+shot details-light "http://127.0.0.1:$port/?focus=c1a2b3c4-blocked"
+shot details-dark "http://127.0.0.1:$port/?focus=c1a2b3c4-blocked" --force-dark-mode --blink-settings=preferredColorScheme=0
+shot older-light "http://127.0.0.1:$port/?pick=0ld0ld02-archived"
+shot older-dark "http://127.0.0.1:$port/?pick=0ld0ld02-archived" --force-dark-mode --blink-settings=preferredColorScheme=0
+shot all-older-light "http://127.0.0.1:$port/?allolder"
+shot arrive-light "http://127.0.0.1:$port/?arrive"

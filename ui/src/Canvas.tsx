@@ -179,6 +179,8 @@ export function Canvas() {
       nodeTypes={nodeTypes}
       onNodesChange={onNodesChange}
       onNodeClick={onNodeClick}
+      // A drag moves a node; only a click selects it (and opens its details panel).
+      selectNodesOnDrag={false}
       minZoom={0.15}
       maxZoom={2}
       colorMode="system"

@@ -94,7 +94,7 @@ pub struct App {
     pub client: Client,
     pub endpoint: Endpoint,
     pub window: String,
-    driver: Child,
+    _driver: Driver,
     home: tempfile::TempDir,
     probes: u32,
     decoy: Option<Decoy>,
@@ -119,21 +119,28 @@ impl App {
             .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into()))
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("the driver log"))
-            .stderr(log)
-            // Its own process group, so the whole tree can be ended at once.
-            .process_group(0);
+            .stderr(log);
+        // SAFETY: prctl(2) only, between fork and exec. If the test process is killed (so no Drop
+        // runs), tauri-driver gets SIGTERM and takes WebKitWebDriver with it.
+        unsafe {
+            command.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+                Ok(())
+            });
+        }
         match notify {
             Notify::On => command.env_remove("SWITCHBOARD_NO_NOTIFY"),
             Notify::Off => command.env("SWITCHBOARD_NO_NOTIFY", "1"),
         };
-        let driver = command.spawn().expect("tauri-driver (cargo install tauri-driver --locked)");
+        // Guarded from here on: a panic while connecting must not leave the driver running.
+        let driver = Driver(command.spawn().expect("tauri-driver (cargo install tauri-driver --locked)"));
         let app = Self::connect(driver, home, serial, port, native_port).await;
         app.wait_for_ui().await;
         app
     }
 
     async fn connect(
-        driver: Child,
+        driver: Driver,
         home: tempfile::TempDir,
         serial: MutexGuard<'static, ()>,
         port: u16,
@@ -151,12 +158,15 @@ impl App {
         let mut capabilities = serde_json::Map::new();
         capabilities.insert("browserName".into(), json!("wry"));
         capabilities.insert("tauri:options".into(), json!({ "application": app_path() }));
-        let client = ClientBuilder::rustls()
-            .expect("rustls")
-            .capabilities(capabilities)
-            .connect(&format!("http://{addr}"))
-            .await
-            .unwrap_or_else(|e| panic!("WebDriver session: {e}; driver log:\n{}", read_log(home.path())));
+        let mut builder = ClientBuilder::rustls().expect("rustls");
+        builder.capabilities(capabilities);
+        let url = format!("http://{addr}");
+        // WebKitWebDriver waits for ever on an app that never opens its window.
+        let Ok(session) = tokio::time::timeout(Duration::from_secs(60), builder.connect(&url)).await else {
+            panic!("no WebDriver session within 60 s; driver log:\n{}", read_log(home.path()));
+        };
+        let client =
+            session.unwrap_or_else(|e| panic!("WebDriver session: {e}; driver log:\n{}", read_log(home.path())));
         let state = home.path().join("state");
         let endpoint = eventually(Duration::from_secs(20), || Endpoint::read(&state))
             .unwrap_or_else(|| panic!("endpoint.json never appeared; driver log:\n{}", read_log(home.path())));
@@ -165,7 +175,7 @@ impl App {
                 .and_then(|out| out.lines().next().map(str::to_owned))
         })
         .expect("the app's X window");
-        Self { client, endpoint, window, driver, home, probes: 0, decoy: None, _serial: serial }
+        Self { client, endpoint, window, _driver: driver, home, probes: 0, decoy: None, _serial: serial }
     }
 
     async fn wait_for_ui(&self) {
@@ -325,7 +335,18 @@ impl Drop for App {
         if std::thread::panicking() {
             eprintln!("---- driver and app log ----\n{}", read_log(self.home.path()));
         }
-        end_tree(&mut self.driver);
+        // Then the fields: the driver's tree ends before its temp dir goes.
+    }
+}
+
+/// tauri-driver, and through it WebKitWebDriver and the app: all ended when this drops. (On
+/// SIGTERM tauri-driver kills WebKitWebDriver but not the app that one started, so the whole tree
+/// is collected first.)
+struct Driver(Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        end_tree(&mut self.0);
     }
 }
 

@@ -5,6 +5,7 @@ import { Canvas } from "./Canvas";
 import { EmptyState } from "./EmptyState";
 import { OlderDrawer } from "./OlderDrawer";
 import { DetailsPanel } from "./DetailsPanel";
+import { Notices } from "./Notices";
 import { useSwitchboard } from "./store";
 import { startSync } from "./sync";
 import { startClock } from "./clock";
@@ -19,6 +20,7 @@ export function App() {
   return (
     <div className="app">
       <Header />
+      <Notices />
       <div className="app-body">
         <main className="app-main">
           {/* The canvas stays mounted while empty, so it can fit the view when sessions arrive. */}

@@ -74,6 +74,13 @@ export async function removeEnded(): Promise<number> {
   return typeof removed === "number" ? removed : 0;
 }
 
+/** What the user should know about the session database (set aside, refused, …). */
+export async function notices(): Promise<string[]> {
+  if (!isTauri()) return [];
+  const list = await invoke<string[]>("notices");
+  return Array.isArray(list) ? list.filter((n) => typeof n === "string") : [];
+}
+
 /** Resolves with the installer's human-readable summary; rejects with an {@link IpcError}. */
 export async function installHooks(agent = "all"): Promise<string> {
   if (!isTauri()) throw notInApp;

@@ -15,25 +15,32 @@ BIN=target/release/switchboard
 HOME_DIR=$(mktemp -d)
 BODY=tests/fixtures/claude/PreToolUse-Bash.json
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$HOME_DIR"; }
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$HOME_DIR" "${NO_PERSIST_HOME:-}"; }
 trap cleanup EXIT
+echo "(wrk posts alternate working/blocked events for 1,000 sessions; see bench/post.lua)" >&2
 
 SWITCHBOARD_HOME=$HOME_DIR $BIN serve --no-notify 2>/dev/null & pids+=($!)
 for _ in $(seq 100); do [ -s "$HOME_DIR/endpoint.json" ] && break; sleep 0.05; done
 PORT=$(python3 -c "import json,sys; print(json.load(open('$HOME_DIR/endpoint.json'))['port'])")
 KEY=$(python3 -c "import json,sys; print(json.load(open('$HOME_DIR/endpoint.json'))['key'])")
 
+NO_PERSIST_HOME=$(mktemp -d)
+SWITCHBOARD_HOME=$NO_PERSIST_HOME SWITCHBOARD_NO_PERSIST=1 $BIN serve --no-notify 2>/dev/null & pids+=($!)
+for _ in $(seq 100); do [ -s "$NO_PERSIST_HOME/endpoint.json" ] && break; sleep 0.05; done
+NP_PORT=$(python3 -c "import json,sys; print(json.load(open('$NO_PERSIST_HOME/endpoint.json'))['port'])")
+NP_KEY=$(python3 -c "import json,sys; print(json.load(open('$NO_PERSIST_HOME/endpoint.json'))['key'])")
+
 node bench/node-peer.js "$KEY" > "$HOME_DIR/node-port" & pids+=($!)
 for _ in $(seq 100); do [ -s "$HOME_DIR/node-port" ] && break; sleep 0.05; done
 NODE_PORT=$(cat "$HOME_DIR/node-port")
 
-ingest() { # name port [connections threads]
-  HOOK_PATH="/hook/claude?key=$KEY" HOOK_BODY=$BODY wrk -t"${4:-2}" -c"${3:-$CONNECTIONS}" -d"${DURATION}s" --latency \
-    -s bench/post.lua "http://127.0.0.1:$2" > "bench/out/wrk-$1.txt"
-  local rps p50 p99
-  rps=$(awk '/Requests\/sec/ {print $2}' "bench/out/wrk-$1.txt")
-  p50=$(awk '$1=="50%" {print $2}' "bench/out/wrk-$1.txt")
-  p99=$(awk '$1=="99%" {print $2}' "bench/out/wrk-$1.txt")
+ingest() { # name port [connections threads] [key]
+  local out="bench/out/wrk-$2-${3:-$CONNECTIONS}.txt" rps p50 p99
+  HOOK_PATH="/hook/claude?key=${5:-$KEY}" wrk -t"${4:-2}" -c"${3:-$CONNECTIONS}" -d"${DURATION}s" --latency \
+    -s bench/post.lua "http://127.0.0.1:$2" > "$out"
+  rps=$(awk '/Requests\/sec/ {print $2}' "$out")
+  p50=$(awk '$1=="50%" {print $2}' "$out")
+  p99=$(awk '$1=="99%" {print $2}' "$out")
   echo "| $1 | $rps | $p50 | $p99 |"
 }
 
@@ -42,7 +49,8 @@ ingest() { # name port [connections threads]
   echo
   echo "| server | requests/s | p50 | p99 |"
   echo "|---|---|---|---|"
-  ingest switchboard "$PORT"
+  ingest "switchboard (SQLite persistence on)" "$PORT"
+  ingest "switchboard (SWITCHBOARD_NO_PERSIST=1)" "$NP_PORT" "$CONNECTIONS" 2 "$NP_KEY"
   ingest node-http "$NODE_PORT"
   echo
   echo "Light load, one connection (the ack latency an agent actually sees):"
@@ -73,5 +81,5 @@ for r in results:
 PY
   rmdir "$EMPTY"
   echo
-  echo "Events acknowledged by Switchboard in this run: $(SWITCHBOARD_HOME=$HOME_DIR $BIN status --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["sessions"]))') session(s) in the snapshot."
+  echo "Sessions in the persisting instance's snapshot after the run: $(SWITCHBOARD_HOME=$HOME_DIR $BIN status --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["sessions"]))')"
 } | tee bench/out/results.md

@@ -21,7 +21,7 @@ pub const DATABASE_FILE: &str = "switchboard.db";
 pub const SCHEMA_VERSION: i64 = 1;
 /// How long an acknowledged change may wait for its transaction.
 pub const FLUSH_EVERY: Duration = Duration::from_millis(200);
-/// History entries kept per session.
+/// History entries shown per session (the newest); at most [`HISTORY_SLACK`] more are stored.
 pub const HISTORY_LIMIT: usize = 50;
 
 /// Each migration takes the schema from its index to the next version.
@@ -76,7 +76,13 @@ impl std::fmt::Display for StoreNotice {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// History rows per session, as far as this process knows (filled lazily), so trimming to
+    /// the bound runs only once a session is over it by [`HISTORY_SLACK`], not on every write.
+    history_rows: HashMap<String, usize>,
 }
+
+/// How far past [`HISTORY_LIMIT`] a session's history may grow before it is trimmed back.
+const HISTORY_SLACK: usize = 25;
 
 impl Store {
     pub fn path(state_dir: &Path) -> PathBuf {
@@ -122,7 +128,7 @@ impl Store {
         }
         conn.pragma_update(None, "journal_mode", "WAL").map_err(error)?;
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(error)?;
-        let mut store = Self { conn, path: path.to_path_buf() };
+        let mut store = Self { conn, path: path.to_path_buf(), history_rows: HashMap::new() };
         store.migrate(version).map_err(error)?;
         Ok(store)
     }
@@ -177,20 +183,34 @@ impl Store {
                     serde_json::to_string(entry).map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))?;
                 append.execute(params![id, i64::try_from(entry.at).unwrap_or(i64::MAX), text])?;
             }
+            let mut added: HashMap<&String, usize> = HashMap::new();
+            for (id, _) in &batch.history {
+                *added.entry(id).or_default() += 1;
+            }
+            let mut count = tx.prepare_cached("SELECT COUNT(*) FROM history WHERE session_id = ?1")?;
             let mut trim = tx.prepare_cached(
                 "DELETE FROM history WHERE session_id = ?1 AND id NOT IN
                  (SELECT id FROM history WHERE session_id = ?1 ORDER BY id DESC LIMIT ?2)",
             )?;
-            let mut touched: Vec<&String> = batch.history.iter().map(|(id, _)| id).collect();
-            touched.dedup();
-            for id in touched {
-                trim.execute(params![id, HISTORY_LIMIT])?;
+            for (id, added) in added {
+                let rows = match self.history_rows.get(id) {
+                    Some(rows) => rows + added,
+                    None => count.query_row(params![id], |row| row.get::<_, i64>(0)).map(|n| n as usize)?,
+                };
+                let rows = if rows > HISTORY_LIMIT + HISTORY_SLACK {
+                    trim.execute(params![id, HISTORY_LIMIT])?;
+                    HISTORY_LIMIT
+                } else {
+                    rows
+                };
+                self.history_rows.insert(id.clone(), rows);
             }
             let mut delete = tx.prepare_cached("DELETE FROM sessions WHERE session_id = ?1")?;
             let mut forget = tx.prepare_cached("DELETE FROM history WHERE session_id = ?1")?;
             for id in &batch.removed {
                 delete.execute(params![id])?;
                 forget.execute(params![id])?;
+                self.history_rows.remove(id);
             }
         }
         tx.commit()
@@ -198,8 +218,10 @@ impl Store {
 }
 
 fn history(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<HistoryEntry>> {
-    let mut query = conn.prepare_cached("SELECT entry FROM history WHERE session_id = ?1 ORDER BY id")?;
-    let rows = query.query_map(params![session_id], |row| row.get::<_, String>(0))?;
+    let mut query = conn.prepare_cached(
+        "SELECT entry FROM (SELECT id, entry FROM history WHERE session_id = ?1 ORDER BY id DESC LIMIT ?2) ORDER BY id",
+    )?;
+    let rows = query.query_map(params![session_id, HISTORY_LIMIT], |row| row.get::<_, String>(0))?;
     let mut entries = Vec::new();
     for row in rows {
         if let Ok(entry) = serde_json::from_str(&row?) {
@@ -426,6 +448,26 @@ mod tests {
         assert!(!snapshot.sessions[1].unread);
         assert_eq!(hub.history("kept").len(), 1);
         assert!(hub.history("gone").is_empty());
+    }
+
+    #[test]
+    fn stored_history_stays_bounded_however_long_a_session_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let hub = hub_with_store(dir.path());
+        for i in 0..400u64 {
+            let status = if i % 2 == 0 { "working" } else { "blocked" };
+            hub.apply(&normalize("custom", &json!({"sessionId": "long", "status": status}), i).unwrap());
+            if i % 37 == 0 {
+                hub.store().unwrap().flush(Duration::from_secs(5));
+            }
+        }
+        hub.store().unwrap().flush(Duration::from_secs(5));
+        let conn = Connection::open(Store::path(dir.path())).unwrap();
+        let rows: usize = conn.query_row("SELECT COUNT(*) FROM history", [], |row| row.get(0)).unwrap();
+        assert!(rows <= HISTORY_LIMIT + HISTORY_SLACK, "{rows} rows stored");
+        let history = hub.history("long");
+        assert_eq!(history.len(), HISTORY_LIMIT);
+        assert_eq!(history.last().unwrap().status, switchboard_core::AgentStatus::Blocked);
     }
 
     #[test]

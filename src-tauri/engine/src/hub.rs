@@ -2,13 +2,13 @@
 //! (web view, notifications, titles, persistence).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use switchboard_core::{
     Ages, Change, HistoryEntry, Millis, Position, Reducer, Restored, Session, Snapshot, StatusEvent,
 };
 
-use crate::store::StoreHandle;
+use crate::store::{Source, StoreHandle};
 
 /// What the shell is told.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,7 +53,7 @@ impl Hub {
             let mut reducer = self.reducer();
             let change = reducer.apply(event, focused);
             if let Some(change) = &change {
-                self.persist(&reducer, &change.session.session_id, HistoryEntry::of(change));
+                self.persist(&change.session.session_id, HistoryEntry::of(change));
             }
             change
         };
@@ -78,10 +78,16 @@ impl Hub {
 
     /// Hands the session's current state (and a history entry) to the store. Called with the
     /// reducer locked, so the store sees changes in the order they happened.
-    fn persist(&self, reducer: &Reducer, session_id: &str, entry: Option<HistoryEntry>) {
-        if let (Some(store), Some(saved)) = (self.store.get(), reducer.saved(session_id)) {
-            store.save(saved, entry);
+    fn persist(&self, session_id: &str, entry: Option<HistoryEntry>) {
+        if let Some(store) = self.store.get() {
+            store.save(session_id, entry);
         }
+    }
+
+    /// What the store reads when it commits: the session's current state, if it still exists.
+    pub fn store_source(hub: &Arc<Self>) -> Source {
+        let hub = Arc::downgrade(hub);
+        Arc::new(move |session_id: &str| hub.upgrade()?.reducer().saved(session_id))
     }
 
     /// The session's recent status changes, oldest first (empty without a store).
@@ -94,7 +100,7 @@ impl Hub {
             let mut reducer = self.reducer();
             let session = reducer.set_position(session_id, position);
             if session.is_some() {
-                self.persist(&reducer, session_id, None);
+                self.persist(session_id, None);
             }
             session
         };
@@ -107,7 +113,7 @@ impl Hub {
             let mut reducer = self.reducer();
             let changed = reducer.mark_silence(now, ages);
             for session in &changed {
-                self.persist(&reducer, &session.session_id, None);
+                self.persist(&session.session_id, None);
             }
             changed
         };
@@ -146,7 +152,7 @@ impl Hub {
             let mut reducer = self.reducer();
             let cleared = reducer.clear_unread(session_id);
             if cleared.is_some() {
-                self.persist(&reducer, session_id, None);
+                self.persist(session_id, None);
             }
             cleared
         };
@@ -158,7 +164,7 @@ impl Hub {
             let mut reducer = self.reducer();
             let changed = reducer.set_agent_title(session_id, title);
             if changed.is_some() {
-                self.persist(&reducer, session_id, None);
+                self.persist(session_id, None);
             }
             changed
         };

@@ -102,7 +102,7 @@ pub async fn serve(options: ServeOptions) -> Result<(), ServeError> {
 
 /// Opens the database, restores its sessions into the hub and attaches it. Problems are
 /// returned as notices: the app runs on without persistence rather than not at all.
-fn open_store(state_dir: &std::path::Path, hub: &Hub) -> Vec<String> {
+fn open_store(state_dir: &std::path::Path, hub: &Arc<Hub>) -> Vec<String> {
     let mut notices = Vec::new();
     let store = match Store::open(state_dir) {
         Ok((store, notice)) => {
@@ -118,7 +118,7 @@ fn open_store(state_dir: &std::path::Path, hub: &Hub) -> Vec<String> {
         Ok(sessions) => hub.restore(sessions),
         Err(error) => notices.push(error.to_string()),
     }
-    match StoreHandle::start(store) {
+    match StoreHandle::start(store, Hub::store_source(hub)) {
         Ok(handle) => hub.attach_store(handle),
         Err(error) => notices.push(error.to_string()),
     }

@@ -7,10 +7,10 @@
 //! process being killed). A corrupt file is set aside and a fresh one started; a file from a
 //! newer Switchboard is refused and left as it is.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
@@ -254,43 +254,42 @@ fn now_millis() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
+/// Where the writer reads a session's latest state when it commits (the hub's reducer): the
+/// ingest path only marks sessions dirty, so a burst costs one read per session per commit.
+pub type Source = Arc<dyn Fn(&str) -> Option<Restored> + Send + Sync>;
+
 /// What the writer commits together: the latest state of each touched session, new history
 /// entries in order, and removed sessions.
 #[derive(Debug, Default)]
 pub struct Batch {
-    /// In first-seen order, so new rows keep the canvas's arrival order.
+    /// Touched sessions in first-seen order, so new rows keep the canvas's arrival order.
+    dirty: Vec<String>,
+    seen: HashSet<String>,
+    /// Their states, read from the source just before the commit.
     sessions: Vec<Restored>,
-    index: HashMap<String, usize>,
     history: Vec<(String, HistoryEntry)>,
     removed: Vec<String>,
 }
 
 impl Batch {
     fn is_empty(&self) -> bool {
-        self.sessions.is_empty() && self.history.is_empty() && self.removed.is_empty()
+        self.dirty.is_empty() && self.history.is_empty() && self.removed.is_empty()
     }
 
     fn add(&mut self, message: Message) {
         match message {
-            Message::Save(session, entry) => {
-                let id = session.session.session_id.clone();
+            Message::Save(id, entry) => {
                 self.removed.retain(|removed| *removed != id);
                 if let Some(entry) = entry {
                     self.history.push((id.clone(), entry));
                 }
-                match self.index.get(&id) {
-                    Some(&at) => self.sessions[at] = *session,
-                    None => {
-                        self.index.insert(id, self.sessions.len());
-                        self.sessions.push(*session);
-                    }
+                if self.seen.insert(id.clone()) {
+                    self.dirty.push(id);
                 }
             }
             Message::Remove(id) => {
-                if let Some(at) = self.index.remove(&id) {
-                    self.sessions.remove(at);
-                    self.index =
-                        self.sessions.iter().enumerate().map(|(i, s)| (s.session.session_id.clone(), i)).collect();
+                if self.seen.remove(&id) {
+                    self.dirty.retain(|dirty| *dirty != id);
                 }
                 self.history.retain(|(session, _)| *session != id);
                 self.removed.push(id);
@@ -298,10 +297,14 @@ impl Batch {
             Message::Flush(_) => {}
         }
     }
+
+    fn resolve(&mut self, source: &Source) {
+        self.sessions = self.dirty.iter().filter_map(|id| source(id)).collect();
+    }
 }
 
 enum Message {
-    Save(Box<Restored>, Option<HistoryEntry>),
+    Save(String, Option<HistoryEntry>),
     Remove(String),
     /// Commit now and answer (clean shutdown, tests).
     Flush(Sender<()>),
@@ -314,20 +317,21 @@ pub struct StoreHandle {
 }
 
 impl StoreHandle {
-    /// Starts the writer thread that owns `store`.
-    pub fn start(store: Store) -> Result<Self, StoreError> {
+    /// Starts the writer thread that owns `store` and reads session states from `source`.
+    pub fn start(store: Store, source: Source) -> Result<Self, StoreError> {
         let reader = Connection::open_with_flags(&store.path, OpenFlags::SQLITE_OPEN_READ_ONLY)
             .map_err(|source| StoreError::Sqlite { path: store.path.clone(), source })?;
         let (writer, messages) = mpsc::channel();
         std::thread::Builder::new()
             .name("store".into())
-            .spawn(move || write_behind(store, &messages))
+            .spawn(move || write_behind(store, &messages, &source))
             .map_err(|source| StoreError::SetAside { path: PathBuf::new(), source })?;
         Ok(Self { writer: Mutex::new(writer), reader: Mutex::new(reader) })
     }
 
-    pub fn save(&self, session: Restored, entry: Option<HistoryEntry>) {
-        self.send(Message::Save(Box::new(session), entry));
+    /// Marks the session for saving (with a history entry, if its status moved).
+    pub fn save(&self, session_id: &str, entry: Option<HistoryEntry>) {
+        self.send(Message::Save(session_id.to_owned(), entry));
     }
 
     pub fn remove(&self, session_id: &str) {
@@ -354,7 +358,7 @@ impl StoreHandle {
     }
 }
 
-fn write_behind(mut store: Store, messages: &Receiver<Message>) {
+fn write_behind(mut store: Store, messages: &Receiver<Message>, source: &Source) {
     let mut batch = Batch::default();
     let mut waiting: Vec<Sender<()>> = Vec::new();
     let mut deadline: Option<Instant> = None;
@@ -379,6 +383,7 @@ fn write_behind(mut store: Store, messages: &Receiver<Message>) {
         };
         if closed || deadline.is_some_and(|deadline| Instant::now() >= deadline) {
             if !batch.is_empty() {
+                batch.resolve(source);
                 if let Err(error) = store.write(&batch) {
                     tracing::error!(%error, "cannot save sessions; will retry with the next change");
                     // Keep the batch: the next flush tries again with it.
@@ -416,12 +421,12 @@ mod tests {
     use serde_json::json;
     use switchboard_core::{normalize, Position};
 
-    fn hub_with_store(dir: &Path) -> Hub {
-        let hub = Hub::new(|_| {});
+    fn hub_with_store(dir: &Path) -> Arc<Hub> {
+        let hub = Arc::new(Hub::new(|_| {}));
         let (store, notice) = Store::open(dir).unwrap();
         assert_eq!(notice, None);
         hub.restore(store.load().unwrap());
-        hub.attach_store(StoreHandle::start(store).unwrap());
+        hub.attach_store(StoreHandle::start(store, Hub::store_source(&hub)).unwrap());
         hub
     }
 

@@ -465,18 +465,21 @@ impl Drop for Decoy {
     }
 }
 
-/// Sum of the PSS (KiB) of `pids`, from /proc/<pid>/smaps_rollup.
-pub fn pss_kib(pids: &[u32]) -> u64 {
-    pids.iter()
-        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok())
-        .filter_map(|rollup| {
-            rollup.lines().find_map(|line| {
-                line.strip_prefix("Pss:").and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            })
-        })
-        .sum()
+/// Sums of `fields` (KiB) from /proc/<pid>/smaps_rollup over `pids`: `["Pss"]` for PSS,
+/// `["Private_Clean", "Private_Dirty"]` for USS, `["Rss"]` for RSS.
+pub fn smaps_kib(pids: &[u32], fields: &[&str]) -> u64 {
+    let mut total = 0;
+    for pid in pids {
+        let Ok(rollup) = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")) else { continue };
+        for line in rollup.lines() {
+            let Some((name, value)) = line.split_once(':') else { continue };
+            if fields.contains(&name) {
+                total += value.trim().trim_end_matches("kB").trim().parse::<u64>().unwrap_or(0);
+            }
+        }
+    }
+    total
 }
-
 /// The name of a process (`comm`).
 pub fn comm(pid: u32) -> String {
     std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|s| s.trim().to_owned()).unwrap_or_default()

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-use crate::harness::{comm, descendants, pss_kib, App, Notify};
+use crate::harness::{comm, descendants, smaps_kib, App, Notify};
 
 const EVENTS: usize = 200;
 const BENCH_ID: &str = "bench";
@@ -42,6 +42,15 @@ const poll = () => (window.__e2e.length > n ? done(window.__e2e[n].status) : set
 poll();
 "#;
 
+/// How many animation frames the page gets in one second (the frame column's granularity).
+const FRAME_RATE: &str = r#"
+const done = arguments[arguments.length - 1];
+let frames = 0;
+const start = performance.now();
+const tick = () => (performance.now() - start < 1000 ? (frames++, requestAnimationFrame(tick)) : done(frames));
+requestAnimationFrame(tick);
+"#;
+
 fn unix_ms() -> f64 {
     SystemTime::now().duration_since(UNIX_EPOCH).expect("after 1970").as_secs_f64() * 1000.0
 }
@@ -54,7 +63,8 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 fn summary(name: &str, mut values: Vec<f64>) -> String {
     values.sort_by(f64::total_cmp);
     format!(
-        "{name:<44} p50 {:>6.1} ms  p90 {:>6.1} ms  p99 {:>6.1} ms  max {:>6.1} ms  (n={})",
+        "{name:<44} min {:>5.1}  p50 {:>6.1}  p90 {:>6.1}  p99 {:>6.1}  max {:>6.1} ms  (n={})",
+        values.first().copied().unwrap_or(f64::NAN),
         percentile(&values, 50.0),
         percentile(&values, 90.0),
         percentile(&values, 99.0),
@@ -94,6 +104,8 @@ async fn measure_hook_to_badge_latency() {
         round_trips.push(started.elapsed().as_secs_f64() * 1000.0);
     }
 
+    let fps = app.client.execute_async(FRAME_RATE, vec![]).await.expect("count frames");
+
     let (mut seen, mut dom, mut frame) = (Vec::new(), Vec::new(), Vec::new());
     let mut sent = Vec::new();
     for i in 0..EVENTS {
@@ -126,27 +138,60 @@ async fn measure_hook_to_badge_latency() {
     println!("{}", summary("POST → DOM mutation (in-page observer)", dom));
     println!("{}", summary("POST → next animation frame after it", frame));
     println!("{}", summary("WebDriver no-op script round trip", round_trips));
+    println!("animation frames per second in the idle page: {fps}");
     app.close().await;
 }
 
-/// PSS of the app and every process below it (WebKitWebProcess, WebKitNetworkProcess), in MiB,
-/// the median of five samples a second apart, with the per-process breakdown of the last one.
-async fn idle_pss(app_pid: u32) -> (f64, String) {
+/// Memory of the app and every process below it (WebKitWebProcess, WebKitNetworkProcess), in MiB.
+struct Memory {
+    pss: f64,
+    uss: f64,
+    rss: f64,
+    parts: String,
+}
+
+const PSS: &[&str] = &["Pss"];
+const USS: &[&str] = &["Private_Clean", "Private_Dirty"];
+const RSS: &[&str] = &["Rss"];
+
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+/// The median (by PSS) of five samples a second apart, with the per-process PSS breakdown.
+async fn idle_memory(app_pid: u32) -> Memory {
     let mut samples = Vec::new();
-    let mut breakdown = String::new();
     for _ in 0..5 {
         tokio::time::sleep(Duration::from_secs(1)).await;
         let mut pids = vec![app_pid];
         pids.extend(descendants(app_pid));
-        samples.push(pss_kib(&pids) as f64 / 1024.0);
-        breakdown = pids
+        let parts = pids
             .iter()
-            .map(|pid| format!("{} {:.1}", comm(*pid), pss_kib(&[*pid]) as f64 / 1024.0))
+            .map(|pid| format!("{} {:.1}", comm(*pid), mib(smaps_kib(&[*pid], PSS))))
             .collect::<Vec<_>>()
             .join(", ");
+        samples.push(Memory {
+            pss: mib(smaps_kib(&pids, PSS)),
+            uss: mib(smaps_kib(&pids, USS)),
+            rss: mib(smaps_kib(&pids, RSS)),
+            parts,
+        });
     }
-    samples.sort_by(f64::total_cmp);
-    (samples[2], breakdown)
+    samples.sort_by(|a, b| a.pss.total_cmp(&b.pss));
+    samples.swap_remove(2)
+}
+
+/// WebKit web processes on the machine outside this app: they share library pages with it, which
+/// lowers its PSS (so PSS from different runs is only comparable on an otherwise quiet machine).
+fn other_web_processes(app_pid: u32) -> usize {
+    let ours = descendants(app_pid);
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()))
+        .filter(|pid| comm(*pid).starts_with("WebKitWebProces") && !ours.contains(pid))
+        .count()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -155,7 +200,7 @@ async fn measure_idle_memory() {
     const SETTLE: Duration = Duration::from_secs(10);
     let app = App::start(Notify::Off).await;
     tokio::time::sleep(SETTLE).await;
-    let (empty, empty_parts) = idle_pss(app.pid()).await;
+    let empty = idle_memory(app.pid()).await;
 
     let statuses = ["working", "waiting", "blocked", "done"];
     for i in 0..100 {
@@ -180,11 +225,20 @@ async fn measure_idle_memory() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     tokio::time::sleep(SETTLE).await;
-    let (full, full_parts) = idle_pss(app.pid()).await;
+    let full = idle_memory(app.pid()).await;
 
-    println!("\nidle PSS of switchboard-app + its WebKit processes (median of 5 samples, after {SETTLE:?}):");
-    println!("  empty window   {empty:>7.1} MiB   [{empty_parts}]");
-    println!("  100 sessions   {full:>7.1} MiB   [{full_parts}]");
-    println!("  difference     {:>7.1} MiB", full - empty);
+    println!("\nidle memory of switchboard-app + its WebKit processes (MiB; median of 5 samples after {SETTLE:?}):");
+    println!("  {:<14} {:>7} {:>7} {:>7}", "", "PSS", "USS", "RSS");
+    for (name, m) in [("empty window", &empty), ("100 sessions", &full)] {
+        println!("  {name:<14} {:>7.1} {:>7.1} {:>7.1}   [PSS: {}]", m.pss, m.uss, m.rss, m.parts);
+    }
+    println!(
+        "  {:<14} {:>7.1} {:>7.1} {:>7.1}",
+        "difference",
+        full.pss - empty.pss,
+        full.uss - empty.uss,
+        full.rss - empty.rss
+    );
+    println!("  other WebKitWebProcess on the machine meanwhile: {}", other_web_processes(app.pid()));
     app.close().await;
 }

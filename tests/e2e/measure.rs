@@ -242,3 +242,41 @@ async fn measure_idle_memory() {
     println!("  other WebKitWebProcess on the machine meanwhile: {}", other_web_processes(app.pid()));
     app.close().await;
 }
+
+/// Threads of a process, by name.
+fn threads(pid: u32) -> Vec<String> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("comm")).ok())
+        .map(|name| name.trim().to_owned())
+        .collect()
+}
+
+/// Each notification the app shows keeps a thread (and its D-Bus connection) waiting for a click
+/// until the daemon reports it clicked or closed: count them after 50 notifications nobody clicks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement: run with --ignored --nocapture"]
+async fn measure_threads_per_unclicked_notification() {
+    const COUNT: usize = 50;
+    let server = crate::notifications::NotificationServer::start().await;
+    let mut app = App::start(Notify::On).await;
+    app.unfocus();
+    let before = threads(app.pid());
+    for i in 0..COUNT {
+        app.post("custom", &json!({"sessionId": format!("s-{i}"), "title": format!("s{i}"), "status": "done"}));
+    }
+    server.wait_for_summary(&format!("s{} — finished", COUNT - 1));
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let after = threads(app.pid());
+    let named = |list: &[String]| list.iter().filter(|name| name.as_str() == "notification").count();
+    println!(
+        "\nthreads of switchboard-app: {} before, {} after {COUNT} unclicked notifications ({} → {} named \"notification\")",
+        before.len(),
+        after.len(),
+        named(&before),
+        named(&after)
+    );
+    app.close().await;
+}

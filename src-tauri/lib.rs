@@ -216,13 +216,15 @@ pub fn builder<R: Runtime>(notifications: bool, state_dir: PathBuf) -> tauri::Bu
 
             let emitter = handle.clone();
             tauri::async_runtime::spawn(async move {
+                // The first change of a burst goes out at once; whatever follows within the
+                // frame is gathered into the next emit.
                 loop {
                     wake.notified().await;
-                    tokio::time::sleep(FRAME).await;
                     let batch = pending.lock().unwrap_or_else(PoisonError::into_inner).take();
                     if let Some(batch) = batch {
                         let _ = emitter.emit("sessions-changed", batch);
                     }
+                    tokio::time::sleep(FRAME).await;
                 }
             });
 

@@ -14,6 +14,9 @@ use switchboard_core::{notification_text, NotificationText, Session};
 const QUEUE: usize = 64;
 const SHOW_DEADLINE: Duration = Duration::from_secs(3);
 const MAX_STUCK: usize = 4;
+/// Notifications whose click is still awaited (each holds a thread and a D-Bus connection until
+/// it is clicked or closed); past this, new ones are shown without a click action.
+const MAX_AWAITING_CLICK: usize = 16;
 /// The same words for the same session this soon again are not worth a second notification.
 const REPEAT_WINDOW: Duration = Duration::from_secs(5);
 
@@ -32,6 +35,7 @@ impl Notifier {
             .name("notifier".into())
             .spawn(move || {
                 let stuck = Arc::new(AtomicUsize::new(0));
+                let awaiting = Arc::new(AtomicUsize::new(0));
                 let mut recent: HashMap<String, (NotificationText, Instant)> = HashMap::new();
                 for (session_id, text) in jobs {
                     if recent.get(&session_id).is_some_and(|(last, at)| *last == text && at.elapsed() < REPEAT_WINDOW) {
@@ -41,7 +45,8 @@ impl Notifier {
                     if stuck.load(Ordering::Relaxed) >= MAX_STUCK {
                         continue;
                     }
-                    show_with_deadline(session_id, text, on_click.clone(), &stuck);
+                    let on_click = on_click.clone().filter(|_| awaiting.load(Ordering::Relaxed) < MAX_AWAITING_CLICK);
+                    show_with_deadline(session_id, text, on_click, &stuck, &awaiting);
                 }
             })
             .expect("spawn the notifier thread");
@@ -59,8 +64,15 @@ impl Notifier {
     }
 }
 
-fn show_with_deadline(session_id: String, text: NotificationText, on_click: Option<OnClick>, stuck: &Arc<AtomicUsize>) {
+fn show_with_deadline(
+    session_id: String,
+    text: NotificationText,
+    on_click: Option<OnClick>,
+    stuck: &Arc<AtomicUsize>,
+    awaiting: &Arc<AtomicUsize>,
+) {
     let (done, shown) = mpsc::channel();
+    let awaiting = Arc::clone(awaiting);
     let spawned = std::thread::Builder::new().name("notification".into()).spawn(move || {
         let mut notification = notify_rust::Notification::new();
         notification.appname("Switchboard").summary(&text.summary).body(&text.body);
@@ -70,11 +82,13 @@ fn show_with_deadline(session_id: String, text: NotificationText, on_click: Opti
         let result = notification.show();
         let _ = done.send(result.is_ok());
         if let (Ok(handle), Some(on_click)) = (result, on_click) {
+            awaiting.fetch_add(1, Ordering::Relaxed);
             handle.wait_for_action(|action| {
                 if action == "default" {
                     on_click(session_id);
                 }
             });
+            awaiting.fetch_sub(1, Ordering::Relaxed);
         }
     });
     if spawned.is_err() {

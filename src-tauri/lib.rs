@@ -79,34 +79,19 @@ fn notices(state: tauri::State<'_, AppState>) -> Vec<String> {
 /// The "Connect my CLIs" button: the same as `switchboard install <agent>`.
 #[tauri::command]
 async fn install_hooks(agent: String) -> Result<String, CommandError> {
-    use switchboard_engine::install::{self, Cli};
-    let clis = match agent.as_str() {
-        "claude" => vec![Cli::Claude],
-        "codex" => vec![Cli::Codex],
-        "gemini" => vec![Cli::Gemini],
-        "all" => vec![Cli::Claude, Cli::Codex, Cli::Gemini],
-        other => return Err(CommandError { kind: "unknownAgent", message: format!("no CLI called {other}") }),
-    };
+    use switchboard_engine::install;
     let failure = |kind, message: String| CommandError { kind, message };
+    let clis = install::clis_named(&agent).ok_or_else(|| failure("unknownAgent", format!("no CLI called {agent}")))?;
     // The hooks run the small `switchboard` CLI that sits beside this app binary.
     let command_path = std::env::current_exe()
         .map(|app| app.with_file_name("switchboard"))
         .map_err(|e| failure("io", format!("cannot locate the switchboard binary: {e}")))?;
-    let dirs = install::ConfigDirs::from_env()
-        .ok_or_else(|| failure("noHome", "HOME is not set, so the CLIs' settings cannot be found".into()))?;
     let outcomes = tauri::async_runtime::spawn_blocking(move || {
-        let options = install::InstallOptions {
-            clis,
-            uninstall: false,
-            dry_run: false,
-            command_path,
-            dirs,
-            claude_version: install::claude_code_version(),
-        };
-        install::install(&options)
+        install::InstallOptions::for_user(clis, false, false, command_path).map(|options| install::install(&options))
     })
     .await
-    .map_err(|e| failure("internal", e.to_string()))?;
+    .map_err(|e| failure("internal", e.to_string()))?
+    .ok_or_else(|| failure("noHome", "HOME is not set, so the CLIs' settings cannot be found".into()))?;
     let summary = outcomes.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n\n");
     match outcomes.iter().find_map(|outcome| outcome.result.as_ref().err()) {
         Some(error) => Err(CommandError { kind: error.kind(), message: summary }),

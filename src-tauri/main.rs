@@ -116,22 +116,11 @@ fn status(json: bool) -> anyhow::Result<()> {
 }
 
 fn install(target: Target, uninstall: bool, dry_run: bool) -> anyhow::Result<()> {
-    use switchboard_engine::install::{self, Cli as Agent};
-    let clis = match target {
-        Target::Claude => vec![Agent::Claude],
-        Target::Codex => vec![Agent::Codex],
-        Target::Gemini => vec![Agent::Gemini],
-        Target::All => vec![Agent::Claude, Agent::Codex, Agent::Gemini],
-    };
-    let options = install::InstallOptions {
-        clis,
-        uninstall,
-        dry_run,
-        command_path: std::env::current_exe()?,
-        dirs: install::ConfigDirs::from_env()
-            .ok_or_else(|| anyhow::anyhow!("HOME is not set, so the CLIs' settings cannot be found"))?,
-        claude_version: install::claude_code_version(),
-    };
+    use switchboard_engine::install;
+    let name = target.to_possible_value().map(|value| value.get_name().to_owned()).unwrap_or_default();
+    let clis = install::clis_named(&name).ok_or_else(|| anyhow::anyhow!("no CLI called {name}"))?;
+    let options = install::InstallOptions::for_user(clis, uninstall, dry_run, std::env::current_exe()?)
+        .ok_or_else(|| anyhow::anyhow!("HOME is not set, so the CLIs' settings cannot be found"))?;
     let outcomes = install::install(&options);
     for outcome in &outcomes {
         println!("{outcome}");

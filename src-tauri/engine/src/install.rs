@@ -120,6 +120,29 @@ fn wanted_events(cli: Cli, claude_version: Option<Version>) -> Vec<&'static str>
     hook_config::events_for(cli, claude_version.filter(|_| cli == Cli::Claude))
 }
 
+/// The CLIs `switchboard install <target>` names: one by its agent id, or `all`.
+pub fn clis_named(target: &str) -> Option<Vec<Cli>> {
+    match target {
+        "all" => Some(Cli::ALL.to_vec()),
+        agent => Cli::from_agent(agent).map(|cli| vec![cli]),
+    }
+}
+
+impl InstallOptions {
+    /// For the user's own settings (found through the environment), registering `command_path`.
+    /// `None` when `HOME` is unset and some CLI has no override.
+    pub fn for_user(clis: Vec<Cli>, uninstall: bool, dry_run: bool, command_path: PathBuf) -> Option<Self> {
+        Some(Self {
+            clis,
+            uninstall,
+            dry_run,
+            command_path,
+            dirs: ConfigDirs::from_env()?,
+            claude_version: claude_code_version(),
+        })
+    }
+}
+
 /// Installs (or uninstalls) for each CLI in turn; one CLI's failure does not stop the others.
 pub fn install(options: &InstallOptions) -> Vec<InstallOutcome> {
     options

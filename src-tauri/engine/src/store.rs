@@ -20,7 +20,7 @@ pub const DATABASE_FILE: &str = "switchboard.db";
 /// The newest schema this build reads and writes.
 pub const SCHEMA_VERSION: i64 = 1;
 /// How long an acknowledged change may wait for its transaction.
-pub const FLUSH_EVERY: Duration = Duration::from_millis(200);
+pub const FLUSH_EVERY: Duration = Duration::from_millis(500);
 /// History entries shown per session (the newest); at most [`HISTORY_SLACK`] more are stored.
 pub const HISTORY_LIMIT: usize = 50;
 

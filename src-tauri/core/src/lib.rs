@@ -12,6 +12,8 @@ pub mod status;
 
 #[cfg(test)]
 mod bindings;
+#[cfg(test)]
+mod real_sequences;
 
 pub use normalize::{normalize, normalizer, Normalizer, NORMALIZERS};
 pub use notify::{notification_text, should_notify, NotificationText, NotifyContext};

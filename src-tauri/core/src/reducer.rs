@@ -218,6 +218,14 @@ impl SessionState {
             Cue::IdleRescue => status != Some(AgentStatus::Working),
             Cue::IdleReminder => status == Some(AgentStatus::Done),
             Cue::NewTurn => false,
+            // A question on screen is not a permission, whatever Claude's notice says; and a
+            // notice landing after the turn ended is late.
+            Cue::PermissionNotice => matches!(status, Some(AgentStatus::Waiting | AgentStatus::Done)),
+            Cue::ModelCall => {
+                let question_returned = status == Some(AgentStatus::Waiting) && self.holding();
+                let retrying = status == Some(AgentStatus::Done) && self.session.errored;
+                event.is_subagent() || !(question_returned || retrying)
+            }
             Cue::Plain => {
                 event.status == Some(AgentStatus::Working)
                     && !event.is_subagent()
@@ -497,10 +505,16 @@ fn apply_commit(state: &mut SessionState, event: &StatusEvent, commit: Commit, w
         session.errored |= event.errored;
     }
     if event.awaiting_input {
+        // A confirmation of a question already asked (Gemini's ask_user notice) carries no text.
+        if event.question.is_some() || !session.awaiting_input {
+            session.question.clone_from(&event.question);
+        }
         session.awaiting_input = true;
-        session.question.clone_from(&event.question);
     }
-    if event.message.is_some() {
+    // Claude's generic permission notice must not replace the command the PermissionRequest
+    // already showed.
+    let generic_notice = event.cue == Cue::PermissionNotice && previous == Some(AgentStatus::Blocked);
+    if event.message.is_some() && !generic_notice {
         session.message.clone_from(&event.message);
     }
     if event.tool.is_some() {

@@ -74,10 +74,20 @@ pub enum Cue {
     /// The user started a turn (UserPromptSubmit, BeforeAgent): always applies, clears the hold
     /// and the interrupted/errored flags.
     NewTurn,
-    /// Claude's `idle_prompt`: done + interrupted, but only for a session still `working`.
+    /// Done + interrupted, but only for a session still `working`: Claude's `idle_prompt`, and a
+    /// finished manual compaction (SPEC 8: `/compact` ends with no Stop).
     IdleRescue,
     /// An untyped Claude notification (older Claude): waiting, except on a `done` session.
     IdleReminder,
+    /// Claude's generic `permission_prompt` notification (SPEC 8): it follows the
+    /// PermissionRequest that already said which command, and it also follows a question
+    /// (AskUserQuestion). It never turns a question into `blocked` and never replaces the
+    /// blocked command with its generic text.
+    PermissionNotice,
+    /// Codex's PreModelRequest (SPEC 8), which fires around every model call: it changes the
+    /// status only when it proves the previous state over — a question tool that returned
+    /// (rejected or answered: the model is called again) or a failed attempt being retried.
+    ModelCall,
 }
 
 /// One hook event in Switchboard's own words, whatever CLI sent it.

@@ -1,4 +1,4 @@
-//! Claude Code (`/hook/claude`), SPEC 1.1.
+//! Claude Code (`/hook/claude`), SPEC 1.1 as corrected by what Claude Code 2.1.332 sends (SPEC 8).
 
 use serde_json::Value;
 
@@ -8,6 +8,27 @@ use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEven
 const AGENT: &str = "claude";
 /// Claude's question picker: a tool call that is really a question to the user.
 const ASK_USER_QUESTION: &str = "AskUserQuestion";
+
+/// Events Claude Code fires that say nothing about whether the agent needs the user: they fire
+/// inside a turn (PostToolBatch, MessageDisplay — MessageDisplay even after Stop), describe the
+/// environment, or are decided without the user. Listed so that every event the pinned CLI knows
+/// is either mapped or deliberately ignored (a test walks the CLI's own list).
+pub const IGNORED: &[&str] = &[
+    "PostToolBatch",
+    "MessageDisplay",
+    "PermissionDenied",
+    "Setup",
+    "ConfigChange",
+    "InstructionsLoaded",
+    "CwdChanged",
+    "FileChanged",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "TaskCreated",
+    "TaskCompleted",
+    "TeammateIdle",
+    "UserPromptExpansion",
+];
 
 pub fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {
     let hook = Hook::parse(raw)?;
@@ -21,9 +42,24 @@ pub fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {
             StatusEvent { interrupted: true, ..status(AgentStatus::Done) }
         }
         "PostToolUseFailure" => status(AgentStatus::Working),
+        // `/compact` ends with no Stop (SPEC 8): a finished manual compaction settles the
+        // session it set working. An automatic one happens inside a turn, which goes on.
+        "PostCompact" if hook.str("trigger") == Some("manual") => StatusEvent {
+            interrupted: true,
+            cue: Cue::IdleRescue,
+            message: Some("Conversation compacted".to_owned()),
+            ..status(AgentStatus::Done)
+        },
         "Notification" => notification(&hook, base)?,
         "PermissionRequest" if hook.tool_name() == Some(ASK_USER_QUESTION) => question(&hook, base),
         "PermissionRequest" => permission_request(&hook, base),
+        // An MCP server asks the user to fill in a form.
+        "Elicitation" => StatusEvent {
+            awaiting_input: true,
+            question: hook.str("message").map(one_line),
+            ..status(AgentStatus::Waiting)
+        },
+        "ElicitationResult" => status(AgentStatus::Working),
         "Stop" => {
             let mut event = StatusEvent { message: hook.string("last_assistant_message"), ..status(AgentStatus::Done) };
             if let Some(subagent_id) = hook.string("subagent_id") {
@@ -34,7 +70,7 @@ pub fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {
         }
         "StopFailure" => StatusEvent {
             errored: true,
-            message: hook.string("error").or_else(|| hook.string("last_assistant_message")),
+            message: Some(failure_text(hook.str("error"), hook.str("last_assistant_message"))),
             ..status(AgentStatus::Done)
         },
         "SubagentStart" => subagent(&hook, base),
@@ -50,6 +86,28 @@ pub fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {
         _ => return None,
     };
     Some(hook.with_agent_id(event))
+}
+
+/// StopFailure as a sentence: Claude sends a bare code (`rate_limit`, `server_error`,
+/// `unknown`, …) and the error it showed as `last_assistant_message`.
+pub fn failure_text(code: Option<&str>, shown: Option<&str>) -> String {
+    let sentence = match code.unwrap_or("unknown") {
+        "rate_limit" => "Rate limit reached",
+        "server_error" => "The API had a server error",
+        "overloaded" | "overloaded_error" => "The API is overloaded",
+        "authentication_failed" => "The API key was refused",
+        "billing_error" => "The API account has a billing problem",
+        "invalid_request" => "The API refused the request",
+        "max_output_tokens" => "The answer hit the output limit",
+        "unknown" => "The request failed",
+        other => return shown.map(one_line).unwrap_or_else(|| format!("The turn failed ({other})")),
+    };
+    let detail = shown.map(|text| one_line(text.trim_start_matches("API Error:").trim())).filter(|t| !t.is_empty());
+    match detail {
+        Some(detail) if detail.to_lowercase().contains(&sentence.to_lowercase()) => detail,
+        Some(detail) => format!("{sentence}: {detail}"),
+        None => sentence.to_owned(),
+    }
 }
 
 /// `AskUserQuestion`, by PreToolUse or by its PermissionRequest: the user has a question.
@@ -71,7 +129,7 @@ fn notification(hook: &Hook, base: StatusEvent) -> Option<StatusEvent> {
     let (status, cue) = match hook.fields.get("notification_type") {
         None | Some(Value::Null) => (AgentStatus::Waiting, Cue::IdleReminder),
         Some(Value::String(kind)) => match kind.as_str() {
-            "permission_prompt" => (AgentStatus::Blocked, Cue::Plain),
+            "permission_prompt" => (AgentStatus::Blocked, Cue::PermissionNotice),
             "elicitation_dialog" | "elicitation_url_dialog" | "agent_needs_input" => (AgentStatus::Waiting, Cue::Plain),
             "idle_prompt" => {
                 return Some(StatusEvent {
@@ -139,8 +197,11 @@ mod tests {
     }
 
     #[test]
-    fn post_compact_is_not_in_claudes_table() {
+    fn an_automatic_post_compact_gives_no_event_and_a_manual_one_settles_a_working_session() {
         assert_eq!(normalize_claude(&fixture("claude/PostCompact.json"), NOW), None);
+        let manual =
+            normalize_claude(&fixture("real/claude-code-2.1.332/events/PostCompact-manual.json"), NOW).unwrap();
+        assert_eq!((manual.status, manual.cue, manual.interrupted), (Some(AgentStatus::Done), Cue::IdleRescue, true));
     }
 
     #[test]
@@ -162,6 +223,7 @@ mod tests {
     fn notification_permission_prompt_is_blocked() {
         let event = claude("Notification-permission_prompt");
         assert_eq!(event.status, Some(AgentStatus::Blocked));
+        assert_eq!(event.cue, Cue::PermissionNotice);
         assert_eq!(event.message.as_deref(), Some("Claude needs your permission to use Bash"));
     }
 
@@ -243,11 +305,11 @@ mod tests {
         let event = claude("StopFailure");
         assert_eq!(event.status, Some(AgentStatus::Done));
         assert!(event.errored);
-        assert_eq!(event.message.as_deref(), Some("rate_limit"));
+        assert_eq!(event.message.as_deref(), Some("Rate limit reached"));
         let mut raw = fixture("claude/StopFailure.json");
-        raw.as_object_mut().unwrap().remove("error");
+        raw.as_object_mut().unwrap().remove("last_assistant_message");
         let event = normalize_claude(&raw, NOW).unwrap();
-        assert_eq!(event.message.as_deref(), Some("API Error: Rate limit reached"));
+        assert_eq!(event.message.as_deref(), Some("Rate limit reached"));
     }
 
     #[test]
@@ -292,7 +354,7 @@ mod tests {
 
     #[test]
     fn unknown_events_give_no_event() {
-        for name in ["BeforeAgent", "Interrupt", "Setup", "WorktreeCreate"] {
+        for name in ["BeforeAgent", "Interrupt", "Setup", "WorktreeCreate", "PostToolBatch", "MessageDisplay"] {
             let raw = fixture_with("claude/Stop.json", json!({"hook_event_name": name}));
             assert_eq!(normalize_claude(&raw, NOW), None, "{name}");
         }
@@ -304,5 +366,27 @@ mod tests {
         let event = normalize_claude(&raw, NOW).unwrap();
         assert_eq!(event.transcript_path, None);
         assert_eq!(event.tool, None);
+    }
+
+    #[test]
+    fn stop_failure_codes_read_as_sentences() {
+        assert_eq!(
+            failure_text(Some("server_error"), Some("API Error: 500 Internal server error (fake). Try again.")),
+            "The API had a server error: 500 Internal server error (fake). Try again."
+        );
+        assert_eq!(failure_text(Some("unknown"), None), "The request failed");
+        assert_eq!(failure_text(None, Some("API Error: 400 Bad request")), "The request failed: 400 Bad request");
+        assert_eq!(failure_text(Some("brand_new"), None), "The turn failed (brand_new)");
+        assert_eq!(failure_text(Some("brand_new"), Some("Something broke")), "Something broke");
+    }
+
+    #[test]
+    fn elicitation_waits_for_the_user_and_its_result_resumes_work() {
+        let raw = fixture_with("claude/Stop.json", json!({"hook_event_name": "Elicitation", "message": "Pick a repo"}));
+        let event = normalize_claude(&raw, NOW).unwrap();
+        assert_eq!((event.status, event.awaiting_input), (Some(AgentStatus::Waiting), true));
+        assert_eq!(event.question.as_deref(), Some("Pick a repo"));
+        let raw = fixture_with("claude/Stop.json", json!({"hook_event_name": "ElicitationResult"}));
+        assert_eq!(normalize_claude(&raw, NOW).unwrap().status, Some(AgentStatus::Working));
     }
 }

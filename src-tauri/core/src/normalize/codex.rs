@@ -1,15 +1,21 @@
-//! Codex CLI (`/hook/codex`), SPEC 1.2.
+//! Codex CLI (`/hook/codex`), SPEC 1.2 as corrected by what Codex 0.171.0 sends (SPEC 8).
 
 use serde_json::Value;
 
 use super::claude::permission_request;
-use super::{lifecycle, Hook};
+use super::{lifecycle, one_line, Hook};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 const AGENT: &str = "codex";
-/// Codex's question tool. It does not block the turn: the question outlives the turn's Stop
-/// (SPEC 2.2), which the reducer handles as the `request_user_input` hold.
+/// Codex's question tool. Interactive Codex blocks inside it and reports the answer in
+/// PostToolUse; headless `codex exec` of older versions returned at once and left the question
+/// open across the turn's Stop (SPEC 2.2), which the reducer keeps as the hold.
 const REQUEST_USER_INPUT: &str = "request_user_input";
+
+/// Events Codex fires that carry no status of their own: listed so that every event the pinned
+/// CLI knows is either mapped or deliberately ignored. (Notification, StopFailure and
+/// PostToolUseFailure are Claude's: Codex never fires them.)
+pub const IGNORED: &[&str] = &["Notification", "StopFailure", "PostToolUseFailure"];
 
 pub fn normalize_codex(raw: &Value, now: Millis) -> Option<StatusEvent> {
     let hook = Hook::parse(raw)?;
@@ -18,16 +24,41 @@ pub fn normalize_codex(raw: &Value, now: Millis) -> Option<StatusEvent> {
     let event = match hook.event_name {
         "SessionStart" => lifecycle(&hook, AGENT, now, Lifecycle::Start),
         "SessionEnd" => lifecycle(&hook, AGENT, now, Lifecycle::End),
+        // `/compact` ends with no Stop (SPEC 8): a finished manual compaction settles a session
+        // left working; otherwise compaction is lifecycle only.
+        "PostCompact" if hook.str("trigger") == Some("manual") => StatusEvent {
+            interrupted: true,
+            cue: Cue::IdleRescue,
+            lifecycle: Some(Lifecycle::Compact),
+            message: Some("Conversation compacted".to_owned()),
+            ..status(AgentStatus::Done)
+        },
         "PreCompact" | "PostCompact" => lifecycle(&hook, AGENT, now, Lifecycle::Compact),
         "SubagentStart" => StatusEvent { kind: SessionKind::Subagent, subagent_id: hook.string("agent_id"), ..base },
         "PreToolUse" if hook.tool_name() == Some(REQUEST_USER_INPUT) => {
             StatusEvent { awaiting_input: true, question: Some(question(&hook)), ..status(AgentStatus::Waiting) }
         }
-        // Deliberately nothing: the question is still open after the tool returns.
-        "PostToolUse" if hook.tool_name() == Some(REQUEST_USER_INPUT) => return None,
+        "PostToolUse" if hook.tool_name() == Some(REQUEST_USER_INPUT) => {
+            // Today's Codex reports the user's answers as a JSON string: the question is closed,
+            // answered or not (SPEC 8). Without one (older exec) it is still open (SPEC 2.2).
+            if !hook.fields.get("tool_response").is_some_and(Value::is_string) {
+                return None;
+            }
+            status(AgentStatus::Working)
+        }
         "PreToolUse" | "PostToolUse" => status(AgentStatus::Working),
         "UserPromptSubmit" => StatusEvent { cue: Cue::NewTurn, ..status(AgentStatus::Working) },
         "PermissionRequest" => permission_request(&hook, base),
+        // Around every model call. A call proves a returned question tool or a retry.
+        "PreModelRequest" => StatusEvent { cue: Cue::ModelCall, ..status(AgentStatus::Working) },
+        // A failed call that ends the turn fires nothing else (SPEC 8); a retried one is
+        // followed by the next PreModelRequest.
+        "PostModelRequest" if hook.str("status") == Some("failed") => StatusEvent {
+            errored: true,
+            message: Some(hook.str("error").map(one_line).unwrap_or_else(|| "The model request failed".to_owned())),
+            ..status(AgentStatus::Done)
+        },
+        "PostModelRequest" => return None,
         "Stop" => {
             let mut event = StatusEvent { message: hook.string("last_assistant_message"), ..status(AgentStatus::Done) };
             if let Some(subagent_id) = hook.string("subagent_id") {
@@ -193,5 +224,39 @@ mod tests {
             let raw = fixture_with("codex/Stop.json", json!({"hook_event_name": name}));
             assert_eq!(normalize_codex(&raw, NOW), None, "{name}");
         }
+    }
+
+    fn real(name: &str) -> Value {
+        fixture(&format!("real/codex-0.171.0/events/{name}.json"))
+    }
+
+    #[test]
+    fn an_answered_request_user_input_closes_the_question() {
+        let event = normalize_codex(&real("PostToolUse-request_user_input"), NOW).unwrap();
+        assert_eq!(event.status, Some(AgentStatus::Working));
+        let raw =
+            fixture_with("codex/PostToolUse-request_user_input.json", json!({"tool_response": "{\"answers\":{}}"}));
+        assert_eq!(normalize_codex(&raw, NOW).unwrap().status, Some(AgentStatus::Working));
+    }
+
+    #[test]
+    fn model_requests_are_cues_and_only_a_failed_one_is_a_status() {
+        let pre = normalize_codex(&real("PreModelRequest"), NOW).unwrap();
+        assert_eq!((pre.status, pre.cue), (Some(AgentStatus::Working), Cue::ModelCall));
+        assert_eq!(normalize_codex(&real("PostModelRequest-completed"), NOW), None);
+        assert_eq!(normalize_codex(&real("PostModelRequest-cancelled"), NOW), None);
+        let failed = normalize_codex(&real("PostModelRequest-failed"), NOW).unwrap();
+        assert_eq!((failed.status, failed.errored), (Some(AgentStatus::Done), true));
+        assert_eq!(
+            failed.message.as_deref(),
+            Some("We\u{2019}re currently experiencing high demand, which may cause temporary errors.")
+        );
+    }
+
+    #[test]
+    fn a_manual_compaction_settles_a_working_session_and_an_automatic_one_is_lifecycle() {
+        let manual = normalize_codex(&real("PostCompact-manual"), NOW).unwrap();
+        assert_eq!((manual.status, manual.cue, manual.interrupted), (Some(AgentStatus::Done), Cue::IdleRescue, true));
+        assert_eq!(codex("PostCompact").status, None);
     }
 }

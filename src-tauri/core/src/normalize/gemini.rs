@@ -1,4 +1,4 @@
-//! Gemini CLI (`/hook/gemini`), SPEC 1.3.
+//! Gemini CLI (`/hook/gemini`), SPEC 1.3 as corrected by what Gemini CLI 0.61.0 sends (SPEC 8).
 
 use serde_json::Value;
 
@@ -6,25 +6,72 @@ use super::{lifecycle, one_line, Hook};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, StatusEvent};
 
 const AGENT: &str = "gemini";
+/// Gemini's question tool: its confirmation dialog is a question, not a permission.
+const ASK_USER: &str = "ask_user";
+
+/// Events that fire per model call or per streamed chunk: never a status. Listed so that every
+/// event the pinned CLI knows is either mapped or deliberately ignored.
+pub const IGNORED: &[&str] = &["BeforeModel", "AfterModel", "BeforeToolSelection"];
 
 pub fn normalize_gemini(raw: &Value, now: Millis) -> Option<StatusEvent> {
     let hook = Hook::parse(raw)?;
     let status = |status| StatusEvent { status: Some(status), ..hook.event(AGENT, now) };
     let event = match hook.event_name {
         "BeforeAgent" => StatusEvent { cue: Cue::NewTurn, ..status(AgentStatus::Working) },
-        "BeforeTool" | "AfterTool" => status(AgentStatus::Working),
-        "AfterAgent" => StatusEvent { message: hook.string("prompt_response"), ..status(AgentStatus::Done) },
-        "Notification" if hook.str("notification_type") == Some("ToolPermission") => {
-            StatusEvent { message: hook.str("message").map(one_line), ..status(AgentStatus::Blocked) }
+        "BeforeTool" if hook.tool_name() == Some(ASK_USER) => {
+            StatusEvent { awaiting_input: true, question: hook.first_question(), ..status(AgentStatus::Waiting) }
         }
+        // Esc while a tool runs: the tool reports the cancel and no AfterAgent follows (SPEC 8).
+        "AfterTool" if cancelled_by_user(&hook) => StatusEvent { interrupted: true, ..status(AgentStatus::Done) },
+        "BeforeTool" | "AfterTool" => status(AgentStatus::Working),
+        "AfterAgent" => StatusEvent { message: hook.str("prompt_response").map(ungarble), ..status(AgentStatus::Done) },
+        "Notification" if hook.str("notification_type") == Some("ToolPermission") => tool_permission(&hook, status),
         "SessionStart" => lifecycle(&hook, AGENT, now, Lifecycle::Start),
         "SessionEnd" => lifecycle(&hook, AGENT, now, Lifecycle::End),
+        // Fires before every model call with `trigger: auto` (SPEC 8): never a status.
         "PreCompress" => lifecycle(&hook, AGENT, now, Lifecycle::Compact),
-        // Everything else, BeforeModel/AfterModel/BeforeToolSelection included (they fire per
-        // model call or chunk), is not a status.
         _ => return None,
     };
     Some(event)
+}
+
+/// Notification(ToolPermission): `details` says what is asked. `ask_user` is the question
+/// dialog (its text came with BeforeTool); `exec` has the command, `edit` the file.
+fn tool_permission(hook: &Hook, status: impl Fn(AgentStatus) -> StatusEvent) -> StatusEvent {
+    let details = hook.fields.get("details");
+    let detail = |key: &str| details.and_then(|d| d.get(key)).and_then(Value::as_str);
+    if detail("type") == Some(ASK_USER) {
+        return StatusEvent { awaiting_input: true, ..status(AgentStatus::Waiting) };
+    }
+    // The CLI's own text is generic ("Tool Confirm Shell Command requires execution") unless it
+    // already names the command; the command or the file's title says what is asked.
+    let text = hook.str("message");
+    let specific = detail("command").or_else(|| detail("title"));
+    let message = match (text, specific) {
+        (Some(text), Some(specific)) if !text.contains(specific) => Some(specific),
+        (text, specific) => text.or(specific),
+    };
+    let message = message.map(one_line);
+    StatusEvent { message, ..status(AgentStatus::Blocked) }
+}
+
+fn cancelled_by_user(hook: &Hook) -> bool {
+    let response = hook.fields.get("tool_response");
+    let text = |key: &str| response.and_then(|r| r.get(key)).and_then(Value::as_str).unwrap_or_default();
+    text("returnDisplay").contains("cancelled by user") || text("llmContent").contains("was cancelled by user")
+}
+
+/// AfterAgent's `prompt_response` repeats the tail of a streamed answer after a space
+/// ("Hello! lo!", "Wrote notes.txt. tes.txt."): drop a trailing word run that the text before
+/// it already ends with.
+fn ungarble(text: &str) -> String {
+    for (at, _) in text.match_indices(' ') {
+        let (head, tail) = (&text[..at], &text[at + 1..]);
+        if !tail.is_empty() && tail.len() < head.len() && head.ends_with(tail) {
+            return head.to_owned();
+        }
+    }
+    text.to_owned()
 }
 
 #[cfg(test)]
@@ -97,5 +144,46 @@ mod tests {
     #[test]
     fn payload_timestamps_are_ignored_for_the_injected_clock() {
         assert_eq!(gemini("AfterTool").ts, NOW);
+    }
+
+    fn real(name: &str) -> StatusEvent {
+        normalize_gemini(&fixture(&format!("real/gemini-cli-0.61.0/events/{name}.json")), NOW).expect(name)
+    }
+
+    #[test]
+    fn the_ask_user_tool_and_its_dialog_are_a_question_not_a_permission() {
+        let before = real("BeforeTool-ask_user");
+        assert_eq!((before.status, before.awaiting_input), (Some(AgentStatus::Waiting), true));
+        assert_eq!(before.question.as_deref(), Some("Which database should I use?"));
+        let notice = real("Notification-ToolPermission-ask_user");
+        assert_eq!((notice.status, notice.awaiting_input), (Some(AgentStatus::Waiting), true));
+        assert_eq!(notice.question, None);
+    }
+
+    #[test]
+    fn a_permission_names_the_command_or_the_file() {
+        let exec = real("Notification-ToolPermission-exec");
+        assert_eq!((exec.status, exec.message.as_deref()), (Some(AgentStatus::Blocked), Some("touch sb_b_marker.txt")));
+        let edit = real("Notification-ToolPermission-edit");
+        assert_eq!(
+            (edit.status, edit.message.as_deref()),
+            (Some(AgentStatus::Blocked), Some("Tool Confirm Write: notes.txt requires editing"))
+        );
+    }
+
+    #[test]
+    fn a_tool_cancelled_by_the_user_is_an_interrupted_done() {
+        let event = real("AfterTool-run_shell_command-cancelled");
+        assert_eq!((event.status, event.interrupted), (Some(AgentStatus::Done), true));
+        assert_eq!(real("AfterTool-run_shell_command").status, Some(AgentStatus::Working));
+    }
+
+    #[test]
+    fn a_garbled_streamed_answer_loses_its_repeated_tail() {
+        assert_eq!(real("AfterAgent-g-clear-and-resume").message.as_deref(), Some("Hello!"));
+        assert_eq!(real("AfterAgent-b3-write-file-permission").message.as_deref(), Some("Wrote notes.txt."));
+        assert_eq!(real("AfterAgent-c-ask-user").message.as_deref(), Some("Great, I will use PostgreSQL."));
+        assert_eq!(ungarble("All good here."), "All good here.");
+        assert_eq!(ungarble("no no"), "no no");
     }
 }

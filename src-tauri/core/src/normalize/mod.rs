@@ -30,6 +30,11 @@ pub static NORMALIZERS: &[(&str, Normalizer)] = &[
     ("custom", normalize_custom),
 ];
 
+/// Per CLI, the events it fires that are deliberately not a status (beside the ones its table
+/// maps): together they must cover every event name the pinned CLI knows.
+pub static IGNORED: &[(&str, &[&str])] =
+    &[("claude", claude::IGNORED), ("codex", codex::IGNORED), ("gemini", gemini::IGNORED)];
+
 pub fn normalizer(agent: &str) -> Option<Normalizer> {
     NORMALIZERS.iter().find(|(id, _)| *id == agent).map(|(_, normalize)| *normalize)
 }

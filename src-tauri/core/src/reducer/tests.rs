@@ -319,7 +319,7 @@ fn interrupted_and_errored_clear_on_the_next_status_change() {
     let mut run = Run::claude();
     run.feed("StopFailure", 0);
     assert!(run.session().errored);
-    assert_eq!(run.session().message.as_deref(), Some("rate_limit"));
+    assert_eq!(run.session().message.as_deref(), Some("Rate limit reached"));
     run.feed("UserPromptSubmit", 100);
     assert!(!run.session().errored);
 

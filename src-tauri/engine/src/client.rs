@@ -4,7 +4,7 @@
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub struct Response {
     pub status: u16,
@@ -27,6 +27,52 @@ pub fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8], timeout:
     stream.write_all(&message)?;
     let mut response = Vec::new();
     stream.read_to_end(&mut response)?;
+    parse(&response)
+}
+
+/// Like [`request`], but the whole exchange — connect, write, every read — ends by `deadline`,
+/// however slowly the peer answers (a per-read timeout alone lets a byte a second go on forever).
+pub fn request_until(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &[u8],
+    deadline: Instant,
+) -> io::Result<Response> {
+    let remaining = || {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            Err(io::Error::new(io::ErrorKind::TimedOut, "deadline passed"))
+        } else {
+            Ok(left)
+        }
+    };
+    let mut stream = TcpStream::connect_timeout(&addr, remaining()?)?;
+    stream.set_nodelay(true)?;
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let mut message = Vec::with_capacity(head.len() + body.len());
+    message.extend_from_slice(head.as_bytes());
+    message.extend_from_slice(body);
+    let mut written = 0;
+    while written < message.len() {
+        stream.set_write_timeout(Some(remaining()?))?;
+        written += stream.write(&message[written..])?;
+    }
+    let mut response = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        stream.set_read_timeout(Some(remaining()?))?;
+        match stream.read(&mut chunk)? {
+            0 => break,
+            n => response.extend_from_slice(&chunk[..n]),
+        }
+        if response.len() > 1024 * 1024 {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "response too large"));
+        }
+    }
     parse(&response)
 }
 

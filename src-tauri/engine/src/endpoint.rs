@@ -2,7 +2,7 @@
 //! Written after bind, atomically, mode 0600 (it holds the secret), removed on clean exit.
 
 use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -35,6 +35,27 @@ impl Endpoint {
     /// The endpoint file's content, or `None` when it is missing or not an endpoint.
     pub fn read(state_dir: &Path) -> Option<Self> {
         let text = fs::read(Self::path(state_dir)).ok()?;
+        serde_json::from_slice(&text).ok()
+    }
+
+    /// The endpoint file only if it can be trusted with the hook payloads: a regular file
+    /// (opened without blocking, so a FIFO in its place cannot hang the caller), owned by this
+    /// user, not writable by group or others, and small.
+    pub fn read_trusted(state_dir: &Path) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(Self::path(state_dir))
+            .ok()?;
+        let meta = file.metadata().ok()?;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let uid = unsafe { libc::geteuid() };
+        if !meta.is_file() || meta.uid() != uid || meta.mode() & 0o022 != 0 || meta.len() > 4096 {
+            return None;
+        }
+        let mut text = Vec::with_capacity(256);
+        io::Read::take(&file, 4096).read_to_end(&mut text).ok()?;
         serde_json::from_slice(&text).ok()
     }
 

@@ -1,29 +1,37 @@
 //! `switchboard hook <agent>`: the command the CLIs run on every hook event. It forwards stdin
 //! to the running instance and always exits 0 quickly, also when no instance runs: it must never
 //! block or fail the agent.
+//!
+//! One deadline covers the whole command, whatever stdin, the network or the filesystem do: stdin
+//! is read on its own thread, the endpoint file is opened without blocking, and the request gives
+//! up when the deadline passes. A payload over the server's cap is not dropped: its long string
+//! fields (file contents, diffs) are trimmed until it fits.
 
 use std::io::{self, Read, Write};
 use std::path::Path;
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+use serde_json::Value;
 
 use crate::client;
 use crate::endpoint::Endpoint;
 use crate::server::BODY_LIMIT;
 
-/// Gives up on a wedged instance long before any CLI's hook timeout.
-const SEND_TIMEOUT: Duration = Duration::from_millis(1_500);
-/// A huge stdin is drained (so the CLI never sees a broken pipe) but not for longer than this.
-const DRAIN_LIMIT: Duration = Duration::from_secs(2);
+/// From start to exit, at most this long (every CLI's hook timeout is far longer).
+pub const DEADLINE: Duration = Duration::from_millis(1_500);
+/// The most stdin that is read to be trimmed; beyond it the payload is drained and dropped.
+const READ_LIMIT: usize = 32 * 1024 * 1024;
+/// Longest string kept per field when a payload must shrink, from gentle to severe.
+const TRIM_STEPS: [usize; 4] = [16 * 1024, 2 * 1024, 256, 32];
 
 /// Forwards one hook event. Every failure is swallowed: the return is always success.
-pub fn forward(agent: &str, stdin: impl Read, state_dir: Option<&Path>) {
-    let body = read_bounded(stdin);
-    if let (Some(body), Some(dir)) = (body, state_dir) {
-        if let Some(endpoint) = Endpoint::read(dir) {
-            let path = format!("/hook/{agent}?key={}", endpoint.key);
-            let _ = client::request(endpoint.addr(), "POST", &path, &body, SEND_TIMEOUT);
-        }
-    }
+pub fn forward(agent: &str, stdin: impl Read + Send + 'static, state_dir: Option<&Path>, deadline: Instant) {
+    let Some(body) = read_until(stdin, deadline) else { return };
+    let Some(body) = fit(body) else { return };
+    let Some(endpoint) = state_dir.and_then(Endpoint::read_trusted) else { return };
+    let path = format!("/hook/{agent}?key={}", endpoint.key);
+    let _ = client::request_until(endpoint.addr(), "POST", &path, &body, deadline);
 }
 
 /// What the CLI expects on stdout: nothing, except Gemini, which wants a JSON object.
@@ -34,47 +42,159 @@ pub fn reply(agent: &str, stdout: &mut impl Write) {
     }
 }
 
-/// The body if it fits the server's cap; a larger one is drained and dropped.
+/// Reads stdin to its end on a helper thread; `None` when it does not end before the deadline
+/// (a CLI that keeps the pipe open) or is larger than [`READ_LIMIT`] (then drained meanwhile).
+fn read_until(stdin: impl Read + Send + 'static, deadline: Instant) -> Option<Vec<u8>> {
+    let (sender, receiver) = mpsc::sync_channel(1);
+    std::thread::Builder::new()
+        .name("stdin".into())
+        .spawn(move || {
+            let _ = sender.send(read_bounded(stdin));
+        })
+        .ok()?;
+    receiver.recv_timeout(deadline.saturating_duration_since(Instant::now())).ok().flatten()
+}
+
 fn read_bounded(mut stdin: impl Read) -> Option<Vec<u8>> {
     let mut body = Vec::with_capacity(8 * 1024);
-    let limit = u64::try_from(BODY_LIMIT).unwrap_or(u64::MAX) + 1;
-    stdin.by_ref().take(limit).read_to_end(&mut body).ok()?;
+    stdin.by_ref().take(READ_LIMIT as u64 + 1).read_to_end(&mut body).ok()?;
+    if body.len() <= READ_LIMIT {
+        return Some(body);
+    }
+    // Drain the rest so the CLI never sees a broken pipe; the deadline ends this thread.
+    let _ = io::copy(&mut stdin, &mut io::sink());
+    None
+}
+
+/// The body as it will be sent: unchanged when it fits the server's cap, else with its long
+/// strings trimmed (marked with how much was cut). `None` when even that cannot make it fit.
+pub fn fit(body: Vec<u8>) -> Option<Vec<u8>> {
     if body.len() <= BODY_LIMIT {
         return Some(body);
     }
-    let started = Instant::now();
-    let mut sink = [0u8; 64 * 1024];
-    while started.elapsed() < DRAIN_LIMIT {
-        match stdin.read(&mut sink) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
+    let mut value: Value = serde_json::from_slice(&body).ok()?;
+    for max in TRIM_STEPS {
+        trim_strings(&mut value, max);
+        let trimmed = serde_json::to_vec(&value).ok()?;
+        if trimmed.len() <= BODY_LIMIT {
+            return Some(trimmed);
         }
     }
     None
 }
 
+fn trim_strings(value: &mut Value, max: usize) {
+    match value {
+        Value::String(text) if text.len() > max => {
+            let cut = floor_char_boundary(text, max);
+            let dropped = text.len() - cut;
+            text.truncate(cut);
+            text.push_str(&format!("… [{dropped} bytes trimmed by switchboard]"));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| trim_strings(item, max)),
+        Value::Object(fields) => fields.values_mut().for_each(|field| trim_strings(field, max)),
+        _ => {}
+    }
+}
+
+fn floor_char_boundary(text: &str, at: usize) -> usize {
+    (0..=at.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0)
+}
+
 /// The whole `switchboard hook <agent>` command.
 pub fn run(agent: &str) {
+    let deadline = Instant::now() + DEADLINE;
     let state_dir = crate::state_dir::state_dir();
-    forward(agent, io::stdin().lock(), state_dir.as_deref());
+    forward(agent, io::stdin(), state_dir.as_deref(), deadline);
     reply(agent, &mut io::stdout().lock());
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
-    fn a_body_within_the_cap_is_read_whole() {
-        assert_eq!(read_bounded(&b"{\"a\":1}"[..]), Some(b"{\"a\":1}".to_vec()));
+    fn a_body_within_the_cap_is_sent_unchanged() {
+        assert_eq!(fit(b"{\"a\":1}".to_vec()), Some(b"{\"a\":1}".to_vec()));
     }
 
     #[test]
-    fn a_body_over_the_cap_is_drained_and_dropped() {
-        let huge = vec![b' '; BODY_LIMIT * 3];
-        let mut reader = &huge[..];
-        assert_eq!(read_bounded(&mut reader), None);
-        assert!(reader.is_empty(), "stdin drained");
+    fn an_oversized_payload_keeps_every_field_with_its_long_strings_trimmed() {
+        let content = "x".repeat(450 * 1024);
+        let raw = json!({
+            "session_id": "s1",
+            "hook_event_name": "Notification",
+            "notification_type": "ToolPermission",
+            "details": {"type": "edit", "title": "Confirm Write: big.txt", "newContent": content, "originalContent": content},
+        });
+        let body = fit(serde_json::to_vec(&raw).unwrap()).expect("fits after trimming");
+        assert!(body.len() <= BODY_LIMIT);
+        let sent: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(sent["session_id"], "s1");
+        assert_eq!(sent["details"]["title"], "Confirm Write: big.txt");
+        let kept = sent["details"]["newContent"].as_str().unwrap();
+        assert!(
+            kept.starts_with("xxxx") && kept.ends_with("bytes trimmed by switchboard]"),
+            "{}",
+            &kept[kept.len() - 60..]
+        );
+    }
+
+    #[test]
+    fn the_recorded_400_kb_gemini_edit_confirmation_fits() {
+        // The recording keeps the payload's shape and its size (`payload_bytes`), not the file.
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/real/gemini-cli-0.61.0/sequences/b4-large-write-permission.jsonl");
+        let text = std::fs::read_to_string(path).unwrap();
+        let record = text
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|r| r["event"] == "Notification")
+            .unwrap();
+        let size = record["payload_bytes"].as_u64().unwrap() as usize;
+        let mut payload = record["payload"].clone();
+        let diff = payload["details"]["fileDiff"].as_str().unwrap().to_owned();
+        payload["details"]["fileDiff"] = json!(diff.repeat(size / 2 / diff.len() + 1));
+        payload["details"]["newContent"] = json!("line of a generated file\n".repeat(size / 2 / 25));
+        let body = serde_json::to_vec(&payload).unwrap();
+        assert!(body.len() > 400_000 && body.len() > BODY_LIMIT, "{}", body.len());
+        let sent: Value = serde_json::from_slice(&fit(body).unwrap()).unwrap();
+        assert_eq!(sent["notification_type"], "ToolPermission");
+        assert_eq!(sent["details"]["title"], "Confirm Write: big.txt");
+    }
+
+    #[test]
+    fn trimming_respects_utf8_boundaries() {
+        let mut value = json!("é".repeat(100));
+        trim_strings(&mut value, 33);
+        assert!(value.as_str().unwrap().starts_with(&"é".repeat(16)));
+    }
+
+    #[test]
+    fn a_body_that_is_not_json_and_too_big_is_dropped() {
+        assert_eq!(fit(vec![b'x'; BODY_LIMIT + 1]), None);
+    }
+
+    #[test]
+    fn stdin_that_never_ends_gives_up_at_the_deadline() {
+        struct Endless;
+        impl Read for Endless {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                std::thread::sleep(Duration::from_secs(3600));
+                Ok(0)
+            }
+        }
+        let started = Instant::now();
+        assert_eq!(read_until(Endless, started + Duration::from_millis(100)), None);
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn an_oversized_stdin_is_drained_and_dropped() {
+        let huge = vec![b' '; READ_LIMIT + 10];
+        let reader = io::Cursor::new(huge);
+        assert_eq!(read_bounded(reader), None);
     }
 
     #[test]

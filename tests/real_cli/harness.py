@@ -1,0 +1,194 @@
+"""Shared parts of the real-CLI harness: the pinned CLIs from npm, a private `switchboard serve`,
+a tmux driver, polling, and the scenario report.
+
+Each CLI has its own module (claude.py, codex.py, gemini.py) with a fake model server of its
+provider's wire format and a `scenarios(ctx)` list; run.py runs them and prints one closing line.
+Standard library only: it must run on a fresh Debian 12 with Python 3.11.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+ROOT = Path(__file__).resolve().parents[2]
+CACHE = Path(os.environ.get("SWITCHBOARD_CLI_CACHE", Path.home() / ".cache" / "switchboard-real-clis"))
+
+
+def switchboard_bin() -> Path:
+    return Path(os.environ.get("SWITCHBOARD_BIN", ROOT / "target" / "debug" / "switchboard"))
+
+
+def npm_package(package: str, version: str) -> Path:
+    """Installs `package@version` into the cache once (skipped when present); returns its
+    node_modules/<package> folder. Versions are pinned: newer ones are reported as drift."""
+    prefix = CACHE / f"{package.replace('/', '+')}@{version}"
+    folder = prefix / "node_modules" / package
+    if not (folder / "package.json").exists():
+        prefix.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--loglevel=error",
+             f"{package}@{version}"],
+            check=True,
+        )
+    return folder
+
+
+def latest_version(package: str) -> Optional[str]:
+    """The registry's newest version, for the drift report; None when the registry is unreachable."""
+    try:
+        out = subprocess.run(["npm", "view", package, "version"], capture_output=True, text=True, timeout=30)
+        return out.stdout.strip() or None
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def wait_until(check: Callable[[], object], timeout: float, interval: float = 0.1):
+    """Polls `check` until it returns something truthy; returns it, or None after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(interval)
+
+
+class Serve:
+    """`switchboard serve --no-notify` with its own state directory."""
+
+    def __init__(self, workdir: Path):
+        self.state = workdir / "switchboard-state"
+        self.state.mkdir(parents=True, exist_ok=True)
+        self.env = {**os.environ, "SWITCHBOARD_HOME": str(self.state), "SWITCHBOARD_NO_NOTIFY": "1"}
+        self.log = open(workdir / "serve.log", "wb")
+        self.proc = subprocess.Popen([str(switchboard_bin()), "serve", "--no-notify"], env=self.env,
+                                     stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log)
+        if not wait_until(lambda: (self.state / "endpoint.json").exists(), 10):
+            raise RuntimeError("switchboard serve did not write endpoint.json")
+
+    def sessions(self) -> list[dict]:
+        out = subprocess.run([str(switchboard_bin()), "status", "--json"], env=self.env,
+                             capture_output=True, text=True, timeout=10)
+        if out.returncode != 0:
+            return []
+        return json.loads(out.stdout).get("sessions", [])
+
+    def session(self, session_id: Optional[str] = None, agent: Optional[str] = None) -> Optional[dict]:
+        """One session by id, else the most recently active one of `agent` (or of any agent)."""
+        found = [s for s in self.sessions() if (session_id is None or s["sessionId"] == session_id)
+                 and (agent is None or s["agent"] == agent)]
+        return max(found, key=lambda s: s["lastEventAt"]) if found else None
+
+    def wait_session(self, predicate: Callable[[dict], bool], timeout: float = 20,
+                     agent: Optional[str] = None) -> Optional[dict]:
+        """Waits until the newest session of `agent` satisfies `predicate`; returns it or None."""
+        def check():
+            s = self.session(agent=agent)
+            return s if s is not None and predicate(s) else None
+        return wait_until(check, timeout, 0.1)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.log.close()
+
+
+class Tmux:
+    """One interactive program in a private tmux server (`tmux -L <socket>`)."""
+
+    def __init__(self, socket: str, command: list[str], env: dict[str, str], cwd: Path,
+                 width: int = 160, height: int = 50):
+        self.socket = socket
+        env_args = [f"{k}={v}" for k, v in env.items()]
+        inner = " ".join(_quote(a) for a in ["env", "-i", *env_args, *command])
+        subprocess.run(["tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", "main",
+                        "-x", str(width), "-y", str(height), "-c", str(cwd), inner], check=True)
+
+    def send(self, *keys: str, literal: bool = False):
+        args = ["tmux", "-L", self.socket, "send-keys", "-t", "main"]
+        if literal:
+            args.append("-l")
+        subprocess.run([*args, *keys], check=True)
+
+    def type(self, text: str, enter: bool = True):
+        self.send(text, literal=True)
+        if enter:
+            time.sleep(0.3)
+            self.send("Enter")
+
+    def screen(self) -> str:
+        out = subprocess.run(["tmux", "-L", self.socket, "capture-pane", "-p", "-t", "main"],
+                             capture_output=True, text=True)
+        return out.stdout
+
+    def wait_text(self, pattern: str, timeout: float = 30) -> Optional[str]:
+        regex = re.compile(pattern)
+        return wait_until(lambda: (lambda s: s if regex.search(s) else None)(self.screen()), timeout, 0.2)
+
+    def pane_pid(self) -> Optional[int]:
+        out = subprocess.run(["tmux", "-L", self.socket, "display", "-p", "-t", "main", "#{pane_pid}"],
+                             capture_output=True, text=True)
+        return int(out.stdout.strip()) if out.stdout.strip().isdigit() else None
+
+    def kill(self):
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+
+
+def _quote(arg: str) -> str:
+    return "'" + arg.replace("'", "'\\''") + "'"
+
+
+@dataclass
+class Report:
+    """Checks of one CLI's scenarios; a scenario passes when all its checks hold."""
+    cli: str
+    results: dict[str, list[tuple[str, bool, str]]] = field(default_factory=dict)
+    pending: dict[str, str] = field(default_factory=dict)
+    current: str = ""
+
+    def scenario(self, name: str):
+        self.current = name
+        self.results.setdefault(name, [])
+        print(f"--- {self.cli}: {name}", flush=True)
+
+    def check(self, what: str, ok: bool, detail: object = ""):
+        self.results.setdefault(self.current, []).append((what, bool(ok), str(detail)))
+        print(f"    [{'ok' if ok else 'FAIL'}] {what}" + ("" if ok else f" — {detail}"), flush=True)
+        return ok
+
+    def note_pending(self, what: str):
+        """Something no hook settles (SPEC 8 'No hook at all'): recorded, not failed."""
+        self.pending[self.current] = what
+        print(f"    [pending] {what}", flush=True)
+
+    def passed(self) -> int:
+        return sum(1 for checks in self.results.values() if checks and all(ok for _, ok, _ in checks))
+
+    def failed(self) -> list[str]:
+        return [name for name, checks in self.results.items() if not checks or not all(ok for _, ok, _ in checks)]
+
+
+def temp_dir(prefix: str) -> Path:
+    """A temporary folder outside /tmp's noexec quirks (Codex refuses helper binaries in /tmp)."""
+    base = CACHE / "runs"
+    base.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=base))
+
+
+def remove_tree(path: Path):
+    shutil.rmtree(path, ignore_errors=True)

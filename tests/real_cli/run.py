@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Runs the real-CLI scenarios: `run.py [claude|codex|gemini ...]` (default: all three).
+
+Each CLI module exposes PACKAGE, VERSION and `run(ctx, report)`. The closing line counts the
+scenarios per CLI; the exit status is non-zero when any scenario failed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+import sys
+import traceback
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness  # noqa: E402
+
+CLIS = ["claude", "codex", "gemini"]
+
+
+class Context:
+    """What a CLI module gets: a private copy of the switchboard binary (so a rebuild during a
+    run cannot swap it under a hook) and a scratch folder."""
+
+    def __init__(self, cli: str):
+        self.workdir = harness.temp_dir(f"{cli}-")
+        self.bin = self.workdir / "switchboard"
+        shutil.copy2(harness.switchboard_bin(), self.bin)
+        harness.os.environ["SWITCHBOARD_BIN"] = str(self.bin)
+
+
+def main(argv: list[str]) -> int:
+    chosen = argv or CLIS
+    reports = []
+    for cli in chosen:
+        module = importlib.import_module(cli)
+        report = harness.Report(cli)
+        latest = harness.latest_version(module.PACKAGE)
+        if latest and latest != module.VERSION:
+            print(f"drift: {module.PACKAGE} is pinned at {module.VERSION}, the registry has {latest}", flush=True)
+        ctx = Context(cli)
+        try:
+            module.run(ctx, report)
+        except Exception:  # a harness error fails this CLI, not the whole run
+            report.scenario("harness")
+            report.check("the harness ran to the end", False, traceback.format_exc())
+        finally:
+            harness.remove_tree(ctx.workdir)
+        reports.append((report, module.VERSION))
+    failed = False
+    parts = []
+    for report, version in reports:
+        total = len(report.results)
+        parts.append(f"{report.cli} {version}: {report.passed()}/{total} scenarios"
+                     + (f", {len(report.pending)} pending a second source" if report.pending else ""))
+        for name in report.failed():
+            failed = True
+            print(f"FAILED {report.cli}: {name}")
+    print("real CLIs — " + "; ".join(parts))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

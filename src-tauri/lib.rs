@@ -2,21 +2,30 @@
 //! This is the only code that says `use tauri`; everything else lives in the engine and core.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::io::{Read, Write};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use switchboard_core::{HistoryEntry, Position, Session, SessionsChanged, Snapshot};
-use switchboard_engine::endpoint::{Endpoint, EndpointError};
+use switchboard_engine::lock::{InstanceLock, LockError};
 use switchboard_engine::notifier::{Notifier, OnClick};
-use switchboard_engine::{Hub, Instance, Update};
+use switchboard_engine::{Config, Hub, Instance, Update};
 use tauri::{AppHandle, Emitter, Manager, Runtime, WindowEvent};
 
 /// Changes are coalesced: at most one `sessions-changed` per frame, however many events arrive.
 const FRAME: Duration = Duration::from_millis(16);
 
+/// The events the web view listens to (their names are generated into `ui/src/bindings/events.ts`).
+pub const SESSIONS_CHANGED: &str = "sessions-changed";
+/// A notification was clicked: the payload is the session id to bring into view.
+pub const FOCUS_SESSION: &str = "focus-session";
+
 /// An error the web view can show: `{kind, message}`, never matched by string.
 #[derive(Debug, serde::Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct CommandError {
     kind: &'static str,
     message: String,
@@ -25,6 +34,8 @@ pub struct CommandError {
 struct AppState {
     hub: Arc<Hub>,
     notices: Vec<String>,
+    /// Taken (and stopped) when the app exits.
+    instance: Mutex<Option<Instance>>,
 }
 
 #[tauri::command]
@@ -62,7 +73,8 @@ fn set_position(state: tauri::State<'_, AppState>, session_id: String, x: f64, y
 
 #[tauri::command]
 fn session_history(state: tauri::State<'_, AppState>, session_id: String) -> Vec<HistoryEntry> {
-    state.hub.history(&session_id)
+    let instance = state.instance.lock().unwrap_or_else(PoisonError::into_inner);
+    instance.as_ref().map(|instance| instance.history(&session_id)).unwrap_or_default()
 }
 
 #[tauri::command]
@@ -99,6 +111,28 @@ async fn install_hooks(agent: String) -> Result<String, CommandError> {
     }
 }
 
+/// The Connections panel and the empty state: the same checks as `switchboard doctor`. Its test
+/// session is taken off the canvas again as soon as it has been seen.
+#[tauri::command]
+async fn doctor(state: tauri::State<'_, AppState>) -> Result<switchboard_engine::doctor::DoctorReport, CommandError> {
+    use switchboard_engine::doctor;
+    let failure = |kind, message: String| CommandError { kind, message };
+    let command_path = std::env::current_exe()
+        .map(|app| app.with_file_name("switchboard"))
+        .map_err(|e| failure("io", format!("cannot locate the switchboard binary: {e}")))?;
+    let state_dir = Config::from_env().map_err(|e| failure("noStateDir", e.to_string()))?.state_dir;
+    let options = doctor::DoctorOptions::from_env(command_path, state_dir, None)
+        .ok_or_else(|| failure("noHome", "HOME is not set, so the CLIs' settings cannot be found".into()))?;
+    let hub = Arc::clone(&state.hub);
+    tauri::async_runtime::spawn_blocking(move || {
+        doctor::examine(&options, |session_id| {
+            hub.remove(session_id);
+        })
+    })
+    .await
+    .map_err(|e| failure("internal", e.to_string()))
+}
+
 /// Updates waiting for the next frame's emit.
 #[derive(Default)]
 struct Pending {
@@ -110,20 +144,26 @@ struct Pending {
 impl Pending {
     fn push(&mut self, update: Update) {
         match update {
-            Update::Changed(change) => {
-                let id = change.session.session_id.clone();
+            Update::Changed(changed) => {
+                let session = changed.change.session;
+                let id = session.session_id.clone();
                 self.removed.retain(|removed| *removed != id);
-                if self.changed.insert(id.clone(), change.session).is_none() {
+                if self.changed.insert(id.clone(), session).is_none() {
                     self.order.push(id);
                 }
             }
-            Update::FocusRequested => {}
             Update::Removed(id) => {
                 if self.changed.remove(&id).is_some() {
                     self.order.retain(|changed| *changed != id);
                 }
                 self.removed.push(id);
             }
+        }
+    }
+
+    fn extend(&mut self, updates: impl IntoIterator<Item = Update>) {
+        for update in updates {
+            self.push(update);
         }
     }
 
@@ -149,11 +189,13 @@ fn show_window<R: Runtime>(app: &AppHandle<R>) {
 fn open_session<R: Runtime>(app: &AppHandle<R>, hub: &Hub, session_id: &str) {
     show_window(app);
     hub.clear_unread(session_id);
-    let _ = app.emit("focus-session", session_id.to_owned());
+    let _ = app.emit(FOCUS_SESSION, session_id.to_owned());
 }
 
 /// The app, generic over the runtime so tests can build it with `tauri::test::mock_builder()`.
-pub fn builder<R: Runtime>(notifications: bool, state_dir: PathBuf) -> tauri::Builder<R> {
+/// `lock` is the state directory's instance lock, taken before any window exists.
+pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder<R> {
+    let lock = Mutex::new(Some(lock));
     tauri::Builder::<R>::new()
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .invoke_handler(tauri::generate_handler![
@@ -164,60 +206,27 @@ pub fn builder<R: Runtime>(notifications: bool, state_dir: PathBuf) -> tauri::Bu
             set_position,
             session_history,
             notices,
-            install_hooks
+            install_hooks,
+            doctor
         ])
         .setup(move |app| {
             let handle = app.handle().clone();
-            let pending = Arc::new(Mutex::new(Pending::default()));
-            let wake = Arc::new(tokio::sync::Notify::new());
-
-            let hub_cell: Arc<std::sync::OnceLock<Arc<Hub>>> = Arc::new(std::sync::OnceLock::new());
-            let notifier = notifications.then(|| {
-                let handle = handle.clone();
-                let hub_cell = Arc::clone(&hub_cell);
-                let on_click: OnClick = Arc::new(move |session_id: String| {
-                    if let Some(hub) = hub_cell.get() {
-                        open_session(&handle, hub, &session_id);
-                    }
-                });
-                Notifier::start(Some(on_click))
-            });
-            let (listener_pending, listener_wake) = (Arc::clone(&pending), Arc::clone(&wake));
-            let focus_handle = handle.clone();
-            let hub = Arc::new(Hub::new(move |update| {
-                if let (Update::Changed(change), Some(notifier)) = (&update, &notifier) {
-                    if change.notify {
-                        notifier.notify(&change.session);
-                    }
-                }
-                if let Update::FocusRequested = update {
-                    show_window(&focus_handle);
-                    return;
-                }
-                listener_pending.lock().unwrap_or_else(PoisonError::into_inner).push(update);
-                listener_wake.notify_one();
-            }));
-            let _ = hub_cell.set(Arc::clone(&hub));
-
-            let emitter = handle.clone();
-            tauri::async_runtime::spawn(async move {
-                // The first change of a burst goes out at once; whatever follows within the
-                // frame is gathered into the next emit.
-                loop {
-                    wake.notified().await;
-                    let batch = pending.lock().unwrap_or_else(PoisonError::into_inner).take();
-                    if let Some(batch) = batch {
-                        let _ = emitter.emit("sessions-changed", batch);
-                    }
-                    tokio::time::sleep(FRAME).await;
-                }
-            });
-
-            hub.set_has_window(true);
-            let instance = tauri::async_runtime::block_on(Instance::start(state_dir.clone(), Arc::clone(&hub)))?;
+            let lock = lock.lock().unwrap_or_else(PoisonError::into_inner).take().expect("setup runs once");
+            let notify = config.notify;
+            let state_dir = config.state_dir.clone();
+            let instance = tauri::async_runtime::block_on(Instance::start_locked(config, lock))?;
             tracing::info!(port = instance.server.port(), "hook server listening");
-            app.manage(AppState { hub, notices: instance.notices.clone() });
-            app.manage(Mutex::new(Some(instance)));
+            let hub = Arc::clone(&instance.hub);
+            // The outputs of the app: the web view and notifications, each its own subscriber.
+            emit_changes(handle.clone(), hub.updates());
+            if notify {
+                let (click_handle, click_hub) = (handle.clone(), Arc::clone(&hub));
+                let on_click: OnClick =
+                    Arc::new(move |session_id: String| open_session(&click_handle, &click_hub, &session_id));
+                Notifier::follow(hub.updates(), Some(on_click));
+            }
+            answer_focus_requests(handle.clone(), &state_dir);
+            app.manage(AppState { hub, notices: instance.notices.clone(), instance: Mutex::new(Some(instance)) });
             Ok(())
         })
         .on_window_event(|window, event| {
@@ -229,34 +238,85 @@ pub fn builder<R: Runtime>(notifications: bool, state_dir: PathBuf) -> tauri::Bu
         })
 }
 
-/// Asks the instance behind `endpoint.json` to bring its window forward; `false` if it has none.
-fn ask_running_app_to_focus(state_dir: &std::path::Path) -> bool {
-    let Some(endpoint) = Endpoint::read(state_dir) else { return false };
-    let path = format!("/focus?key={}", endpoint.key);
-    switchboard_engine::client::request(endpoint.addr(), "POST", &path, b"", Duration::from_secs(2))
-        .is_ok_and(|response| response.status == 204)
+/// The web view's subscriber: the first change of a burst goes out at once; whatever follows
+/// within the frame is gathered into the next `sessions-changed`.
+fn emit_changes<R: Runtime>(handle: AppHandle<R>, updates: Receiver<Update>) {
+    let spawned = std::thread::Builder::new().name("emit".into()).spawn(move || {
+        let mut pending = Pending::default();
+        while let Ok(update) = updates.recv() {
+            pending.push(update);
+            pending.extend(updates.try_iter());
+            if let Some(batch) = pending.take() {
+                let _ = handle.emit(SESSIONS_CHANGED, batch);
+            }
+            std::thread::sleep(FRAME);
+        }
+    });
+    if let Err(error) = spawned {
+        tracing::error!(%error, "cannot start the web view's updates");
+    }
+}
+
+/// The socket a second launch uses to bring this window forward (the lock tells it we run).
+fn focus_socket(state_dir: &Path) -> PathBuf {
+    state_dir.join("app.sock")
+}
+
+/// Brings the window forward whenever a second launch connects and asks.
+fn answer_focus_requests<R: Runtime>(handle: AppHandle<R>, state_dir: &Path) {
+    let path = focus_socket(state_dir);
+    // Only the lock holder gets here, so a socket file left by a crash is stale.
+    let _ = std::fs::remove_file(&path);
+    let listener = match UnixListener::bind(&path) {
+        Ok(listener) => listener,
+        Err(error) => {
+            tracing::warn!(%error, "a second launch will not be able to bring this window forward");
+            return;
+        }
+    };
+    let _ = std::thread::Builder::new().name("focus".into()).spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+            let mut request = [0u8; 5];
+            if stream.read_exact(&mut request).is_ok() && &request == b"focus" {
+                show_window(&handle);
+                let _ = stream.write_all(b"ok");
+            }
+        }
+    });
+}
+
+/// Asks the running app of this state directory to come forward; `false` if none answers
+/// (a headless `serve` holds the lock).
+fn ask_running_app_to_focus(state_dir: &Path) -> bool {
+    let Ok(mut stream) = UnixStream::connect(focus_socket(state_dir)) else { return false };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    let mut answer = [0u8; 2];
+    stream.write_all(b"focus").is_ok() && stream.read_exact(&mut answer).is_ok() && &answer == b"ok"
 }
 
 /// Runs the desktop app until its window closes.
 pub fn run() -> anyhow::Result<()> {
-    let notifications = std::env::var_os("SWITCHBOARD_NO_NOTIFY").is_none();
-    let state_dir = switchboard_engine::state_dir::state_dir()
-        .ok_or_else(|| anyhow::anyhow!("no state directory: set SWITCHBOARD_HOME or HOME"))?;
+    let config = Config::from_env()?;
     // One instance per state directory: bring the running one forward, or explain.
-    if let Err(EndpointError::AlreadyRunning { pid, .. }) = Endpoint::claim(&state_dir) {
-        if ask_running_app_to_focus(&state_dir) {
-            return Ok(());
+    let lock = match InstanceLock::acquire(&config.state_dir) {
+        Ok(lock) => lock,
+        Err(LockError::Held { pid, .. }) => {
+            if ask_running_app_to_focus(&config.state_dir) {
+                return Ok(());
+            }
+            anyhow::bail!(
+                "Switchboard is already running without a window (`switchboard serve`, pid {pid}) on {}; stop it \
+                 first, or use `switchboard status`",
+                config.state_dir.display()
+            );
         }
-        anyhow::bail!(
-            "Switchboard is already running without a window (`switchboard serve`, pid {pid}) on {}; stop it \
-             first, or use `switchboard status`",
-            state_dir.display()
-        );
-    }
-    let app = builder::<tauri::Wry>(notifications, state_dir).build(tauri::generate_context!())?;
+        Err(error) => return Err(error.into()),
+    };
+    let app = builder::<tauri::Wry>(config, lock).build(tauri::generate_context!())?;
     app.run(|handle, event| {
         if let tauri::RunEvent::Exit = event {
-            let instance = handle.try_state::<Mutex<Option<Instance>>>().and_then(|slot| slot.lock().ok()?.take());
+            let instance = handle.try_state::<AppState>().and_then(|state| state.instance.lock().ok()?.take());
             if let Some(instance) = instance {
                 tauri::async_runtime::block_on(instance.stop());
             }
@@ -274,7 +334,13 @@ mod tests {
     fn update(id: &str, status: &str) -> Update {
         let event = normalize("custom", &json!({"sessionId": id, "status": status}), 1).unwrap();
         let session = switchboard_core::Reducer::new().apply(&event, false).unwrap().session;
-        Update::Changed(Box::new(Change { session, previous: None, notify: false }))
+        let change = Change { session, previous: None, notify: false };
+        Update::Changed(Box::new(switchboard_engine::hub::Changed {
+            change,
+            event_title: None,
+            agent_title: None,
+            history: None,
+        }))
     }
 
     #[test]
@@ -310,5 +376,36 @@ mod tests {
         let batch = pending.take().unwrap();
         assert!(batch.removed.is_empty(), "it came back within the frame");
         assert_eq!(batch.changed.len(), 1);
+    }
+
+    /// The web view's side of the IPC that the app crate defines (the command error and the
+    /// event names) is generated from here, like the core's types; this fails when it is stale.
+    /// `UPDATE_BINDINGS=1 cargo test -p switchboard --lib bindings` rewrites it.
+    #[test]
+    fn ipc_bindings_are_up_to_date() {
+        use ts_rs::TS;
+        let header = "// Generated from the Rust types by ts-rs (src-tauri/lib.rs). Do not edit.\n";
+        let files = [
+            ("CommandError.ts", format!("{header}\nexport {}\n", CommandError::decl())),
+            (
+                "events.ts",
+                format!(
+                    "{header}\nexport const SESSIONS_CHANGED = {SESSIONS_CHANGED:?};\nexport const FOCUS_SESSION = {FOCUS_SESSION:?};\n"
+                ),
+            ),
+        ];
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/src/bindings");
+        for (file, text) in files {
+            let path = dir.join(file);
+            if std::env::var_os("UPDATE_BINDINGS").is_some() {
+                std::fs::write(&path, &text).unwrap();
+            } else {
+                let committed = std::fs::read_to_string(&path).unwrap_or_default();
+                assert_eq!(
+                    committed, text,
+                    "{file} is stale: run `UPDATE_BINDINGS=1 cargo test -p switchboard --lib bindings`"
+                );
+            }
+        }
     }
 }

@@ -47,6 +47,12 @@ enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Check that each agent CLI is connected and that an event gets through; exits 1 if not
+    Doctor {
+        /// Print the report as JSON
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -74,6 +80,7 @@ fn main() -> ExitCode {
         Some(Command::Serve { no_notify }) => serve(no_notify),
         Some(Command::Status { json }) => status(json),
         Some(Command::Install { target, uninstall, dry_run }) => install(target, uninstall, dry_run),
+        Some(Command::Doctor { json }) => return doctor(json),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -94,14 +101,14 @@ fn launch_app() -> anyhow::Result<()> {
 }
 
 fn state_dir() -> anyhow::Result<PathBuf> {
-    switchboard_engine::state_dir::state_dir()
-        .ok_or_else(|| anyhow::anyhow!("no state directory: set SWITCHBOARD_HOME or HOME"))
+    Ok(switchboard_engine::Config::from_env()?.state_dir)
 }
 
 fn serve(no_notify: bool) -> anyhow::Result<()> {
-    let options = switchboard_engine::ServeOptions { state_dir: state_dir()?, notify: !no_notify };
+    let mut config = switchboard_engine::Config::from_env()?;
+    config.notify &= !no_notify;
     let runtime = tokio::runtime::Runtime::new()?;
-    runtime.block_on(switchboard_engine::serve(options))?;
+    runtime.block_on(switchboard_engine::serve(config))?;
     Ok(())
 }
 
@@ -130,4 +137,34 @@ fn install(target: Target, uninstall: bool, dry_run: bool) -> anyhow::Result<()>
         anyhow::bail!("{failed} of {} CLIs could not be set up; see above", outcomes.len());
     }
     Ok(())
+}
+
+/// Prints the report; exit code 0 only when every check passed.
+fn doctor(json: bool) -> ExitCode {
+    use switchboard_engine::doctor;
+    let options = (|| -> anyhow::Result<doctor::DoctorOptions> {
+        let folder = std::env::current_dir().ok();
+        doctor::DoctorOptions::from_env(std::env::current_exe()?, state_dir()?, folder)
+            .ok_or_else(|| anyhow::anyhow!("HOME is not set, so the CLIs' settings cannot be found"))
+    })();
+    let options = match options {
+        Ok(options) => options,
+        Err(error) => {
+            eprintln!("switchboard: {error:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // `switchboard` cannot remove a session from a running instance: the test session is sent
+    // as ended, and the canvas and `status` hide it by its id.
+    let report = doctor::examine(&options, |_| {});
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+    } else {
+        print!("{report}");
+    }
+    if report.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }

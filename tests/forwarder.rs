@@ -126,12 +126,12 @@ fn a_fifo_or_a_world_writable_endpoint_file_is_not_trusted() {
     assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
     let took = timed_hook(&home, std::process::Stdio::null());
     assert!(took < std::time::Duration::from_secs(5), "{took:?}");
-    assert!(Endpoint::read_trusted(&home).is_none());
+    assert!(Endpoint::read(&home).is_none());
     std::fs::remove_file(&path).unwrap();
 
     let serve = Serve::start();
     let path = Endpoint::path(serve.home());
-    assert!(Endpoint::read_trusted(serve.home()).is_some());
+    assert!(Endpoint::read(serve.home()).is_some());
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).unwrap();
-    assert!(Endpoint::read_trusted(serve.home()).is_none(), "a world-writable endpoint could redirect hooks");
+    assert!(Endpoint::read(serve.home()).is_none(), "a world-writable endpoint could redirect hooks");
 }

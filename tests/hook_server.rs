@@ -1,6 +1,6 @@
 //! SPEC 3, bullet by bullet, against a real server on loopback.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
@@ -179,29 +179,36 @@ fn fifty_sessions_of_forty_events_sent_concurrently_all_end_in_the_right_state()
 #[test]
 fn a_full_reducer_queue_drops_events_but_never_delays_the_answer() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    // A listener that blocks until released wedges the ingest task.
-    let gate = Arc::new(Mutex::new(()));
-    let held = gate.lock().unwrap();
-    let listener_gate = Arc::clone(&gate);
-    let hub = Arc::new(Hub::new(move |_| drop(listener_gate.lock())));
-    let server = runtime.block_on(HookServer::start_with(Arc::clone(&hub), "k".repeat(48), 4)).unwrap();
+    // Nothing drains the queue yet: it takes four, the rest are dropped, every answer is 204.
+    let hub = Arc::new(Hub::new());
+    let (inputs, queue) = switchboard_engine::hub::inputs(4);
+    let server = runtime.block_on(HookServer::start_with(inputs.clone(), Arc::clone(&hub), "k".repeat(48))).unwrap();
     let path = format!("/hook/custom?key={}", server.key());
     for i in 0..20 {
         let body = json!({"sessionId": format!("q{i}"), "status": "working"}).to_string();
         assert_eq!(request(server.addr(), "POST", &path, body.as_bytes()).0, 204);
     }
-    // One event is in the wedged listener, four wait in the queue, the rest were dropped.
-    assert_eq!(server.dropped(), 15);
-    drop(held);
-    crate::support::eventually(Duration::from_secs(5), || (hub.snapshot().sessions.len() == 5).then_some(()))
-        .expect("the queued events are applied once the reducer runs again");
+    assert_eq!(inputs.dropped(), 16);
+    let stop = tokio_util::sync::CancellationToken::new();
+    runtime.spawn(Arc::clone(&hub).run(queue, stop.clone()));
+    crate::support::eventually(Duration::from_secs(5), || (hub.snapshot().sessions.len() == 4).then_some(()))
+        .expect("the queued events are applied once the reducer runs");
+    stop.cancel();
     runtime.block_on(server.shutdown());
 }
 
 #[test]
-fn a_headless_instance_declines_to_bring_a_window_forward() {
+fn a_second_serve_on_the_same_state_directory_refuses_to_start() {
     let serve = Serve::start();
-    assert_eq!(request(serve.addr(), "POST", "/focus?key=wrong", b"").0, 401);
-    let path = format!("/focus?key={}", serve.endpoint.key);
-    assert_eq!(request(serve.addr(), "POST", &path, b"").0, 404, "serve has no window: the app must not exit");
+    let output = std::process::Command::new(crate::support::BIN)
+        .args(["serve", "--no-notify"])
+        .env("SWITCHBOARD_HOME", serve.home())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("already running"), "{stderr}");
+    // The first one is untouched: its endpoint still answers.
+    assert_eq!(serve.post("custom", &json!({"sessionId": "still-here", "status": "working"})), 204);
+    serve.wait_for("still-here", |_| true);
 }

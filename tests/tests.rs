@@ -2,9 +2,11 @@
 //! `hook` forwarder and `status`, each against a real instance in a temporary state directory.
 
 mod cli;
+mod doctor;
 mod forwarder;
 mod hook_server;
 mod installer;
+mod observed;
 mod persistence;
 mod support;
 mod titles;

@@ -67,10 +67,10 @@ def wait_until(check: Callable[[], object], timeout: float, interval: float = 0.
 class Serve:
     """`switchboard serve --no-notify` with its own state directory."""
 
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, env: Optional[dict[str, str]] = None):
         self.state = workdir / "switchboard-state"
         self.state.mkdir(parents=True, exist_ok=True)
-        self.env = {**os.environ, "SWITCHBOARD_HOME": str(self.state), "SWITCHBOARD_NO_NOTIFY": "1"}
+        self.env = {**os.environ, **(env or {}), "SWITCHBOARD_HOME": str(self.state), "SWITCHBOARD_NO_NOTIFY": "1"}
         self.log = open(workdir / "serve.log", "wb")
         self.proc = subprocess.Popen([str(switchboard_bin()), "serve", "--no-notify"], env=self.env,
                                      stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log)
@@ -91,11 +91,12 @@ class Serve:
         return max(found, key=lambda s: s["lastEventAt"]) if found else None
 
     def wait_session(self, predicate: Callable[[dict], bool], timeout: float = 20,
-                     agent: Optional[str] = None) -> Optional[dict]:
-        """Waits until the newest session of `agent` satisfies `predicate`; returns it or None."""
+                     agent: Optional[str] = None, since_ms: int = 0) -> Optional[dict]:
+        """Waits until the newest session of `agent` satisfies `predicate` with an event at or
+        after `since_ms` (so a previous turn's state cannot pass); returns it or None."""
         def check():
             s = self.session(agent=agent)
-            return s if s is not None and predicate(s) else None
+            return s if s is not None and s["lastEventAt"] >= since_ms and predicate(s) else None
         return wait_until(check, timeout, 0.1)
 
     def stop(self):

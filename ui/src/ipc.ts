@@ -1,14 +1,18 @@
 // The one place that talks to the Rust side. Tests replace this module with vi.mock("./ipc").
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import type { DoctorReport } from "./bindings/DoctorReport";
 import type { HistoryEntry } from "./bindings/HistoryEntry";
 import type { Session } from "./bindings/Session";
 import type { Snapshot } from "./bindings/Snapshot";
 import type { SessionsChanged } from "./bindings/SessionsChanged";
 import { toCoordinate } from "./layout";
 
-/** The shape every error that reaches the UI has (see STYLE.md). */
-export type IpcError = { kind: string; message: string };
+import type { CommandError } from "./bindings/CommandError";
+import { FOCUS_SESSION, SESSIONS_CHANGED } from "./bindings/events";
+
+/** The shape every error that reaches the UI has (see STYLE.md), generated from Rust. */
+export type IpcError = CommandError;
 
 declare global {
   interface Window {
@@ -91,16 +95,29 @@ export async function installHooks(agent = "all"): Promise<string> {
   }
 }
 
+/**
+ * The same checks as `switchboard doctor`: each CLI's hooks, trust and switches, the running
+ * instance and a test event. `null` outside the app.
+ */
+export async function doctor(): Promise<DoctorReport | null> {
+  if (!isTauri()) return null;
+  try {
+    return await invoke<DoctorReport>("doctor");
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
 const noop: UnlistenFn = () => {};
 
 export async function onSessionsChanged(
   handler: (change: SessionsChanged) => void,
 ): Promise<UnlistenFn> {
   if (!isTauri()) return noop;
-  return listen<SessionsChanged>("sessions-changed", (event) => handler(event.payload));
+  return listen<SessionsChanged>(SESSIONS_CHANGED, (event) => handler(event.payload));
 }
 
 export async function onFocusSession(handler: (sessionId: string) => void): Promise<UnlistenFn> {
   if (!isTauri()) return noop;
-  return listen<string>("focus-session", (event) => handler(event.payload));
+  return listen<string>(FOCUS_SESSION, (event) => handler(event.payload));
 }

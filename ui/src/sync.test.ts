@@ -1,7 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { waitFor } from "@testing-library/react";
 import { startSync } from "./sync";
-import { LEGACY_POSITIONS_KEY } from "./positions";
 import { initialData, selectSelectedId, useSwitchboard } from "./store";
 import type { Session } from "./bindings/Session";
 import type { SessionsChanged } from "./bindings/SessionsChanged";
@@ -91,36 +90,4 @@ describe("startSync", () => {
     error.mockRestore();
   });
 
-  it("moves positions dragged before Rust kept them over once, then deletes the localStorage key", async () => {
-    localStorage.setItem(
-      LEGACY_POSITIONS_KEY,
-      JSON.stringify({ a: { x: 400.4, y: 120 }, b: { x: 1, y: 2 }, gone: { x: 5, y: 5 }, bad: "x" }),
-    );
-    const sessions = () => [
-      makeSession({ sessionId: "a", firstEventAt: NOW - 20_000 }),
-      // Rust already has one for b: it wins, nothing is sent.
-      makeSession({ sessionId: "b", firstEventAt: NOW - 10_000, position: { x: 700, y: 300 } }),
-    ];
-    const stop = startSync();
-    await waitFor(() => expect(bridge.resolveSnapshot).not.toBeNull());
-    bridge.resolveSnapshot!(sessions());
-    await waitFor(() => expect(store().loaded).toBe(true));
-
-    expect(ipc.setPosition).toHaveBeenCalledTimes(1);
-    expect(ipc.setPosition).toHaveBeenCalledWith("a", 400, 120);
-    expect(localStorage.getItem(LEGACY_POSITIONS_KEY)).toBeNull();
-    // The node is there at once, not after the echo.
-    expect(store().nodes.find((n) => n.id === "a")?.position).toEqual({ x: 400, y: 120 });
-    expect(store().nodes.find((n) => n.id === "b")?.position).toEqual({ x: 700, y: 300 });
-    stop();
-
-    // The next start has nothing left to send.
-    useSwitchboard.setState(initialData());
-    bridge.resolveSnapshot = null;
-    startSync();
-    await waitFor(() => expect(bridge.resolveSnapshot).not.toBeNull());
-    bridge.resolveSnapshot!(sessions());
-    await waitFor(() => expect(store().loaded).toBe(true));
-    expect(ipc.setPosition).toHaveBeenCalledTimes(1);
-  });
 });

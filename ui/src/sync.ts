@@ -2,7 +2,6 @@
 // change falls between the two; changes that arrive before the snapshot are replayed on it.
 import type { SessionsChanged } from "./bindings/SessionsChanged";
 import * as ipc from "./ipc";
-import { migrateLegacyPositions } from "./positions";
 import { useSwitchboard } from "./store";
 
 export function startSync(): () => void {
@@ -28,8 +27,7 @@ export function startSync(): () => void {
       keep(await ipc.onFocusSession((id) => store().focusSession(id)));
       const sessions = await ipc.snapshot();
       if (stopped) return;
-      // Positions dragged before Rust kept them move over once (then localStorage forgets them).
-      store().applySnapshot(migrateLegacyPositions(sessions));
+      store().applySnapshot(sessions);
     } catch (err) {
       console.error("Could not load sessions", err);
       if (!stopped) store().applySnapshot([]);

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use ts_rs::TS;
 
 use crate::reducer::{HistoryEntry, Position, Session, SessionsChanged, Snapshot};
-use crate::status::{AgentStatus, SessionKind};
+use crate::status::{AgentProcess, AgentStatus, SessionKind};
 
 fn generated() -> Vec<(String, String)> {
     let header = "// Generated from the Rust types by ts-rs (src-tauri/core/src/bindings.rs). Do not edit.\n";
@@ -23,8 +23,9 @@ fn generated() -> Vec<(String, String)> {
     add(AgentStatus::name(), AgentStatus::decl(), &[]);
     add(SessionKind::name(), SessionKind::decl(), &[]);
     add(Position::name(), Position::decl(), &[]);
+    add(AgentProcess::name(), AgentProcess::decl(), &[]);
     add(HistoryEntry::name(), HistoryEntry::decl(), &["AgentStatus"]);
-    add(Session::name(), Session::decl(), &["AgentStatus", "Position", "SessionKind"]);
+    add(Session::name(), Session::decl(), &["AgentProcess", "AgentStatus", "Position", "SessionKind"]);
     add(Snapshot::name(), Snapshot::decl(), &["Session"]);
     add(SessionsChanged::name(), SessionsChanged::decl(), &["Session"]);
     files

@@ -40,7 +40,9 @@ pub enum Cli {
 
 /// What the CLI allows `switchboard hook` before giving up on it. The command returns at once
 /// anyway; this only bounds how long a wedged machine could hold an agent up.
-pub const HOOK_TIMEOUT_SECS: u64 = 5;
+/// 3 s: Codex caps SessionEnd and Interrupt hooks at 3 s and warns at every start about a longer
+/// one; the forwarder gives up after 1.5 s anyway.
+pub const HOOK_TIMEOUT_SECS: u64 = 3;
 
 /// The name Gemini CLI shows for our hook in `/hooks` (and takes in `/hooks disable`).
 pub const GEMINI_HOOK_NAME: &str = "switchboard";
@@ -53,8 +55,11 @@ const CLAUDE_EVENTS: &[&str] = &[
     "PostToolUse",
     "PostToolUseFailure",
     "PreCompact",
+    "PostCompact",
     "Notification",
     "PermissionRequest",
+    "Elicitation",
+    "ElicitationResult",
     "Stop",
     "StopFailure",
     "SubagentStart",
@@ -73,6 +78,8 @@ const CODEX_EVENTS: &[&str] = &[
     "PostToolUse",
     "UserPromptSubmit",
     "PermissionRequest",
+    "PreModelRequest",
+    "PostModelRequest",
     "Stop",
     "Interrupt",
 ];
@@ -556,6 +563,14 @@ mod tests {
                 if cli == Cli::Gemini && *event == "Notification" {
                     payload["notification_type"] = "ToolPermission".into();
                 }
+                // Read only in their variant that carries a status (a manual compaction, a
+                // failed model call).
+                if *event == "PostCompact" {
+                    payload["trigger"] = "manual".into();
+                }
+                if *event == "PostModelRequest" {
+                    payload["status"] = "failed".into();
+                }
                 assert!(normalize(cli.agent(), &payload, 0).is_some(), "{cli:?} {event}");
             }
         }
@@ -601,18 +616,18 @@ mod tests {
         assert_eq!(claude.count(EditAction::Add), CLAUDE_EVENTS.len());
         assert_eq!(
             claude.settings["hooks"]["PreToolUse"],
-            json!([{"matcher": "*", "hooks": [{"type": "command", "command": hook_command(PROGRAM, Cli::Claude), "timeout": 5}]}])
+            json!([{"matcher": "*", "hooks": [{"type": "command", "command": hook_command(PROGRAM, Cli::Claude), "timeout": 3}]}])
         );
         assert_eq!(
             claude.settings["hooks"]["Stop"],
-            json!([{"hooks": [{"type": "command", "command": hook_command(PROGRAM, Cli::Claude), "timeout": 5}]}])
+            json!([{"hooks": [{"type": "command", "command": hook_command(PROGRAM, Cli::Claude), "timeout": 3}]}])
         );
 
         let codex = install(&json!({}), Cli::Codex);
         assert_eq!(codex.settings.as_object().unwrap().keys().collect::<Vec<_>>(), ["hooks"]);
         assert_eq!(
             codex.settings["hooks"]["PreToolUse"],
-            json!([{"hooks": [{"type": "command", "command": hook_command(PROGRAM, Cli::Codex), "timeout": 5}]}])
+            json!([{"hooks": [{"type": "command", "command": hook_command(PROGRAM, Cli::Codex), "timeout": 3}]}])
         );
         assert_eq!(codex.settings["hooks"].as_object().unwrap().keys().cloned().collect::<Vec<_>>(), CODEX_EVENTS);
 
@@ -620,7 +635,7 @@ mod tests {
         assert_eq!(
             gemini.settings["hooks"]["BeforeTool"],
             json!([{"matcher": "*", "hooks": [{
-                "name": "switchboard", "type": "command", "command": hook_command(PROGRAM, Cli::Gemini), "timeout": 5000
+                "name": "switchboard", "type": "command", "command": hook_command(PROGRAM, Cli::Gemini), "timeout": 3000
             }]}])
         );
         assert_eq!(gemini.settings["hooksConfig"], json!({"enabled": true}));
@@ -680,7 +695,7 @@ mod tests {
             plan.settings["hooks"]["Stop"],
             json!([{"hooks": [
                 {"type": "command", "command": "say done"},
-                {"type": "command", "command": hook_command(PROGRAM, Cli::Claude), "timeout": 5}
+                {"type": "command", "command": hook_command(PROGRAM, Cli::Claude), "timeout": 3}
             ]}])
         );
         assert_eq!(plan.count(EditAction::Update), 1);

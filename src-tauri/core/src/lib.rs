@@ -18,4 +18,4 @@ mod real_sequences;
 pub use normalize::{normalize, normalizer, Normalizer, NORMALIZERS};
 pub use notify::{notification_text, should_notify, NotificationText, NotifyContext};
 pub use reducer::{Ages, Change, HistoryEntry, Position, Reducer, Restored, Session, SessionsChanged, Snapshot};
-pub use status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent, TERMINAL};
+pub use status::{AgentProcess, AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent, TERMINAL};

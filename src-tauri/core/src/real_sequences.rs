@@ -301,10 +301,8 @@ fn codex_subagent_is_counted_and_never_ends_the_parent_turn() {
     let (_, steps) = replay(CODEX, "g-subagent");
     let running: HashMap<&str, u32> = steps
         .iter()
-        .filter_map(|(name, s)| {
-            matches!(name.as_str(), "SubagentStart" | "SubagentStop")
-                .then(|| (name.as_str(), s.as_ref().unwrap().subagents))
-        })
+        .filter(|(name, _)| matches!(name.as_str(), "SubagentStart" | "SubagentStop"))
+        .map(|(name, s)| (name.as_str(), s.as_ref().unwrap().subagents))
         .collect();
     assert_eq!(running["SubagentStart"], 1);
     assert_eq!(running["SubagentStop"], 0);

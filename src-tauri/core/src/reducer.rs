@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::notify::{should_notify, NotifyContext};
-use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
+use crate::status::{AgentProcess, AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 /// A `working` that is not a new turn and lands this soon after the main agent's `done` is a
 /// late hook (CLIs run hooks in parallel), not new work (rule 2.1.3).
@@ -60,6 +60,12 @@ pub struct Session {
     /// Where the user dragged the node; `null` until then (the canvas places it).
     #[serde(default)]
     pub position: Option<Position>,
+    /// The agent CLI's process and where it runs (tty, tmux pane, terminal window), when known.
+    #[serde(default)]
+    pub process: Option<AgentProcess>,
+    /// Its process exited without ending the session (closed or crashed).
+    #[serde(default)]
+    pub exited: bool,
 }
 
 /// A node's place on the canvas, in whole canvas pixels.
@@ -192,6 +198,8 @@ impl SessionState {
                 restored: false,
                 archived: false,
                 position: None,
+                process: None,
+                exited: false,
             },
             seq,
             event_title: None,
@@ -226,6 +234,9 @@ impl SessionState {
                 let retrying = status == Some(AgentStatus::Done) && self.session.errored;
                 event.is_subagent() || !(question_returned || retrying)
             }
+            Cue::Settle => !matches!(status, Some(AgentStatus::Working | AgentStatus::Blocked)),
+            Cue::Approved => status != Some(AgentStatus::Blocked),
+            Cue::Exited => false,
             Cue::Plain => {
                 event.status == Some(AgentStatus::Working)
                     && !event.is_subagent()
@@ -268,7 +279,8 @@ impl Reducer {
         if self.sessions.get(&event.session_id).is_some_and(|state| state.ignores(event)) {
             return None;
         }
-        if event.cue == Cue::IdleRescue && !self.sessions.contains_key(&event.session_id) {
+        let needs_a_session = matches!(event.cue, Cue::IdleRescue | Cue::Settle | Cue::Approved | Cue::Exited);
+        if needs_a_session && !self.sessions.contains_key(&event.session_id) {
             return None;
         }
         let seq = self.next_seq;
@@ -411,6 +423,11 @@ fn apply_metadata(state: &mut SessionState, event: &StatusEvent) {
     if event.title.is_some() {
         state.event_title.clone_from(&event.title);
     }
+    if event.process.is_some() && !event.is_subagent() {
+        session.process.clone_from(&event.process);
+    }
+    // Any event but the exit itself means the process (or a new one) is there.
+    session.exited = event.cue == Cue::Exited;
     if !event.is_subagent() && event.kind != session.kind {
         session.kind = event.kind;
     }
@@ -451,6 +468,11 @@ fn track_subagent(state: &mut SessionState, event: &StatusEvent) {
 fn commit_for(state: &mut SessionState, event: &StatusEvent) -> Option<Commit> {
     let status = event.status?;
     let current = state.session.status;
+    if event.cue == Cue::Exited
+        && !matches!(current, Some(AgentStatus::Working | AgentStatus::Blocked | AgentStatus::Waiting))
+    {
+        return None;
+    }
     if event.is_subagent() {
         return match status {
             // A subagent finishing never sets the node's status.

@@ -88,6 +88,36 @@ pub enum Cue {
     /// status only when it proves the previous state over — a question tool that returned
     /// (rejected or answered: the model is called again) or a failed attempt being retried.
     ModelCall,
+    /// A second source (the agent's transcript) saw the turn end where no hook fires (SPEC 8:
+    /// Esc, a refused permission): done + interrupted, only for a session `working` or `blocked`.
+    Settle,
+    /// The agent's process started a child that is not a hook while the session was `blocked`:
+    /// the user approved and the tool runs. `working`, only for a `blocked` session.
+    Approved,
+    /// The agent's process is gone without a SessionEnd: the session ends; a turn still open
+    /// (working, blocked, waiting) is closed as an interrupted done.
+    Exited,
+}
+
+/// Who sent a hook, as the forwarder found it: the agent CLI's process and where it runs.
+/// Used only to show where the agent lives and to watch its process, never trusted otherwise.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct AgentProcess {
+    pub pid: u32,
+    /// The process's start time (clock ticks since boot), so a reused pid is told apart.
+    #[cfg_attr(test, ts(type = "number"))]
+    pub start: u64,
+    /// Its controlling terminal, e.g. `/dev/pts/3`.
+    pub tty: Option<String>,
+    /// `$TMUX_PANE` (`%3`) and the tmux socket from `$TMUX`.
+    pub tmux_pane: Option<String>,
+    pub tmux_socket: Option<String>,
+    /// `$WINDOWID`: the X11 terminal window.
+    pub window_id: Option<String>,
+    /// `$TERM_PROGRAM`.
+    pub term_program: Option<String>,
 }
 
 /// One hook event in Switchboard's own words, whatever CLI sent it.
@@ -113,6 +143,8 @@ pub struct StatusEvent {
     pub lifecycle: Option<Lifecycle>,
     pub subagent_id: Option<String>,
     pub cue: Cue,
+    /// The agent's process, when the forwarder could tell.
+    pub process: Option<AgentProcess>,
     /// Stamped by the normalizer's injected clock; payload timestamps are ignored.
     pub ts: Millis,
 }

@@ -13,29 +13,17 @@ pub struct Response {
 
 /// Sends one request and reads the whole response (the server closes after `Connection: close`).
 pub fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8], timeout: Duration) -> io::Result<Response> {
-    let mut stream = TcpStream::connect_timeout(&addr, timeout)?;
-    stream.set_read_timeout(Some(timeout))?;
-    stream.set_write_timeout(Some(timeout))?;
-    stream.set_nodelay(true)?;
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    let mut message = Vec::with_capacity(head.len() + body.len());
-    message.extend_from_slice(head.as_bytes());
-    message.extend_from_slice(body);
-    stream.write_all(&message)?;
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response)?;
-    parse(&response)
+    request_until(addr, method, path, "", body, Instant::now() + timeout)
 }
 
 /// Like [`request`], but the whole exchange — connect, write, every read — ends by `deadline`,
 /// however slowly the peer answers (a per-read timeout alone lets a byte a second go on forever).
+/// `headers` are extra header lines, each ending in `\r\n`.
 pub fn request_until(
     addr: SocketAddr,
     method: &str,
     path: &str,
+    headers: &str,
     body: &[u8],
     deadline: Instant,
 ) -> io::Result<Response> {
@@ -50,7 +38,7 @@ pub fn request_until(
     let mut stream = TcpStream::connect_timeout(&addr, remaining()?)?;
     stream.set_nodelay(true)?;
     let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{headers}Connection: close\r\n\r\n",
         body.len()
     );
     let mut message = Vec::with_capacity(head.len() + body.len());

@@ -2,11 +2,10 @@
 //! Written after bind, atomically, mode 0600 (it holds the secret), removed on clean exit.
 
 use std::fs::{self, OpenOptions};
-use std::io::{self, Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, TcpStream};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::io::{self, Read};
+use std::net::{Ipv4Addr, SocketAddr};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -21,8 +20,6 @@ pub struct Endpoint {
 
 #[derive(Debug, thiserror::Error)]
 pub enum EndpointError {
-    #[error("Switchboard is already running (pid {pid}, port {port}); its endpoint file is {path}")]
-    AlreadyRunning { pid: u32, port: u16, path: PathBuf },
     #[error("cannot write {path}: {source}")]
     Write { path: PathBuf, source: io::Error },
 }
@@ -32,16 +29,10 @@ impl Endpoint {
         state_dir.join(ENDPOINT_FILE)
     }
 
-    /// The endpoint file's content, or `None` when it is missing or not an endpoint.
-    pub fn read(state_dir: &Path) -> Option<Self> {
-        let text = fs::read(Self::path(state_dir)).ok()?;
-        serde_json::from_slice(&text).ok()
-    }
-
-    /// The endpoint file only if it can be trusted with the hook payloads: a regular file
+    /// The endpoint file, only if it can be trusted with the hook payloads and the key: a regular file
     /// (opened without blocking, so a FIFO in its place cannot hang the caller), owned by this
     /// user, not writable by group or others, and small.
-    pub fn read_trusted(state_dir: &Path) -> Option<Self> {
+    pub fn read(state_dir: &Path) -> Option<Self> {
         use std::os::unix::fs::MetadataExt;
         let file = OpenOptions::new()
             .read(true)
@@ -63,34 +54,13 @@ impl Endpoint {
         SocketAddr::from((Ipv4Addr::LOCALHOST, self.port))
     }
 
-    /// Whether the instance behind this file still runs: its process exists and its port answers.
-    pub fn is_live(&self) -> bool {
-        process_exists(self.pid) && TcpStream::connect_timeout(&self.addr(), Duration::from_millis(300)).is_ok()
-    }
-
-    /// Refuses to replace the endpoint of another live instance; a stale file is replaced.
-    pub fn claim(state_dir: &Path) -> Result<(), EndpointError> {
-        match Self::read(state_dir) {
-            Some(other) if other.pid != std::process::id() && other.is_live() => {
-                Err(EndpointError::AlreadyRunning { pid: other.pid, port: other.port, path: Self::path(state_dir) })
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// Writes the file atomically (temp file + rename) with mode 0600, in a 0700 directory.
+    /// Writes the file atomically with mode 0600, in a 0700 directory.
     pub fn write(&self, state_dir: &Path) -> Result<(), EndpointError> {
         let path = Self::path(state_dir);
         let error = |source| EndpointError::Write { path: path.clone(), source };
         fs::DirBuilder::new().recursive(true).mode(0o700).create(state_dir).map_err(error)?;
-        let temp = state_dir.join(format!(".{ENDPOINT_FILE}.{}.tmp", std::process::id()));
-        let write = || -> io::Result<()> {
-            let mut file = OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&temp)?;
-            file.write_all(&serde_json::to_vec(self).map_err(io::Error::other)?)?;
-            file.sync_all()?;
-            fs::rename(&temp, &path)
-        };
-        write().inspect_err(|_| drop(fs::remove_file(&temp))).map_err(error)
+        let json = serde_json::to_vec(self).map_err(|e| error(io::Error::other(e)))?;
+        crate::files::write_atomic(&path, &json, Some(fs::Permissions::from_mode(0o600))).map_err(error)
     }
 
     /// Removes the file if it still describes this process (a newer instance may own it now).
@@ -99,14 +69,6 @@ impl Endpoint {
             let _ = fs::remove_file(Self::path(state_dir));
         }
     }
-}
-
-fn process_exists(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
-    // Signal 0 checks existence and permission without sending anything.
-    // SAFETY: kill with signal 0 has no effect on the target process.
-    let result = unsafe { libc::kill(pid, 0) };
-    result == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 #[cfg(test)]
@@ -132,19 +94,6 @@ mod tests {
         assert_eq!(Endpoint::read(dir.path()), None);
         fs::write(Endpoint::path(dir.path()), b"{not json").unwrap();
         assert_eq!(Endpoint::read(dir.path()), None);
-    }
-
-    #[test]
-    fn a_stale_endpoint_can_be_claimed_but_a_live_one_cannot() {
-        let dir = tempfile::tempdir().unwrap();
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        // This test process plays the live "other" instance: pid 1 is init, alive but not us.
-        let live = Endpoint { port, key: "k".into(), pid: 1 };
-        live.write(dir.path()).unwrap();
-        assert!(matches!(Endpoint::claim(dir.path()), Err(EndpointError::AlreadyRunning { .. })));
-        drop(listener);
-        assert!(Endpoint::claim(dir.path()).is_ok(), "a dead port is stale");
     }
 
     #[test]

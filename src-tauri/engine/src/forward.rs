@@ -29,9 +29,21 @@ const TRIM_STEPS: [usize; 4] = [16 * 1024, 2 * 1024, 256, 32];
 pub fn forward(agent: &str, stdin: impl Read + Send + 'static, state_dir: Option<&Path>, deadline: Instant) {
     let Some(body) = read_until(stdin, deadline) else { return };
     let Some(body) = fit(body) else { return };
-    let Some(endpoint) = state_dir.and_then(Endpoint::read_trusted) else { return };
+    let Some(endpoint) = state_dir.and_then(Endpoint::read) else { return };
     let path = format!("/hook/{agent}?key={}", endpoint.key);
-    let _ = client::request_until(endpoint.addr(), "POST", &path, &body, deadline);
+    let _ = client::request_until(endpoint.addr(), "POST", &path, &process_header(), &body, deadline);
+}
+
+/// The header that tells the server which process ran the hook and where it lives (issue "no
+/// stuck badge"): display and watching only. Left out when unknown or not plain ASCII.
+pub const PROCESS_HEADER: &str = "x-switchboard-process";
+
+fn process_header() -> String {
+    let Some(process) = crate::process::identify_agent(|name| std::env::var(name).ok()) else { return String::new() };
+    match serde_json::to_string(&process) {
+        Ok(json) if json.bytes().all(|b| (0x20..0x7f).contains(&b)) => format!("{PROCESS_HEADER}: {json}\r\n"),
+        _ => String::new(),
+    }
 }
 
 /// What the CLI expects on stdout: nothing, except Gemini, which wants a JSON object.

@@ -1,124 +1,207 @@
-//! The hub: the one reducer of a running instance, and the fan-out of its changes to the shell
-//! (web view, notifications, titles, persistence).
+//! The hub: the one reducer of a running instance, between its inputs and its outputs.
+//!
+//! Inputs (the hook server, the title watcher, …) send typed [`Input`]s into one bounded queue
+//! that [`Hub::run`] drains; the user's own actions (open a node, drag it, remove it) call the
+//! hub directly since they want an answer. Every change goes out as an [`Update`] to each
+//! subscriber's own channel, in the order the reducer made them (store, notifier, web view, …).
+//! No subscriber calls back into the hub, and none knows another. See docs/ARCHITECTURE.md.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc as channel;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use switchboard_core::{
-    Ages, Change, HistoryEntry, Millis, Position, Reducer, Restored, Session, Snapshot, StatusEvent,
-};
+use switchboard_core::{Ages, Change, HistoryEntry, Millis, Position, Reducer, Restored, Snapshot, StatusEvent};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
-use crate::store::{Source, StoreHandle};
+/// Recent status changes kept in memory per session, for the details panel (the store's
+/// commit can be up to its flush interval behind).
+pub const RECENT_HISTORY: usize = 50;
 
-/// What the shell is told.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Update {
-    /// A session changed; `notify` says whether it now needs the user (SPEC 2.3).
-    Changed(Box<Change>),
-    Removed(String),
-    /// Another launch of the app asked this one to come forward.
-    FocusRequested,
+/// Something that can change the sessions.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Input {
+    /// A normalized hook event.
+    Hook(Box<StatusEvent>),
+    /// The agent's own name for a session, read from its files.
+    AgentTitle { session_id: String, title: Option<String> },
 }
 
-type Listener = Box<dyn Fn(Update) + Send + Sync>;
+/// What every subscriber is told.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Update {
+    Changed(Box<Changed>),
+    Removed(String),
+}
+
+/// A session after a change: what the reducer said, plus what the store needs to rebuild it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Changed {
+    pub change: Change,
+    pub event_title: Option<String>,
+    pub agent_title: Option<String>,
+    /// The history entry, when the status moved.
+    pub history: Option<HistoryEntry>,
+}
+
+impl Changed {
+    pub fn saved(&self) -> Restored {
+        Restored {
+            session: self.change.session.clone(),
+            event_title: self.event_title.clone(),
+            agent_title: self.agent_title.clone(),
+        }
+    }
+}
+
+/// The sending side of the input queue; cheap to clone, never blocks. A full queue (the
+/// reducer is wedged) drops the input and counts it rather than making an agent wait.
+#[derive(Clone)]
+pub struct Inputs {
+    sender: mpsc::Sender<Input>,
+    dropped: Arc<AtomicU64>,
+}
+
+/// The receiving side, for [`Hub::run`].
+pub struct InputQueue(mpsc::Receiver<Input>);
+
+/// A bounded input queue.
+pub fn inputs(capacity: usize) -> (Inputs, InputQueue) {
+    let (sender, receiver) = mpsc::channel(capacity);
+    (Inputs { sender, dropped: Arc::new(AtomicU64::new(0)) }, InputQueue(receiver))
+}
+
+impl Inputs {
+    /// Queues an input; `false` if it was dropped.
+    pub fn send(&self, input: Input) -> bool {
+        if self.sender.try_send(input).is_ok() {
+            return true;
+        }
+        let dropped = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
+        if dropped.is_power_of_two() {
+            tracing::warn!(dropped, "the reducer queue is full; dropping inputs");
+        }
+        false
+    }
+
+    /// Inputs dropped because the queue was full.
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+}
+
+type Subscriber = Box<dyn Fn(&Update) -> bool + Send>;
 
 pub struct Hub {
-    reducer: Mutex<Reducer>,
+    state: Mutex<State>,
     window_focused: AtomicBool,
-    has_window: AtomicBool,
-    listener: Listener,
-    store: OnceLock<StoreHandle>,
+}
+
+struct State {
+    reducer: Reducer,
+    subscribers: Vec<Subscriber>,
+    recent: HashMap<String, VecDeque<HistoryEntry>>,
+}
+
+impl Default for Hub {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl Hub {
-    /// `listener` runs on the ingest task for every update: keep it quick (queue, don't block).
-    pub fn new(listener: impl Fn(Update) + Send + Sync + 'static) -> Self {
+    pub fn new() -> Self {
         Self {
-            reducer: Mutex::new(Reducer::new()),
+            state: Mutex::new(State { reducer: Reducer::new(), subscribers: Vec::new(), recent: HashMap::new() }),
             window_focused: AtomicBool::new(false),
-            has_window: AtomicBool::new(false),
-            listener: Box::new(listener),
-            store: OnceLock::new(),
         }
     }
 
-    fn reducer(&self) -> MutexGuard<'_, Reducer> {
+    fn state(&self) -> MutexGuard<'_, State> {
         // The reducer is pure and never panics mid-update; a poisoned lock still holds valid state.
-        self.reducer.lock().unwrap_or_else(PoisonError::into_inner)
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub fn apply(&self, event: &StatusEvent) {
-        let focused = self.window_focused.load(Ordering::Relaxed);
-        let change = {
-            let mut reducer = self.reducer();
-            let change = reducer.apply(event, focused);
-            if let Some(change) = &change {
-                self.persist(&change.session.session_id, HistoryEntry::of(change));
+    /// Every update from now on goes to `sender`, converted to the subscriber's own message
+    /// type; a subscriber whose receiver is gone is dropped.
+    pub fn subscribe<T: From<Update> + Send + 'static>(&self, sender: channel::Sender<T>) {
+        self.state().subscribers.push(Box::new(move |update| sender.send(T::from(update.clone())).is_ok()));
+    }
+
+    /// A new subscriber's receiver of plain updates.
+    pub fn updates(&self) -> channel::Receiver<Update> {
+        let (sender, receiver) = channel::channel();
+        self.subscribe(sender);
+        receiver
+    }
+
+    /// The reducer stage: applies every input until `stop` is cancelled, then what is still
+    /// queued (it was acknowledged), and returns.
+    pub async fn run(self: Arc<Self>, mut queue: InputQueue, stop: CancellationToken) {
+        loop {
+            tokio::select! {
+                input = queue.0.recv() => match input {
+                    Some(input) => self.apply(input),
+                    None => return,
+                },
+                () = stop.cancelled() => break,
             }
-            change
-        };
-        if let Some(change) = change {
-            (self.listener)(Update::Changed(Box::new(change)));
+        }
+        while let Ok(input) = queue.0.try_recv() {
+            self.apply(input);
         }
     }
 
-    /// Sessions saved by an earlier run; call before events flow.
+    pub fn apply(&self, input: Input) {
+        match input {
+            Input::Hook(event) => self.apply_event(&event),
+            Input::AgentTitle { session_id, title } => {
+                self.update(|reducer| reducer.set_agent_title(&session_id, title).map(|s| s.session_id));
+            }
+        }
+    }
+
+    pub fn apply_event(&self, event: &StatusEvent) {
+        let focused = self.window_focused.load(Ordering::Relaxed);
+        let mut state = self.state();
+        if let Some(change) = state.reducer.apply(event, focused) {
+            let history = HistoryEntry::of(&change);
+            state.publish_change(change, history);
+        }
+    }
+
+    /// Sessions saved by an earlier run; call before inputs flow.
     pub fn restore(&self, sessions: Vec<Restored>) {
-        self.reducer().restore(sessions);
+        self.state().reducer.restore(sessions);
     }
 
-    /// From now on every change is saved (write-behind: this never waits on the disk).
-    pub fn attach_store(&self, store: StoreHandle) {
-        let _ = self.store.set(store);
-    }
-
-    pub fn store(&self) -> Option<&StoreHandle> {
-        self.store.get()
-    }
-
-    /// Hands the session's current state (and a history entry) to the store. Called with the
-    /// reducer locked, so the store sees changes in the order they happened.
-    fn persist(&self, session_id: &str, entry: Option<HistoryEntry>) {
-        if let Some(store) = self.store.get() {
-            store.save(session_id, entry);
+    /// The session's recent status changes, oldest first: what `stored` (the database's
+    /// committed history) has, plus what changed since and is not committed yet.
+    pub fn history(&self, session_id: &str, stored: Vec<HistoryEntry>) -> Vec<HistoryEntry> {
+        let mut entries = stored;
+        if let Some(recent) = self.state().recent.get(session_id) {
+            for entry in recent {
+                if !entries.contains(entry) {
+                    entries.push(entry.clone());
+                }
+            }
         }
-    }
-
-    /// What the store reads when it commits: the session's current state, if it still exists.
-    pub fn store_source(hub: &Arc<Self>) -> Source {
-        let hub = Arc::downgrade(hub);
-        Arc::new(move |session_id: &str| hub.upgrade()?.reducer().saved(session_id))
-    }
-
-    /// The session's recent status changes, oldest first (empty without a store).
-    pub fn history(&self, session_id: &str) -> Vec<HistoryEntry> {
-        self.store.get().map(|store| store.history(session_id)).unwrap_or_default()
+        let excess = entries.len().saturating_sub(RECENT_HISTORY);
+        entries.drain(..excess);
+        entries
     }
 
     pub fn set_position(&self, session_id: &str, position: Position) -> bool {
-        let session = {
-            let mut reducer = self.reducer();
-            let session = reducer.set_position(session_id, position);
-            if session.is_some() {
-                self.persist(session_id, None);
-            }
-            session
-        };
-        self.announce(session)
+        self.update(|reducer| reducer.set_position(session_id, position).map(|s| s.session_id))
     }
 
     /// Re-flags stale and archived sessions by their silence at `now`.
     pub fn mark_silence(&self, now: Millis, ages: Ages) {
-        let changed = {
-            let mut reducer = self.reducer();
-            let changed = reducer.mark_silence(now, ages);
-            for session in &changed {
-                self.persist(&session.session_id, None);
-            }
-            changed
-        };
+        let mut state = self.state();
+        let changed = state.reducer.mark_silence(now, ages);
         for session in changed {
-            self.announce(Some(session));
+            state.publish_quiet(&session.session_id);
         }
     }
 
@@ -133,79 +216,121 @@ impl Hub {
         self.window_focused.store(focused, Ordering::Relaxed);
     }
 
-    /// The desktop app has a window to bring forward (`serve` has none).
-    pub fn set_has_window(&self, has_window: bool) {
-        self.has_window.store(has_window, Ordering::Relaxed);
-    }
-
-    pub fn has_window(&self) -> bool {
-        self.has_window.load(Ordering::Relaxed)
-    }
-
-    pub fn window_focused(&self) -> bool {
-        self.window_focused.load(Ordering::Relaxed)
-    }
-
     /// The user opened the node. `false` for an unknown session.
     pub fn clear_unread(&self, session_id: &str) -> bool {
-        let cleared = {
-            let mut reducer = self.reducer();
-            let cleared = reducer.clear_unread(session_id);
-            if cleared.is_some() {
-                self.persist(session_id, None);
-            }
-            cleared
-        };
-        self.announce(cleared)
-    }
-
-    pub fn set_agent_title(&self, session_id: &str, title: Option<String>) -> bool {
-        let changed = {
-            let mut reducer = self.reducer();
-            let changed = reducer.set_agent_title(session_id, title);
-            if changed.is_some() {
-                self.persist(session_id, None);
-            }
-            changed
-        };
-        self.announce(changed)
+        self.update(|reducer| reducer.clear_unread(session_id).map(|s| s.session_id))
     }
 
     pub fn remove(&self, session_id: &str) -> bool {
-        let removed = {
-            let mut reducer = self.reducer();
-            let removed = reducer.remove(session_id).is_some();
-            if let (true, Some(store)) = (removed, self.store.get()) {
-                store.remove(session_id);
-            }
-            removed
-        };
-        if removed {
-            (self.listener)(Update::Removed(session_id.to_owned()));
+        let mut state = self.state();
+        if state.reducer.remove(session_id).is_none() {
+            return false;
         }
-        removed
-    }
-
-    pub fn request_focus(&self) {
-        (self.listener)(Update::FocusRequested);
+        state.recent.remove(session_id);
+        state.publish(&Update::Removed(session_id.to_owned()));
+        true
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        self.reducer().snapshot()
+        self.state().reducer.snapshot()
     }
 
-    pub fn session(&self, session_id: &str) -> Option<Session> {
-        self.reducer().get(session_id).cloned()
-    }
-
-    fn announce(&self, session: Option<Session>) -> bool {
-        match session {
-            Some(session) => {
-                let previous = session.status;
-                (self.listener)(Update::Changed(Box::new(Change { session, previous, notify: false })));
+    /// Runs a change that is not a status event (no notification, no history entry) and
+    /// publishes the session if it changed.
+    fn update(&self, change: impl FnOnce(&mut Reducer) -> Option<String>) -> bool {
+        let mut state = self.state();
+        match change(&mut state.reducer) {
+            Some(session_id) => {
+                state.publish_quiet(&session_id);
                 true
             }
             None => false,
         }
+    }
+}
+
+impl State {
+    fn publish_change(&mut self, change: Change, history: Option<HistoryEntry>) {
+        let id = change.session.session_id.clone();
+        if let Some(entry) = &history {
+            let recent = self.recent.entry(id.clone()).or_default();
+            if recent.len() == RECENT_HISTORY {
+                recent.pop_front();
+            }
+            recent.push_back(entry.clone());
+        }
+        let saved = self.reducer.saved(&id);
+        let (event_title, agent_title) = saved.map(|s| (s.event_title, s.agent_title)).unwrap_or_default();
+        self.publish(&Update::Changed(Box::new(Changed { change, event_title, agent_title, history })));
+    }
+
+    fn publish_quiet(&mut self, session_id: &str) {
+        if let Some(session) = self.reducer.get(session_id).cloned() {
+            let previous = session.status;
+            self.publish_change(Change { session, previous, notify: false }, None);
+        }
+    }
+
+    /// Sent with the state locked, so every subscriber sees changes in the reducer's order.
+    fn publish(&mut self, update: &Update) {
+        self.subscribers.retain(|subscriber| subscriber(update));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use switchboard_core::{normalize, AgentStatus};
+
+    fn event(id: &str, status: &str, at: Millis) -> Input {
+        Input::Hook(Box::new(normalize("custom", &json!({"sessionId": id, "status": status}), at).unwrap()))
+    }
+
+    #[test]
+    fn every_subscriber_gets_every_update_in_order() {
+        let hub = Hub::new();
+        let (first, second) = (hub.updates(), hub.updates());
+        hub.apply(event("a", "working", 1));
+        hub.apply(event("a", "blocked", 2));
+        assert!(hub.remove("a"));
+        for updates in [first, second] {
+            let got: Vec<Update> = updates.try_iter().collect();
+            assert_eq!(got.len(), 3);
+            let Update::Changed(blocked) = &got[1] else { panic!("{got:?}") };
+            assert_eq!(blocked.change.session.status, Some(AgentStatus::Blocked));
+            assert!(blocked.change.notify);
+            assert_eq!(got[2], Update::Removed("a".into()));
+        }
+    }
+
+    #[test]
+    fn a_subscriber_that_went_away_is_dropped_and_the_others_go_on() {
+        let hub = Hub::new();
+        drop(hub.updates());
+        let kept = hub.updates();
+        hub.apply(event("a", "working", 1));
+        hub.apply(event("b", "working", 1));
+        assert_eq!(kept.try_iter().count(), 2);
+        assert_eq!(hub.state().subscribers.len(), 1);
+    }
+
+    #[test]
+    fn history_includes_the_change_just_made_before_the_store_has_it() {
+        let hub = Hub::new();
+        hub.apply(event("a", "working", 1));
+        hub.apply(event("a", "done", 2));
+        let history = hub.history("a", Vec::new());
+        assert_eq!(history.iter().map(|e| e.status).collect::<Vec<_>>(), [AgentStatus::Working, AgentStatus::Done]);
+        // Entries the store already committed are not listed twice.
+        let stored = history[..1].to_vec();
+        assert_eq!(hub.history("a", stored).len(), 2);
+    }
+
+    #[test]
+    fn a_full_queue_drops_inputs_and_counts_them() {
+        let (inputs, _queue) = inputs(4);
+        let sent = (0..20).filter(|i| inputs.send(event(&format!("q{i}"), "working", 1))).count();
+        assert_eq!((sent, inputs.dropped()), (4, 16));
     }
 }

@@ -15,16 +15,17 @@
 
 use std::ffi::OsString;
 use std::fmt;
-use std::fs::{self, File, Metadata, OpenOptions};
+use std::fs::{self, Metadata, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::{json, Value};
-use switchboard_core::hook_config::{self, Edit, EditAction, ShapeError};
+use switchboard_core::hook_config::{self, Edit, EditAction, Notice, ShapeError};
+
+use crate::codex_trust::{self, HookTrust};
 
 pub use switchboard_core::hook_config::{Cli, Version};
 
@@ -100,6 +101,11 @@ pub fn claude_code_version() -> Option<Version> {
 }
 
 fn version_of(command: &mut Command, limit: Duration) -> Option<Version> {
+    Version::parse(&version_output(command, limit)?)
+}
+
+/// What `command` (a `--version` call) prints, if it exits within `limit`; it is killed otherwise.
+pub(crate) fn version_output(command: &mut Command, limit: Duration) -> Option<String> {
     let mut child = command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().ok()?;
     let deadline = Instant::now() + limit;
     while child.try_wait().ok()?.is_none() {
@@ -112,7 +118,7 @@ fn version_of(command: &mut Command, limit: Duration) -> Option<Version> {
     }
     let mut output = String::new();
     child.stdout.take()?.read_to_string(&mut output).ok()?;
-    Version::parse(&output)
+    Some(output)
 }
 
 /// The events to register for `cli`, given what is known of its release.
@@ -323,7 +329,7 @@ fn parse_settings(cli: Cli, path: &Path, bytes: Option<&[u8]>) -> Result<Value, 
 }
 
 /// `bytes` with `//` and `/* */` comments outside strings blanked out.
-fn without_comments(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn without_comments(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());
     let (mut i, mut in_string) = (0, false);
     while i < bytes.len() {
@@ -435,34 +441,10 @@ fn back_up(path: &Path, original: &Original) -> Result<Option<PathBuf>, InstallE
     }
 }
 
-/// Writes a temporary file beside `target`, syncs it and renames it over `target`, so a reader
-/// sees the old file or the new one, never half of one.
+/// Writes `target` atomically, keeping the permissions of the file it replaces.
 fn replace_atomically(target: &Path, bytes: &[u8], permissions_of: Option<&Metadata>) -> Result<(), InstallError> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let name = target.file_name().map_or_else(|| "settings".into(), |name| name.to_string_lossy());
-    let temp = folder_of(target).join(format!(
-        ".{name}.switchboard-{}-{}.tmp",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let write = || -> io::Result<()> {
-        let mut file = OpenOptions::new().write(true).create_new(true).open(&temp)?;
-        if let Some(metadata) = permissions_of {
-            file.set_permissions(metadata.permissions())?;
-        }
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&temp, target)
-    };
-    if let Err(error) = write() {
-        let _ = fs::remove_file(&temp);
-        return Err(io_error("write", target, error));
-    }
-    // Make the rename itself durable; a failure here loses nothing already written.
-    if let Ok(dir) = File::open(folder_of(target)) {
-        let _ = dir.sync_all();
-    }
-    Ok(())
+    crate::files::write_atomic(target, bytes, permissions_of.map(Metadata::permissions))
+        .map_err(|error| io_error("write", target, error))
 }
 
 fn io_error(action: &'static str, path: &Path, source: io::Error) -> InstallError {
@@ -499,16 +481,45 @@ fn left_out(cli: Cli, events: &[&str], version: Option<Version>) -> Option<Strin
 /// Codex runs hooks unless `[features] hooks = false` (or the older `codex_hooks = false`) is
 /// set in `config.toml`. Switchboard reports that choice rather than overriding it.
 fn codex_hooks_switched_off(codex_dir: &Path) -> Option<String> {
+    codex_switch_off(codex_dir).map(|warning| warning.message)
+}
+
+fn codex_switch_off(codex_dir: &Path) -> Option<Warning> {
     let config = codex_dir.join("config.toml");
     let table: toml::Table = fs::read_to_string(&config).ok()?.parse().ok()?;
     let features = table.get("features")?.as_table()?;
     let key = ["hooks", "codex_hooks"]
         .into_iter()
         .find(|key| features.get(*key).and_then(toml::Value::as_bool) == Some(false))?;
-    Some(format!(
-        "`[features] {key} = false` in {}: Codex runs no hook, Switchboard's included, until you remove it",
-        config.display()
-    ))
+    Some(Warning {
+        message: format!(
+            "`[features] {key} = false` in {}: Codex runs no hook, Switchboard's included, until you remove it",
+            config.display()
+        ),
+        fix: format!("delete `{key} = false` under [features] in {}", config.display()),
+    })
+}
+
+/// [`warnings`], each with what undoes it.
+fn status_warnings(cli: Cli, settings: &Value, dirs: &ConfigDirs) -> Vec<Warning> {
+    let file = dirs.settings_file(cli);
+    let mut warnings: Vec<Warning> = hook_config::notices(settings, cli)
+        .into_iter()
+        .map(|notice| {
+            let fix = match notice {
+                Notice::ClaudeHooksDisabled => format!("set \"disableAllHooks\": false in {}", file.display()),
+                Notice::GeminiHooksDisabled => {
+                    format!("set \"hooksConfig\": {{\"enabled\": true}} in {}", file.display())
+                }
+                Notice::GeminiHookDisabled => "run /hooks enable switchboard in Gemini CLI".to_owned(),
+            };
+            Warning { message: notice.to_string(), fix }
+        })
+        .collect();
+    if cli == Cli::Codex {
+        warnings.extend(codex_switch_off(&dirs.codex));
+    }
+    warnings
 }
 
 /// What the user still has to do in the CLI after a change, for the hooks to run.
@@ -621,9 +632,18 @@ pub struct CliStatus {
     pub settings_file: PathBuf,
     pub hooks: HooksState,
     /// Settings that keep the CLI from running the hook even when it is installed.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
+    /// Codex only, once our hooks are in `hooks.json`: which of them Codex trusts to run.
+    pub trust: Option<HookTrust>,
     /// What the user may have to do in the CLI for installed hooks to run.
     pub next_step: Option<String>,
+}
+
+/// A setting that keeps the CLI from running Switchboard's hook, and how to undo it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    pub message: String,
+    pub fix: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -656,15 +676,21 @@ pub fn status(dirs: &ConfigDirs, command_path: &Path, claude_version: Option<Ver
                 let original = read_original(&target)?;
                 parse_settings(cli, &target, original.as_ref().map(|original| original.bytes.as_slice()))
             });
-            let (hooks, warnings) = match settings {
+            let (hooks, warnings, trust) = match settings {
                 Ok(settings) => {
                     let events = wanted_events(cli, claude_version);
-                    (hooks_state(cli, &settings, command_path, &events), warnings(cli, &settings, dirs))
+                    let hooks = hooks_state(cli, &settings, command_path, &events);
+                    let installed = matches!(hooks, HooksState::Installed { .. } | HooksState::Partial { .. });
+                    let trust = (cli == Cli::Codex && installed)
+                        .then(|| codex_trust::hook_trust(&dirs.codex, &settings_file, &settings));
+                    (hooks, status_warnings(cli, &settings, dirs), trust)
                 }
-                Err(error) => (HooksState::Unreadable { message: error.to_string() }, Vec::new()),
+                Err(error) => (HooksState::Unreadable { message: error.to_string() }, Vec::new(), None),
             };
-            let next_step = (cli == Cli::Codex && matches!(hooks, HooksState::Installed { .. })).then(|| {
-                "if Codex sessions do not appear, run /hooks in Codex and trust Switchboard's hooks".to_owned()
+            let next_step = trust.as_ref().filter(|trust| !trust.complete()).map(|_| {
+                "start Codex and choose \"Trust all and continue\" when it says hooks need review (or trust \
+                 Switchboard's hooks in /hooks)"
+                    .to_owned()
             });
             CliStatus {
                 cli,
@@ -673,6 +699,7 @@ pub fn status(dirs: &ConfigDirs, command_path: &Path, claude_version: Option<Ver
                 settings_file,
                 hooks,
                 warnings,
+                trust,
                 next_step,
             }
         })
@@ -995,7 +1022,12 @@ mod tests {
         let report = moved.result.as_ref().unwrap();
         assert_eq!(report.count(EditAction::Update), Cli::Claude.events().len());
         assert_eq!(report.backup, None);
-        assert!(moved.to_string().contains("pointed 13 hooks at this switchboard binary"), "{moved}");
+        assert!(
+            moved
+                .to_string()
+                .contains(&format!("pointed {} hooks at this switchboard binary", Cli::Claude.events().len())),
+            "{moved}"
+        );
         assert_eq!(fs::read_to_string(&backup).unwrap(), "{\"env\": {\"TOKEN\": \"secret\"}}");
         assert_eq!(mode(&path), 0o600);
     }
@@ -1073,7 +1105,10 @@ mod tests {
         let [claude, codex, gemini] = statuses.as_slice() else { panic!("{statuses:?}") };
         assert!(claude.found && claude.hooks == HooksState::NotInstalled);
         assert_eq!(codex.hooks, HooksState::Installed { current: true });
-        assert!(codex.next_step.is_some());
+        assert!(codex.next_step.is_some(), "Codex has not trusted the new hooks yet");
+        let trust = codex.trust.as_ref().unwrap();
+        assert_eq!((trust.trusted.len(), trust.untrusted.len()), (0, Cli::Codex.events().len()));
+        assert_eq!((claude.trust.as_ref(), gemini.trust.as_ref()), (None, None));
         assert!(matches!(&gemini.hooks, HooksState::Unreadable { message } if message.contains("line 1")));
 
         let moved = status(&home.dirs, Path::new("/elsewhere/switchboard"), None);

@@ -3,20 +3,28 @@
 //! headless commands and their tests need no web view.
 
 pub mod client;
+pub mod codex_trust;
+pub mod config;
+pub mod doctor;
 pub mod endpoint;
+pub mod files;
 pub mod forward;
 pub mod hub;
 pub mod install;
+pub mod lock;
 pub mod notifier;
+pub mod process;
 pub mod serve;
 pub mod server;
 pub mod state_dir;
 pub mod status;
 pub mod store;
 pub mod titles;
+pub mod watch;
 
-pub use hub::{Hub, Update};
-pub use serve::{serve, Instance, ServeError, ServeOptions};
+pub use config::Config;
+pub use hub::{Hub, Input, Inputs, Update};
+pub use serve::{serve, Instance, ServeError};
 pub use server::HookServer;
 
 /// Logs go to stderr, filtered by `RUST_LOG` (default: Switchboard's own info and up).

@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 
 use switchboard_core::{notification_text, NotificationText, Session};
 
+use crate::hub::Update;
+
 const QUEUE: usize = 64;
 const SHOW_DEADLINE: Duration = Duration::from_secs(3);
 const MAX_STUCK: usize = 4;
@@ -29,6 +31,24 @@ pub struct Notifier {
 }
 
 impl Notifier {
+    /// Subscribes notifications to the hub's updates: every change the notify policy picked
+    /// (SPEC 2.3) raises one.
+    pub fn follow(updates: std::sync::mpsc::Receiver<Update>, on_click: Option<OnClick>) {
+        let notifier = Self::start(on_click);
+        let spawned = std::thread::Builder::new().name("notify-updates".into()).spawn(move || {
+            for update in updates {
+                if let Update::Changed(changed) = update {
+                    if changed.change.notify {
+                        notifier.notify(&changed.change.session);
+                    }
+                }
+            }
+        });
+        if let Err(error) = spawned {
+            tracing::warn!(%error, "cannot start notifications");
+        }
+    }
+
     pub fn start(on_click: Option<OnClick>) -> Self {
         let (queue, jobs) = mpsc::sync_channel::<(String, NotificationText)>(QUEUE);
         std::thread::Builder::new()

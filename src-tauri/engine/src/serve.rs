@@ -1,59 +1,80 @@
-//! `switchboard serve`: the hook server and reducer without a window, for tests, SSH boxes and
-//! tmux users. There is no window, so it counts as unfocused.
+//! A running instance — what `switchboard serve` and the desktop app share — and `serve` itself:
+//! the hook server and reducer without a window, for tests, SSH boxes and tmux users. There is
+//! no window, so it counts as unfocused.
+//!
+//! The instance wires the parts together (docs/ARCHITECTURE.md): inputs (hook server, title
+//! watcher, agent watcher) → the hub's queue → the reducer → updates to each subscriber (store, notifier,
+//! titles, and whatever the shell adds).
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use switchboard_core::Ages;
+use tokio_util::sync::CancellationToken;
 
+use crate::config::Config;
 use crate::endpoint::{Endpoint, EndpointError};
-use crate::hub::{Hub, Update};
+use crate::hub::{inputs, Hub, Inputs};
+use crate::lock::{InstanceLock, LockError};
 use crate::notifier::Notifier;
-use crate::server::{now_millis, HookServer};
+use crate::server::{now_millis, HookServer, QUEUE_CAPACITY};
 use crate::store::{Store, StoreHandle};
-
-pub struct ServeOptions {
-    pub state_dir: PathBuf,
-    pub notify: bool,
-}
+use crate::titles::TitleWatch;
+use crate::watch::AgentWatch;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
+    #[error(transparent)]
+    Lock(#[from] LockError),
     #[error(transparent)]
     Endpoint(#[from] EndpointError),
     #[error("cannot start the hook server: {0}")]
     Io(#[from] std::io::Error),
 }
 
-/// A running instance: store, hook server, reducer and endpoint file. Shared by `serve` and
-/// the app.
+/// A running instance: lock, store, reducer, hook server and endpoint file.
 pub struct Instance {
     pub hub: Arc<Hub>,
+    pub inputs: Inputs,
     pub server: HookServer,
+    pub store: Option<StoreHandle>,
     /// What the user should know about the session database (set aside, refused, …).
     pub notices: Vec<String>,
-    state_dir: PathBuf,
+    config: Config,
+    stop: CancellationToken,
     silence: tokio::task::JoinHandle<()>,
+    ingest: tokio::task::JoinHandle<()>,
+    _lock: InstanceLock,
 }
 
 /// How often stale and archived flags are recomputed.
 const SILENCE_EVERY: Duration = Duration::from_secs(15);
 
 impl Instance {
-    /// Claims the endpoint (refusing if another instance is live), restores saved sessions,
-    /// binds, and writes the endpoint file.
-    pub async fn start(state_dir: PathBuf, hub: Arc<Hub>) -> Result<Self, ServeError> {
-        Endpoint::claim(&state_dir)?;
-        let notices = if env_flag("SWITCHBOARD_NO_PERSIST") { Vec::new() } else { open_store(&state_dir, &hub) };
+    /// Takes the state directory's lock (refusing if another instance holds it), restores
+    /// saved sessions, binds, and writes the endpoint file. Subscribe further outputs to
+    /// `hub` right after: nothing flows before the first hook arrives.
+    pub async fn start(config: Config) -> Result<Self, ServeError> {
+        let lock = InstanceLock::acquire(&config.state_dir)?;
+        Self::start_locked(config, lock).await
+    }
+
+    /// The same, with the lock already taken (the app takes it before it opens a window).
+    pub async fn start_locked(config: Config, lock: InstanceLock) -> Result<Self, ServeError> {
+        let hub = Arc::new(Hub::new());
+        let (store, notices) = if config.persist { open_store(&config.state_dir, &hub) } else { (None, Vec::new()) };
         for notice in &notices {
             tracing::warn!("{notice}");
         }
-        let server = HookServer::start(Arc::clone(&hub)).await?;
+        let (inputs, queue) = inputs(QUEUE_CAPACITY);
+        TitleWatch::start(hub.updates(), inputs.clone(), config.codex_home.clone());
+        AgentWatch::start(hub.updates(), inputs.clone());
+        let stop = CancellationToken::new();
+        let ingest = tokio::spawn(Arc::clone(&hub).run(queue, stop.clone()));
+        let server = HookServer::start(inputs.clone(), Arc::clone(&hub)).await?;
         let endpoint = Endpoint { port: server.port(), key: server.key().to_owned(), pid: std::process::id() };
-        endpoint.write(&state_dir)?;
-        let ages = ages_from_env();
-        let silence_hub = Arc::clone(&hub);
+        endpoint.write(&config.state_dir)?;
+        let (silence_hub, ages) = (Arc::clone(&hub), config.ages);
         let silence = tokio::spawn(async move {
             let mut every = tokio::time::interval(SILENCE_EVERY);
             loop {
@@ -61,48 +82,53 @@ impl Instance {
                 silence_hub.mark_silence(now_millis(), ages);
             }
         });
-        Ok(Self { hub, server, notices, state_dir, silence })
+        Ok(Self { hub, inputs, server, store, notices, config, stop, silence, ingest, _lock: lock })
     }
 
-    pub fn state_dir(&self) -> &std::path::Path {
-        &self.state_dir
+    pub fn state_dir(&self) -> &Path {
+        &self.config.state_dir
     }
 
-    /// Stops taking events, commits what was acknowledged, and removes the endpoint file.
+    /// The session's recent history: committed in the store, plus what is not committed yet.
+    pub fn history(&self, session_id: &str) -> Vec<switchboard_core::HistoryEntry> {
+        let stored = self.store.as_ref().map(|store| store.history(session_id)).unwrap_or_default();
+        self.hub.history(session_id, stored)
+    }
+
+    /// Stops taking events, applies and commits what was acknowledged, and removes the
+    /// endpoint file.
     pub async fn stop(self) {
-        Endpoint::remove_if_ours(&self.state_dir);
-        self.silence.abort();
+        Endpoint::remove_if_ours(&self.config.state_dir);
         self.server.shutdown().await;
-        if let Some(store) = self.hub.store() {
+        self.silence.abort();
+        self.stop.cancel();
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.ingest).await;
+        if let Some(store) = &self.store {
             store.flush(Duration::from_secs(5));
         }
     }
 }
 
 /// Runs until SIGINT or SIGTERM, then removes the endpoint file and exits cleanly.
-pub async fn serve(options: ServeOptions) -> Result<(), ServeError> {
-    let notifier = options.notify.then(|| Notifier::start(None));
-    let hub = Arc::new(Hub::new(move |update| {
-        if let (Update::Changed(change), Some(notifier)) = (&update, &notifier) {
-            if change.notify {
-                notifier.notify(&change.session);
-            }
-        }
-    }));
-    let instance = Instance::start(options.state_dir.clone(), hub).await?;
+pub async fn serve(config: Config) -> Result<(), ServeError> {
+    let notify = config.notify;
+    let instance = Instance::start(config).await?;
+    if notify {
+        Notifier::follow(instance.hub.updates(), None);
+    }
     eprintln!(
         "Switchboard is listening on 127.0.0.1:{} (endpoint file {}). Ctrl-C stops it.",
         instance.server.port(),
-        Endpoint::path(&options.state_dir).display()
+        Endpoint::path(instance.state_dir()).display()
     );
     shutdown_signal().await;
     instance.stop().await;
     Ok(())
 }
 
-/// Opens the database, restores its sessions into the hub and attaches it. Problems are
+/// Opens the database, restores its sessions into the hub and subscribes it. Problems are
 /// returned as notices: the app runs on without persistence rather than not at all.
-fn open_store(state_dir: &std::path::Path, hub: &Arc<Hub>) -> Vec<String> {
+fn open_store(state_dir: &Path, hub: &Hub) -> (Option<StoreHandle>, Vec<String>) {
     let mut notices = Vec::new();
     let store = match Store::open(state_dir) {
         Ok((store, notice)) => {
@@ -111,31 +137,19 @@ fn open_store(state_dir: &std::path::Path, hub: &Arc<Hub>) -> Vec<String> {
         }
         Err(error) => {
             notices.push(error.to_string());
-            return notices;
+            return (None, notices);
         }
     };
     match store.load() {
         Ok(sessions) => hub.restore(sessions),
         Err(error) => notices.push(error.to_string()),
     }
-    match StoreHandle::start(store, Hub::store_source(hub)) {
-        Ok(handle) => hub.attach_store(handle),
-        Err(error) => notices.push(error.to_string()),
-    }
-    notices
-}
-
-fn env_flag(name: &str) -> bool {
-    std::env::var_os(name).is_some_and(|value| !value.is_empty() && value != "0")
-}
-
-/// `SWITCHBOARD_STALE_MINUTES` (default 10) and `SWITCHBOARD_ARCHIVE_HOURS` (default 24).
-fn ages_from_env() -> Ages {
-    let number = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<f64>().ok()).filter(|v| *v > 0.0);
-    let defaults = Ages::default();
-    Ages {
-        stale_after: number("SWITCHBOARD_STALE_MINUTES").map_or(defaults.stale_after, |m| (m * 60_000.0) as u64),
-        archive_after: number("SWITCHBOARD_ARCHIVE_HOURS").map_or(defaults.archive_after, |h| (h * 3_600_000.0) as u64),
+    match StoreHandle::start(store, hub) {
+        Ok(handle) => (Some(handle), notices),
+        Err(error) => {
+            notices.push(error.to_string());
+            (None, notices)
+        }
     }
 }
 

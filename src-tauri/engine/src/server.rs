@@ -1,38 +1,35 @@
 //! The hook server (SPEC 3): loopback only, a per-boot secret, fail-closed to spoofing and
-//! fail-open to the CLI. The answer never waits on the reducer: accepted events go through a
-//! bounded channel to the ingest task.
+//! fail-open to the CLI. The answer never waits on the reducer: accepted events go into the
+//! hub's bounded input queue.
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
+use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Path, RawQuery, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Router;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use rand::RngCore;
 use serde_json::Value;
-use switchboard_core::{normalizer, Millis, StatusEvent};
+use switchboard_core::{normalizer, AgentProcess, Millis};
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
-use crate::hub::Hub;
-use crate::titles::TitleWatch;
+use crate::forward::PROCESS_HEADER;
+use crate::hub::{Hub, Input, Inputs};
 
 /// Bodies above this are refused before they are parsed, and never buffered whole.
 pub const BODY_LIMIT: usize = 256 * 1024;
 /// A client that has not sent its headers, or its body, by then is cut off.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
-/// Events waiting for the reducer. The reducer handles about a million events a second, so
+/// Inputs waiting for the reducer. The reducer handles about a million events a second, so
 /// this fills only if it is wedged; then new events are dropped (and counted) rather than
 /// making an agent wait.
 pub const QUEUE_CAPACITY: usize = 16_384;
@@ -51,8 +48,7 @@ pub fn now_millis() -> Millis {
 struct ServerState {
     key: String,
     hub: Arc<Hub>,
-    events: mpsc::Sender<StatusEvent>,
-    dropped: Arc<AtomicU64>,
+    inputs: Inputs,
 }
 
 /// The routes, testable without a socket.
@@ -60,7 +56,6 @@ fn router(state: Arc<ServerState>) -> Router {
     Router::new()
         .route("/hook/{agent}", post(hook))
         .route("/sessions", get(sessions))
-        .route("/focus", post(focus))
         // Refuses a declared Content-Length over the cap at once, and a streamed body as soon as
         // it passes the cap; axum's own default limit is lifted in favour of this one.
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
@@ -69,17 +64,14 @@ fn router(state: Arc<ServerState>) -> Router {
         .with_state(state)
 }
 
+/// The key and the agent are checked before the body is read: a keyless flood costs no memory.
 async fn hook(
     State(state): State<Arc<ServerState>>,
     agent: Option<Path<String>>,
     RawQuery(query): RawQuery,
-    body: Result<Bytes, BytesRejection>,
+    headers: HeaderMap,
+    body: Body,
 ) -> StatusCode {
-    let body = match body {
-        Ok(body) => body,
-        Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => return StatusCode::PAYLOAD_TOO_LARGE,
-        Err(_) => return StatusCode::NO_CONTENT,
-    };
     if !key_matches(query.as_deref(), &state.key) {
         return StatusCode::NO_CONTENT;
     }
@@ -87,36 +79,50 @@ async fn hook(
     else {
         return StatusCode::NO_CONTENT;
     };
+    let body = match axum::body::to_bytes(body, BODY_LIMIT).await {
+        Ok(body) => body,
+        Err(error) if is_too_large(&error) => return StatusCode::PAYLOAD_TOO_LARGE,
+        Err(_) => return StatusCode::NO_CONTENT,
+    };
     let Ok(raw) = serde_json::from_slice::<Value>(&body) else { return StatusCode::NO_CONTENT };
-    if let Some(event) = normalize(&raw, now_millis()) {
-        if state.events.try_send(event).is_err() {
-            let dropped = state.dropped.fetch_add(1, Ordering::Relaxed) + 1;
-            if dropped.is_power_of_two() {
-                tracing::warn!(dropped, "the reducer queue is full; dropping hook events");
-            }
-        }
+    if let Some(mut event) = normalize(&raw, now_millis()) {
+        event.process = agent_process(&headers);
+        state.inputs.send(Input::Hook(Box::new(event)));
     }
     StatusCode::NO_CONTENT
 }
 
+/// The forwarder's report of the agent's process, if well-formed and small.
+fn agent_process(headers: &HeaderMap) -> Option<AgentProcess> {
+    let value = headers.get(PROCESS_HEADER)?;
+    if value.len() > 2048 {
+        return None;
+    }
+    serde_json::from_slice(value.as_bytes()).ok()
+}
+
+fn is_too_large(error: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(error) = source {
+        if error.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = error.source();
+    }
+    false
+}
+
+/// The snapshot is built and serialized on the blocking pool, so a large one never holds up
+/// the workers that answer hooks.
 async fn sessions(State(state): State<Arc<ServerState>>, RawQuery(query): RawQuery) -> Response {
     if !key_matches(query.as_deref(), &state.key) {
         return StatusCode::UNAUTHORIZED.into_response();
     }
-    Json(state.hub.snapshot()).into_response()
-}
-
-/// A second launch of the desktop app asks the first to come forward instead of starting.
-/// Only an instance with a window (one that set `accepts_focus`) says yes.
-async fn focus(State(state): State<Arc<ServerState>>, RawQuery(query): RawQuery) -> StatusCode {
-    if !key_matches(query.as_deref(), &state.key) {
-        return StatusCode::UNAUTHORIZED;
+    let hub = Arc::clone(&state.hub);
+    match tokio::task::spawn_blocking(move || serde_json::to_vec(&hub.snapshot())).await {
+        Ok(Ok(json)) => ([(axum::http::header::CONTENT_TYPE, "application/json")], json).into_response(),
+        _ => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }
-    if !state.hub.has_window() {
-        return StatusCode::NOT_FOUND;
-    }
-    state.hub.request_focus();
-    StatusCode::NO_CONTENT
 }
 
 fn is_agent_id(agent: &str) -> bool {
@@ -130,39 +136,28 @@ fn key_matches(query: Option<&str>, secret: &str) -> bool {
     constant_time_eq::constant_time_eq(given.as_bytes(), secret.as_bytes())
 }
 
-/// A running hook server and its ingest task.
+/// A running hook server.
 pub struct HookServer {
     addr: SocketAddr,
     key: String,
-    dropped: Arc<AtomicU64>,
     shutdown: CancellationToken,
-    tasks: Vec<tokio::task::JoinHandle<()>>,
+    accept: tokio::task::JoinHandle<()>,
 }
 
 impl HookServer {
-    /// Binds `127.0.0.1:0` and starts serving; events flow into `hub`.
-    pub async fn start(hub: Arc<Hub>) -> std::io::Result<Self> {
-        Self::start_with(hub, new_secret(), QUEUE_CAPACITY).await
+    /// Binds `127.0.0.1:0` with a new secret and starts serving: events go to `inputs`,
+    /// `GET /sessions` reads `hub`.
+    pub async fn start(inputs: Inputs, hub: Arc<Hub>) -> std::io::Result<Self> {
+        Self::start_with(inputs, hub, new_secret()).await
     }
 
-    pub async fn start_with(hub: Arc<Hub>, key: String, queue_capacity: usize) -> std::io::Result<Self> {
+    pub async fn start_with(inputs: Inputs, hub: Arc<Hub>, key: String) -> std::io::Result<Self> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
         let addr = listener.local_addr()?;
-        let (events, mut queue) = mpsc::channel::<StatusEvent>(queue_capacity);
-        let dropped = Arc::new(AtomicU64::new(0));
         let shutdown = CancellationToken::new();
-
-        let ingest_hub = Arc::clone(&hub);
-        let titles = TitleWatch::start(Arc::clone(&hub), TitleWatch::codex_home_from_env());
-        let ingest = tokio::spawn(async move {
-            while let Some(event) = queue.recv().await {
-                ingest_hub.apply(&event);
-                titles.observe(&event);
-            }
-        });
-        let state = Arc::new(ServerState { key: key.clone(), hub, events, dropped: Arc::clone(&dropped) });
+        let state = Arc::new(ServerState { key: key.clone(), hub, inputs });
         let accept = tokio::spawn(accept_loop(listener, router(state), shutdown.clone()));
-        Ok(Self { addr, key, dropped, shutdown, tasks: vec![accept, ingest] })
+        Ok(Self { addr, key, shutdown, accept })
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -177,21 +172,10 @@ impl HookServer {
         &self.key
     }
 
-    /// Events dropped because the reducer queue was full.
-    pub fn dropped(&self) -> u64 {
-        self.dropped.load(Ordering::Relaxed)
-    }
-
-    /// Stops accepting and lets the ingest task drain what was already acknowledged.
-    pub async fn shutdown(mut self) {
+    /// Stops accepting and lets open requests finish (briefly).
+    pub async fn shutdown(self) {
         self.shutdown.cancel();
-        let ingest = self.tasks.pop();
-        if let Some(accept) = self.tasks.pop() {
-            let _ = accept.await;
-        }
-        if let Some(ingest) = ingest {
-            let _ = tokio::time::timeout(Duration::from_secs(2), ingest).await;
-        }
+        let _ = self.accept.await;
     }
 }
 

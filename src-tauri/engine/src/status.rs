@@ -6,6 +6,7 @@ use std::time::Duration;
 use switchboard_core::{AgentStatus, Millis, Snapshot};
 
 use crate::client;
+use crate::doctor::DOCTOR_SESSION_PREFIX;
 use crate::endpoint::Endpoint;
 
 #[derive(Debug, thiserror::Error)]
@@ -35,11 +36,13 @@ pub fn fetch(state_dir: &Path) -> Result<(Snapshot, Vec<u8>), StatusError> {
 }
 
 /// A readable table: the sessions that need you first, then the rest by last activity.
+/// `switchboard doctor`'s test sessions are left out.
 pub fn table(snapshot: &Snapshot, now: Millis) -> String {
-    if snapshot.sessions.is_empty() {
+    let mut sessions: Vec<_> =
+        snapshot.sessions.iter().filter(|s| !s.session_id.starts_with(DOCTOR_SESSION_PREFIX)).collect();
+    if sessions.is_empty() {
         return "No sessions yet. Agents appear here once their hooks report (see `switchboard install`).\n".into();
     }
-    let mut sessions: Vec<_> = snapshot.sessions.iter().collect();
     sessions.sort_by_key(|s| (rank(s.status), std::cmp::Reverse(s.last_event_at)));
     let rows: Vec<[String; 5]> = sessions
         .iter()
@@ -146,6 +149,14 @@ mod tests {
     #[test]
     fn an_empty_snapshot_says_how_to_connect() {
         assert!(table(&Snapshot::default(), 0).contains("switchboard install"));
+    }
+
+    #[test]
+    fn doctor_test_sessions_are_not_listed() {
+        let mut reducer = Reducer::new();
+        let id = format!("{DOCTOR_SESSION_PREFIX}1-2");
+        reducer.apply(&normalize("custom", &json!({"sessionId": id, "lifecycle": "end"}), 1_000).unwrap(), false);
+        assert!(table(&reducer.snapshot(), 2_000).starts_with("No sessions yet"));
     }
 
     #[test]

@@ -1,20 +1,22 @@
 //! The store (SPEC 7): sessions and a bounded per-session history in an embedded SQLite
 //! database in the state directory, so the agents that need you survive a restart.
 //!
-//! Writes are behind the ingestion path: the hub hands each change to [`StoreHandle`] without
-//! waiting, and a writer thread commits what arrived in one transaction at most
+//! Writes are behind the ingestion path: the store subscribes to the hub's updates, and a
+//! writer thread commits what arrived in one transaction at most
 //! [`FLUSH_EVERY`] later (WAL, `synchronous = NORMAL`: a committed transaction survives the
 //! process being killed). A corrupt file is set aside and a fresh one started; a file from a
 //! newer Switchboard is refused and left as it is.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
 use switchboard_core::{HistoryEntry, Restored};
+
+use crate::hub::{Hub, Update};
 
 pub const DATABASE_FILE: &str = "switchboard.db";
 /// The newest schema this build reads and writes.
@@ -251,100 +253,101 @@ fn set_aside(path: &Path) -> Result<PathBuf, StoreError> {
 }
 
 fn now_millis() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+    i64::try_from(crate::server::now_millis()).unwrap_or(i64::MAX)
 }
-
-/// Where the writer reads a session's latest state when it commits (the hub's reducer): the
-/// ingest path only marks sessions dirty, so a burst costs one read per session per commit.
-pub type Source = Arc<dyn Fn(&str) -> Option<Restored> + Send + Sync>;
 
 /// What the writer commits together: the latest state of each touched session, new history
 /// entries in order, and removed sessions.
 #[derive(Debug, Default)]
 pub struct Batch {
-    /// Touched sessions in first-seen order, so new rows keep the canvas's arrival order.
-    dirty: Vec<String>,
-    seen: HashSet<String>,
-    /// Their states, read from the source just before the commit.
+    /// Touched sessions' latest states, in first-seen order so new rows keep the canvas's
+    /// arrival order; a burst of changes to one session costs one row write.
     sessions: Vec<Restored>,
+    index: HashMap<String, usize>,
     history: Vec<(String, HistoryEntry)>,
     removed: Vec<String>,
 }
 
 impl Batch {
     fn is_empty(&self) -> bool {
-        self.dirty.is_empty() && self.history.is_empty() && self.removed.is_empty()
+        self.sessions.is_empty() && self.history.is_empty() && self.removed.is_empty()
     }
 
-    fn add(&mut self, message: Message) {
-        match message {
-            Message::Save(id, entry) => {
+    fn add(&mut self, update: Update) {
+        match update {
+            Update::Changed(changed) => {
+                let saved = changed.saved();
+                let id = saved.session.session_id.clone();
                 self.removed.retain(|removed| *removed != id);
-                if let Some(entry) = entry {
+                if let Some(entry) = changed.history {
                     self.history.push((id.clone(), entry));
                 }
-                if self.seen.insert(id.clone()) {
-                    self.dirty.push(id);
+                match self.index.get(&id) {
+                    Some(&at) => self.sessions[at] = saved,
+                    None => {
+                        self.index.insert(id, self.sessions.len());
+                        self.sessions.push(saved);
+                    }
                 }
             }
-            Message::Remove(id) => {
-                if self.seen.remove(&id) {
-                    self.dirty.retain(|dirty| *dirty != id);
+            Update::Removed(id) => {
+                if let Some(at) = self.index.remove(&id) {
+                    self.sessions.remove(at);
+                    for position in self.index.values_mut() {
+                        if *position > at {
+                            *position -= 1;
+                        }
+                    }
                 }
                 self.history.retain(|(session, _)| *session != id);
                 self.removed.push(id);
             }
-            Message::Flush(_) => {}
         }
-    }
-
-    fn resolve(&mut self, source: &Source) {
-        self.sessions = self.dirty.iter().filter_map(|id| source(id)).collect();
     }
 }
 
-enum Message {
-    Save(String, Option<HistoryEntry>),
-    Remove(String),
+/// What the writer thread receives: the hub's updates, and flush requests.
+pub enum Message {
+    Update(Update),
     /// Commit now and answer (clean shutdown, tests).
     Flush(Sender<()>),
 }
 
-/// The hub's side of the store: sends never block; reads use their own connection.
+impl From<Update> for Message {
+    fn from(update: Update) -> Self {
+        Self::Update(update)
+    }
+}
+
+/// The store as a subscriber of the hub: a writer thread commits what the hub publishes;
+/// reads use their own connection.
 pub struct StoreHandle {
     writer: Mutex<Sender<Message>>,
     reader: Mutex<Connection>,
 }
 
 impl StoreHandle {
-    /// Starts the writer thread that owns `store` and reads session states from `source`.
-    pub fn start(store: Store, source: Source) -> Result<Self, StoreError> {
+    /// Starts the writer thread that owns `store`, and subscribes it to `hub`.
+    pub fn start(store: Store, hub: &Hub) -> Result<Self, StoreError> {
         let reader = Connection::open_with_flags(&store.path, OpenFlags::SQLITE_OPEN_READ_ONLY)
             .map_err(|source| StoreError::Sqlite { path: store.path.clone(), source })?;
         let (writer, messages) = mpsc::channel();
         std::thread::Builder::new()
             .name("store".into())
-            .spawn(move || write_behind(store, &messages, &source))
+            .spawn(move || write_behind(store, &messages))
             .map_err(|source| StoreError::SetAside { path: PathBuf::new(), source })?;
+        hub.subscribe(writer.clone());
         Ok(Self { writer: Mutex::new(writer), reader: Mutex::new(reader) })
     }
 
-    /// Marks the session for saving (with a history entry, if its status moved).
-    pub fn save(&self, session_id: &str, entry: Option<HistoryEntry>) {
-        self.send(Message::Save(session_id.to_owned(), entry));
-    }
-
-    pub fn remove(&self, session_id: &str) {
-        self.send(Message::Remove(session_id.to_owned()));
-    }
-
-    /// Waits until everything sent so far is committed (at most `limit`).
+    /// Waits until everything published so far is committed (at most `limit`).
     pub fn flush(&self, limit: Duration) -> bool {
         let (done, committed) = mpsc::channel();
-        self.send(Message::Flush(done));
+        let _ = self.writer.lock().unwrap_or_else(PoisonError::into_inner).send(Message::Flush(done));
         committed.recv_timeout(limit).is_ok()
     }
 
+    /// The committed history of a session, oldest first.
     pub fn history(&self, session_id: &str) -> Vec<HistoryEntry> {
         let reader = self.reader.lock().unwrap_or_else(PoisonError::into_inner);
         history(&reader, session_id).unwrap_or_else(|error| {
@@ -352,13 +355,9 @@ impl StoreHandle {
             Vec::new()
         })
     }
-
-    fn send(&self, message: Message) {
-        let _ = self.writer.lock().unwrap_or_else(PoisonError::into_inner).send(message);
-    }
 }
 
-fn write_behind(mut store: Store, messages: &Receiver<Message>, source: &Source) {
+fn write_behind(mut store: Store, messages: &Receiver<Message>) {
     let mut batch = Batch::default();
     let mut waiting: Vec<Sender<()>> = Vec::new();
     let mut deadline: Option<Instant> = None;
@@ -373,8 +372,8 @@ fn write_behind(mut store: Store, messages: &Receiver<Message>, source: &Source)
                 deadline = Some(Instant::now());
                 false
             }
-            Ok(message) => {
-                batch.add(message);
+            Ok(Message::Update(update)) => {
+                batch.add(update);
                 deadline.get_or_insert_with(|| Instant::now() + FLUSH_EVERY);
                 false
             }
@@ -383,7 +382,6 @@ fn write_behind(mut store: Store, messages: &Receiver<Message>, source: &Source)
         };
         if closed || deadline.is_some_and(|deadline| Instant::now() >= deadline) {
             if !batch.is_empty() {
-                batch.resolve(source);
                 if let Err(error) = store.write(&batch) {
                     tracing::error!(%error, "cannot save sessions; will retry with the next change");
                     // Keep the batch: the next flush tries again with it.
@@ -421,29 +419,33 @@ mod tests {
     use serde_json::json;
     use switchboard_core::{normalize, Position};
 
-    fn hub_with_store(dir: &Path) -> Arc<Hub> {
-        let hub = Arc::new(Hub::new(|_| {}));
+    fn hub_with_store(dir: &Path) -> (Hub, StoreHandle) {
+        let hub = Hub::new();
         let (store, notice) = Store::open(dir).unwrap();
         assert_eq!(notice, None);
         hub.restore(store.load().unwrap());
-        hub.attach_store(StoreHandle::start(store, Hub::store_source(&hub)).unwrap());
-        hub
+        let handle = StoreHandle::start(store, &hub).unwrap();
+        (hub, handle)
+    }
+
+    fn apply(hub: &Hub, id: &str, status: &str, at: u64) {
+        hub.apply_event(&normalize("custom", &json!({"sessionId": id, "status": status}), at).unwrap());
     }
 
     #[test]
     fn positions_unread_and_removals_survive_a_restart() {
         let dir = tempfile::tempdir().unwrap();
         {
-            let hub = hub_with_store(dir.path());
+            let (hub, store) = hub_with_store(dir.path());
             for (id, status) in [("kept", "blocked"), ("read", "done"), ("gone", "done")] {
-                hub.apply(&normalize("custom", &json!({"sessionId": id, "status": status}), 1_000).unwrap());
+                apply(&hub, id, status, 1_000);
             }
             assert!(hub.set_position("kept", Position { x: 12, y: -40 }));
             assert!(hub.clear_unread("read"));
             assert!(hub.remove("gone"));
-            assert!(hub.store().unwrap().flush(Duration::from_secs(5)));
+            assert!(store.flush(Duration::from_secs(5)));
         }
-        let hub = hub_with_store(dir.path());
+        let (hub, store) = hub_with_store(dir.path());
         let snapshot = hub.snapshot();
         let ids: Vec<&str> = snapshot.sessions.iter().map(|s| s.session_id.as_str()).collect();
         assert_eq!(ids, ["kept", "read"], "arrival order kept, removed session gone");
@@ -451,26 +453,26 @@ mod tests {
         assert_eq!(kept.position, Some(Position { x: 12, y: -40 }));
         assert!(kept.unread && kept.restored);
         assert!(!snapshot.sessions[1].unread);
-        assert_eq!(hub.history("kept").len(), 1);
-        assert!(hub.history("gone").is_empty());
+        assert_eq!(store.history("kept").len(), 1);
+        assert!(store.history("gone").is_empty());
     }
 
     #[test]
     fn stored_history_stays_bounded_however_long_a_session_runs() {
         let dir = tempfile::tempdir().unwrap();
-        let hub = hub_with_store(dir.path());
+        let (hub, store) = hub_with_store(dir.path());
         for i in 0..400u64 {
             let status = if i % 2 == 0 { "working" } else { "blocked" };
-            hub.apply(&normalize("custom", &json!({"sessionId": "long", "status": status}), i).unwrap());
+            apply(&hub, "long", status, i);
             if i % 37 == 0 {
-                hub.store().unwrap().flush(Duration::from_secs(5));
+                store.flush(Duration::from_secs(5));
             }
         }
-        hub.store().unwrap().flush(Duration::from_secs(5));
+        store.flush(Duration::from_secs(5));
         let conn = Connection::open(Store::path(dir.path())).unwrap();
         let rows: usize = conn.query_row("SELECT COUNT(*) FROM history", [], |row| row.get(0)).unwrap();
         assert!(rows <= HISTORY_LIMIT + HISTORY_SLACK, "{rows} rows stored");
-        let history = hub.history("long");
+        let history = store.history("long");
         assert_eq!(history.len(), HISTORY_LIMIT);
         assert_eq!(history.last().unwrap().status, switchboard_core::AgentStatus::Blocked);
     }
@@ -478,9 +480,12 @@ mod tests {
     #[test]
     fn a_write_within_the_flush_interval_is_committed_without_an_explicit_flush() {
         let dir = tempfile::tempdir().unwrap();
-        let hub = hub_with_store(dir.path());
-        hub.apply(&normalize("custom", &json!({"sessionId": "s", "status": "working"}), 1).unwrap());
-        std::thread::sleep(FLUSH_EVERY * 5);
-        assert!(saved_state(dir.path(), "s").is_some());
+        let (hub, _store) = hub_with_store(dir.path());
+        apply(&hub, "s", "working", 1);
+        let committed = (0..100).any(|_| {
+            std::thread::sleep(FLUSH_EVERY / 10);
+            saved_state(dir.path(), "s").is_some()
+        });
+        assert!(committed, "committed within ten flush intervals");
     }
 }

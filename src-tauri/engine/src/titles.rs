@@ -13,29 +13,28 @@
 //! at most every few seconds per session.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use switchboard_core::StatusEvent;
-use tokio::sync::mpsc;
+use switchboard_core::Session;
 
-use crate::hub::Hub;
+use crate::files::open_regular;
+use crate::hub::{Input, Inputs, Update};
 
 /// How much of a file's end is read for its title.
 pub const TAIL_BYTES: u64 = 256 * 1024;
 
 /// The title of a Claude Code session, from its transcript.
 pub fn claude_title(transcript: &Path) -> Option<String> {
-    claude_title_in(&mut File::open(transcript).ok()?)
+    claude_title_in(&mut open_regular(transcript).ok()?)
 }
 
 /// The title of a Codex session, from `session_index.jsonl` in `codex_home`.
 pub fn codex_title(codex_home: &Path, session_id: &str) -> Option<String> {
-    codex_title_in(&mut File::open(codex_home.join("session_index.jsonl")).ok()?, session_id)
+    codex_title_in(&mut open_regular(&codex_home.join("session_index.jsonl")).ok()?, session_id)
 }
 
 fn claude_title_in(file: &mut (impl Read + Seek)) -> Option<String> {
@@ -100,60 +99,44 @@ enum TitleSource {
     CodexIndex(PathBuf),
 }
 
-/// Keeps node titles in step with the agents' own files, off the ingestion path: the ingest
-/// task [`observe`](Self::observe)s each event without waiting, and a background task reads
-/// the tails, at most every [`REFRESH_EVERY`] per session, on the blocking pool.
-#[derive(Clone)]
-pub struct TitleWatch {
-    requests: mpsc::Sender<(String, TitleSource)>,
-    codex_home: Option<PathBuf>,
-}
+/// Keeps node titles in step with the agents' own files: a subscriber of the hub's updates
+/// on its own thread that reads the files' tails, at most every [`REFRESH_EVERY`] per session,
+/// and sends what it finds back as an input.
+pub struct TitleWatch;
 
 impl TitleWatch {
-    /// `codex_home` is `$CODEX_HOME` (default `~/.codex`), where `session_index.jsonl` lives.
-    pub fn start(hub: Arc<Hub>, codex_home: Option<PathBuf>) -> Self {
-        let (requests, mut queue) = mpsc::channel::<(String, TitleSource)>(1024);
-        tokio::spawn(async move {
+    /// `codex_home` is where Codex keeps `session_index.jsonl`.
+    pub fn start(updates: Receiver<Update>, inputs: Inputs, codex_home: Option<PathBuf>) {
+        let spawned = std::thread::Builder::new().name("titles".into()).spawn(move || {
             let mut last_read: HashMap<String, Instant> = HashMap::new();
-            while let Some((session_id, source)) = queue.recv().await {
-                if last_read.get(&session_id).is_some_and(|at| at.elapsed() < REFRESH_EVERY) {
+            for update in updates {
+                let Update::Changed(changed) = update else { continue };
+                let session = &changed.change.session;
+                let Some(source) = title_source(session, codex_home.as_deref()) else { continue };
+                if last_read.get(&session.session_id).is_some_and(|at| at.elapsed() < REFRESH_EVERY) {
                     continue;
                 }
-                last_read.insert(session_id.clone(), Instant::now());
-                let id = session_id.clone();
-                let title = tokio::task::spawn_blocking(move || match source {
+                last_read.insert(session.session_id.clone(), Instant::now());
+                let title = match source {
                     TitleSource::ClaudeTranscript(path) => claude_title(&path),
-                    TitleSource::CodexIndex(home) => codex_title(&home, &id),
-                })
-                .await
-                .ok()
-                .flatten();
-                if title.is_some() {
-                    hub.set_agent_title(&session_id, title);
+                    TitleSource::CodexIndex(home) => codex_title(&home, &session.session_id),
+                };
+                if title.is_some() && title != changed.agent_title {
+                    inputs.send(Input::AgentTitle { session_id: session.session_id.clone(), title });
                 }
             }
         });
-        Self { requests, codex_home }
-    }
-
-    /// `$CODEX_HOME`, else `~/.codex`.
-    pub fn codex_home_from_env() -> Option<PathBuf> {
-        match std::env::var_os("CODEX_HOME") {
-            Some(home) if !home.is_empty() => Some(PathBuf::from(home)),
-            _ => dirs::home_dir().map(|home| home.join(".codex")),
+        if let Err(error) = spawned {
+            tracing::warn!(%error, "cannot start the title watcher; titles will not follow the agents' files");
         }
     }
+}
 
-    /// Notes that a session reported; never blocks (a full queue just skips this refresh).
-    pub fn observe(&self, event: &StatusEvent) {
-        let source = match event.agent.as_str() {
-            "claude" => event.transcript_path.as_ref().map(|path| TitleSource::ClaudeTranscript(PathBuf::from(path))),
-            "codex" => self.codex_home.clone().map(TitleSource::CodexIndex),
-            _ => None,
-        };
-        if let Some(source) = source {
-            let _ = self.requests.try_send((event.session_id.clone(), source));
-        }
+fn title_source(session: &Session, codex_home: Option<&Path>) -> Option<TitleSource> {
+    match session.agent.as_str() {
+        "claude" => session.transcript_path.as_ref().map(|path| TitleSource::ClaudeTranscript(PathBuf::from(path))),
+        "codex" => codex_home.map(|home| TitleSource::CodexIndex(home.to_path_buf())),
+        _ => None,
     }
 }
 

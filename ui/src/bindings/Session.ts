@@ -1,4 +1,5 @@
 // Generated from the Rust types by ts-rs (src-tauri/core/src/bindings.rs). Do not edit.
+import type { AgentProcess } from "./AgentProcess";
 import type { AgentStatus } from "./AgentStatus";
 import type { Position } from "./Position";
 import type { SessionKind } from "./SessionKind";
@@ -33,4 +34,12 @@ archived: boolean,
 /**
  * Where the user dragged the node; `null` until then (the canvas places it).
  */
-position: Position | null, };
+position: Position | null, 
+/**
+ * The agent CLI's process and where it runs (tty, tmux pane, terminal window), when known.
+ */
+process: AgentProcess | null, 
+/**
+ * Its process exited without ending the session (closed or crashed).
+ */
+exited: boolean, };

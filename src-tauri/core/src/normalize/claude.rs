@@ -28,6 +28,10 @@ pub const IGNORED: &[&str] = &[
     "TaskCompleted",
     "TeammateIdle",
     "UserPromptExpansion",
+    "PreModelSwitch",
+    "PostModelSwitch",
+    "DirectoryAdded",
+    "PreSkillShellCommand",
 ];
 
 pub fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {

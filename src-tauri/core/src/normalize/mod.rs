@@ -8,6 +8,7 @@ mod claude;
 mod codex;
 mod custom;
 mod gemini;
+pub mod observed;
 
 use serde_json::{Map, Value};
 
@@ -206,6 +207,27 @@ mod tests {
         for (agent, normalize) in NORMALIZERS {
             for raw in &bad {
                 assert_eq!(normalize(raw, 1), None, "{agent}: {raw}");
+            }
+        }
+    }
+
+    /// `tests/real_cli/events/<cli>.txt` lists every hook event the pinned CLI knows (read off
+    /// the CLI itself): each is either registered by the installer (and so read by the
+    /// normalizer) or deliberately ignored — never both, never neither.
+    #[test]
+    fn every_event_each_pinned_cli_knows_is_mapped_or_explicitly_ignored() {
+        for (agent, ignored) in IGNORED {
+            let cli = crate::hook_config::Cli::from_agent(agent).unwrap();
+            let path = fixtures::dir().join(format!("../real_cli/events/{agent}.txt"));
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let known: Vec<&str> = text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).collect();
+            assert!(known.len() >= 10, "{agent}: {} events", known.len());
+            for event in &known {
+                let mapped = cli.events().contains(event);
+                assert!(mapped != ignored.contains(event), "{agent}: {event} must be mapped or ignored, not both");
+            }
+            for event in cli.events() {
+                assert!(known.contains(event), "{agent}: {event} is registered but the pinned CLI does not know it");
             }
         }
     }

@@ -635,3 +635,65 @@ fn a_position_must_be_new_to_count_as_a_change() {
     assert!(run.reducer.set_position(&id, Position { x: 1, y: -2 }).is_none());
     assert!(run.reducer.set_position("nobody", Position { x: 1, y: 2 }).is_none());
 }
+
+// --- the second source: transcripts and the agent's process ------------------------------------
+
+mod observed {
+    use super::*;
+    use crate::normalize::observed::{process_exited, tool_started, transcript_record};
+
+    const ID: &str = "00893aaf-19fa-41d2-8238-13269b9b3ca0";
+
+    fn esc_record() -> Value {
+        json!({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user]"}]}})
+    }
+
+    #[test]
+    fn a_transcript_interrupt_settles_a_blocked_or_working_session_without_notifying() {
+        for status in ["PermissionRequest", "PreToolUse-Bash"] {
+            let mut run = Run::claude();
+            run.feed(status, 0);
+            let change =
+                run.reducer.apply(&transcript_record("claude", ID, &esc_record(), T0 + 500).unwrap(), false).unwrap();
+            assert_eq!(change.session.status, Some(Done), "{status}");
+            assert!(change.session.interrupted && !change.notify);
+        }
+    }
+
+    #[test]
+    fn a_transcript_interrupt_after_the_turn_ended_changes_nothing() {
+        let mut run = Run::claude();
+        run.feed("Stop", 0);
+        assert!(run.reducer.apply(&transcript_record("claude", ID, &esc_record(), T0 + 500).unwrap(), false).is_none());
+        assert!(!run.session().interrupted);
+        // An unknown session is not created by it either.
+        assert!(Reducer::new().apply(&transcript_record("claude", "x", &esc_record(), 1).unwrap(), false).is_none());
+    }
+
+    #[test]
+    fn a_tool_started_by_the_agent_process_lifts_blocked_only() {
+        let mut run = Run::claude();
+        run.feed("PermissionRequest", 0);
+        let change = run.reducer.apply(&tool_started("claude", ID, T0 + 300), false).unwrap();
+        assert_eq!(change.session.status, Some(Working));
+        run.feed("Stop", 1_000);
+        assert!(run.reducer.apply(&tool_started("claude", ID, T0 + 1_100), false).is_none(), "done stays done");
+    }
+
+    #[test]
+    fn a_process_exit_ends_the_session_and_closes_an_open_turn_quietly() {
+        let mut run = Run::claude();
+        run.feed("PreToolUse-Bash", 0);
+        let change = run.reducer.apply(&process_exited("claude", ID, T0 + 100), false).unwrap();
+        let session = &change.session;
+        assert_eq!((session.status, session.ended, session.exited), (Some(Done), true, true));
+        assert!(session.interrupted && !change.notify);
+        // A finished session only ends; a later event revives it and clears `exited`.
+        let mut run = Run::claude();
+        run.feed("Stop", 0);
+        let change = run.reducer.apply(&process_exited("claude", ID, T0 + 5_000), false).unwrap();
+        assert!(change.session.ended && change.session.exited && !change.session.interrupted);
+        run.feed("UserPromptSubmit", 6_000);
+        assert!(!run.session().ended && !run.session().exited);
+    }
+}

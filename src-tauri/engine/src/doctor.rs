@@ -1,0 +1,883 @@
+//! `switchboard doctor`: is every agent CLI on this machine connected, and does an event get
+//! through? The same report feeds the app's empty state and its Connections panel.
+//!
+//! Per CLI (Claude Code, Codex CLI, Gemini CLI): on `PATH` and its `--version` (run with a short
+//! deadline, all three at once); Switchboard's hooks registered for this binary
+//! ([`install::status`]); nothing in the settings switching hooks off; for Codex, each hook
+//! trusted ([`codex_trust`]); for Gemini CLI, the folder trusted (`trustedFolders.json`), since
+//! Gemini runs no hook at all in an untrusted folder. Then Switchboard itself: an instance
+//! answering at the endpoint file, and a `custom` test event sent the way the CLIs send theirs
+//! (the `hook` forwarder) that shows up in `GET /sessions`.
+//!
+//! Each failed check carries the one thing that fixes it. A CLI that is not on this machine at
+//! all is skipped, not failed.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::fs;
+use std::io::Cursor;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::endpoint::Endpoint;
+use crate::install::{self, Cli, CliStatus, ConfigDirs, HooksState, Version};
+use crate::{forward, status};
+
+/// Test events are sent with session ids that start with this; the canvas and `status` hide them.
+pub const DOCTOR_SESSION_PREFIX: &str = "switchboard-doctor-";
+
+/// How long each `<cli> --version` may take (they run side by side).
+pub const VERSION_DEADLINE: Duration = Duration::from_secs(3);
+/// How long the test event may take to show up in the snapshot.
+const ROUND_TRIP_DEADLINE: Duration = Duration::from_secs(3);
+
+/// Everything the doctor reads, so tests can point it at a temporary home.
+#[derive(Debug, Clone)]
+pub struct DoctorOptions {
+    pub dirs: ConfigDirs,
+    /// `$PATH`, where the CLIs are looked for.
+    pub search_path: Option<OsString>,
+    /// The `switchboard` binary the hooks should run.
+    pub command_path: PathBuf,
+    /// Switchboard's state directory (the endpoint file).
+    pub state_dir: PathBuf,
+    /// The folder whose Gemini CLI trust is checked (the current one); `None` in the app.
+    pub folder: Option<PathBuf>,
+    /// `$GEMINI_CLI_TRUST_WORKSPACE`: `true`/`false` overrides Gemini's folder trust.
+    pub gemini_trust_workspace: Option<String>,
+    /// `$GEMINI_CLI_TRUSTED_FOLDERS_PATH`, else `trustedFolders.json` in Gemini's folder.
+    pub gemini_trusted_folders: PathBuf,
+    pub version_deadline: Duration,
+}
+
+impl DoctorOptions {
+    /// From this process's environment; `None` when `HOME` is unset and some CLI has no override.
+    pub fn from_env(command_path: PathBuf, state_dir: PathBuf, folder: Option<PathBuf>) -> Option<Self> {
+        Self::from_vars(|name| std::env::var_os(name), command_path, state_dir, folder)
+    }
+
+    pub fn from_vars(
+        var: impl Fn(&str) -> Option<OsString>,
+        command_path: PathBuf,
+        state_dir: PathBuf,
+        folder: Option<PathBuf>,
+    ) -> Option<Self> {
+        let dirs = ConfigDirs::from_vars(&var)?;
+        let set = |name: &str| var(name).filter(|value| !value.is_empty());
+        let gemini_trusted_folders = set("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| dirs.gemini.join("trustedFolders.json"));
+        Some(Self {
+            search_path: set("PATH"),
+            gemini_trust_workspace: set("GEMINI_CLI_TRUST_WORKSPACE").map(|value| value.to_string_lossy().into_owned()),
+            gemini_trusted_folders,
+            dirs,
+            command_path,
+            state_dir,
+            folder,
+            version_deadline: VERSION_DEADLINE,
+        })
+    }
+}
+
+/// What the doctor found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct DoctorReport {
+    /// No check failed.
+    pub ok: bool,
+    /// Claude Code, Codex CLI and Gemini CLI, in that order.
+    pub agents: Vec<AgentReport>,
+    /// The running instance and the test event.
+    pub switchboard: Vec<Check>,
+}
+
+/// One CLI's connection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct AgentReport {
+    /// The agent id: `claude`, `codex`, `gemini`.
+    pub agent: String,
+    /// The product's name: "Claude Code".
+    pub name: String,
+    /// On `PATH`, or its config folder exists: it is used on this machine.
+    pub found: bool,
+    /// Where it is on `PATH`.
+    pub path: Option<String>,
+    /// What `<cli> --version` said (the release number when there is one).
+    pub version: Option<String>,
+    pub checks: Vec<Check>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Check {
+    /// Stable: `<agent>.path|hooks|enabled|trust|folder`, `switchboard.running|roundTrip`.
+    pub id: String,
+    /// What is checked, in a few words: "Hooks installed".
+    pub label: String,
+    pub outcome: Outcome,
+    /// What was found.
+    pub detail: String,
+    /// The one command or step that fixes a failure (for a skip: how to get started).
+    pub fix: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Pass,
+    Fail,
+    /// Does not apply here (a CLI that is not installed, a check that needs a failed one).
+    Skip,
+}
+
+impl Check {
+    fn new(id: String, label: &str, outcome: Outcome, detail: impl Into<String>, fix: Option<String>) -> Self {
+        Check { id, label: label.to_owned(), outcome, detail: detail.into(), fix }
+    }
+}
+
+impl DoctorReport {
+    pub fn checks(&self) -> impl Iterator<Item = &Check> {
+        self.agents.iter().flat_map(|agent| &agent.checks).chain(&self.switchboard)
+    }
+
+    pub fn failed(&self) -> usize {
+        self.checks().filter(|check| check.outcome == Outcome::Fail).count()
+    }
+}
+
+/// Runs every check. `remove_test_session` is called with the test event's session id once it
+/// has been seen (the app removes it from its hub; `switchboard doctor` has no way to, so the
+/// session is sent as ended and hidden by its [`DOCTOR_SESSION_PREFIX`]).
+pub fn examine(options: &DoctorOptions, remove_test_session: impl FnOnce(&str)) -> DoctorReport {
+    let found = find_clis(options);
+    let claude_version = found[0].1.as_deref().and_then(Version::parse);
+    let statuses = install::status(&options.dirs, &options.command_path, claude_version);
+    let agents: Vec<AgentReport> = statuses
+        .iter()
+        .zip(found)
+        .map(|(status, (path, version))| agent_report(options, status, path, version))
+        .collect();
+    let switchboard = switchboard_checks(options, remove_test_session);
+    let mut report = DoctorReport { ok: true, agents, switchboard };
+    report.ok = report.failed() == 0;
+    report
+}
+
+/// Each CLI's place on `PATH` and `--version` output, looked up side by side.
+fn find_clis(options: &DoctorOptions) -> Vec<(Option<PathBuf>, Option<String>)> {
+    std::thread::scope(|scope| {
+        let lookups: Vec<_> = Cli::ALL
+            .into_iter()
+            .map(|cli| {
+                scope.spawn(move || {
+                    let path = on_path(cli.agent(), options.search_path.as_deref())?;
+                    let output =
+                        install::version_output(Command::new(&path).arg("--version"), options.version_deadline);
+                    Some((path, output))
+                })
+            })
+            .collect();
+        lookups
+            .into_iter()
+            .map(|lookup| match lookup.join().ok().flatten() {
+                Some((path, output)) => (Some(path), output.as_deref().and_then(version_text)),
+                None => (None, None),
+            })
+            .collect()
+    })
+}
+
+/// The first executable file called `name` in `search_path`.
+fn on_path(name: &str, search_path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+    std::env::split_paths(search_path?)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|path| fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0))
+}
+
+/// The release number in a `--version` output, else its first line (clipped).
+fn version_text(output: &str) -> Option<String> {
+    if let Some(version) = Version::parse(output) {
+        return Some(version.to_string());
+    }
+    let line = output.lines().map(str::trim).find(|line| !line.is_empty())?;
+    Some(line.chars().take(60).collect())
+}
+
+fn install_hint(cli: Cli) -> &'static str {
+    match cli {
+        Cli::Claude => "npm install -g @anthropic-ai/claude-code",
+        Cli::Codex => "npm install -g @openai/codex",
+        Cli::Gemini => "npm install -g @google/gemini-cli",
+    }
+}
+
+fn agent_report(
+    options: &DoctorOptions,
+    status: &CliStatus,
+    path: Option<PathBuf>,
+    version: Option<String>,
+) -> AgentReport {
+    let cli = status.cli;
+    let agent = cli.agent();
+    let id = |check: &str| format!("{agent}.{check}");
+    let install = format!("switchboard install {agent}");
+    let mut checks = Vec::new();
+
+    let found = path.is_some() || status.found;
+    checks.push(match (&path, &version) {
+        (Some(path), Some(version)) => {
+            Check::new(id("path"), "On PATH", Outcome::Pass, format!("{} {version}", path.display()), None)
+        }
+        (Some(path), None) => Check::new(
+            id("path"),
+            "On PATH",
+            Outcome::Pass,
+            format!(
+                "{}; `{agent} --version` gave no version within {} s",
+                path.display(),
+                options.version_deadline.as_secs_f32()
+            ),
+            None,
+        ),
+        (None, _) if status.found => Check::new(
+            id("path"),
+            "On PATH",
+            Outcome::Skip,
+            format!(
+                "`{agent}` is not on PATH, but {} exists: checking its settings anyway",
+                status.config_dir.display()
+            ),
+            None,
+        ),
+        (None, _) => Check::new(
+            id("path"),
+            "On PATH",
+            Outcome::Skip,
+            format!("not installed: no `{agent}` on PATH and no {}", status.config_dir.display()),
+            Some(install_hint(cli).to_owned()),
+        ),
+    });
+    if !found {
+        return AgentReport { agent: agent.into(), name: cli.name().into(), found, path: None, version: None, checks };
+    }
+
+    let file = status.settings_file.display();
+    checks.push(match &status.hooks {
+        HooksState::Installed { current: true } => {
+            Check::new(id("hooks"), "Hooks installed", Outcome::Pass, format!("for every event, in {file}"), None)
+        }
+        HooksState::Installed { current: false } => Check::new(
+            id("hooks"),
+            "Hooks installed",
+            Outcome::Fail,
+            format!("the hooks in {file} run another switchboard binary than {}", options.command_path.display()),
+            Some(install.clone()),
+        ),
+        HooksState::Partial { missing } => Check::new(
+            id("hooks"),
+            "Hooks installed",
+            Outcome::Fail,
+            format!("missing for {} in {file}", missing.join(", ")),
+            Some(install.clone()),
+        ),
+        HooksState::NotInstalled => Check::new(
+            id("hooks"),
+            "Hooks installed",
+            Outcome::Fail,
+            format!("no Switchboard hook in {file}"),
+            Some(install.clone()),
+        ),
+        HooksState::Unreadable { message } => Check::new(
+            id("hooks"),
+            "Hooks installed",
+            Outcome::Fail,
+            message.clone(),
+            Some(format!("fix {file} (see above), then run {install}")),
+        ),
+    });
+
+    let readable = !matches!(status.hooks, HooksState::Unreadable { .. });
+    checks.push(match status.warnings.first() {
+        _ if !readable => {
+            Check::new(id("enabled"), "Hooks switched on", Outcome::Skip, "the settings cannot be read", None)
+        }
+        None => Check::new(id("enabled"), "Hooks switched on", Outcome::Pass, "no setting turns them off", None),
+        Some(first) => Check::new(
+            id("enabled"),
+            "Hooks switched on",
+            Outcome::Fail,
+            status.warnings.iter().map(|warning| warning.message.as_str()).collect::<Vec<_>>().join("; "),
+            Some(first.fix.clone()),
+        ),
+    });
+
+    match cli {
+        Cli::Codex => checks.push(codex_trust_check(status, id("trust"))),
+        Cli::Gemini => checks.push(gemini_folder_check(options, id("folder"))),
+        Cli::Claude => {}
+    }
+    AgentReport {
+        agent: agent.into(),
+        name: cli.name().into(),
+        found,
+        path: path.map(|path| path.display().to_string()),
+        version,
+        checks,
+    }
+}
+
+fn codex_trust_check(status: &CliStatus, id: String) -> Check {
+    const LABEL: &str = "Hooks trusted";
+    let Some(trust) = &status.trust else {
+        return Check::new(id, LABEL, Outcome::Skip, "no Switchboard hook to trust yet", None);
+    };
+    if trust.complete() {
+        let detail = format!("Codex trusts all {} of Switchboard's hooks", trust.trusted.len());
+        return Check::new(id, LABEL, Outcome::Pass, detail, None);
+    }
+    let mut parts = Vec::new();
+    for (events, word) in [(&trust.untrusted, "not trusted yet"), (&trust.modified, "changed since trusted")] {
+        if !events.is_empty() {
+            parts.push(format!("{word}: {}", events.join(", ")));
+        }
+    }
+    if !trust.disabled.is_empty() {
+        parts.push(format!("switched off in /hooks: {}", trust.disabled.join(", ")));
+    }
+    let fix = if trust.untrusted.is_empty() && trust.modified.is_empty() {
+        "run codex, open /hooks and switch Switchboard's hooks back on"
+    } else {
+        "run codex and choose \"Trust all and continue\" when it says hooks need review (or trust them in /hooks)"
+    };
+    let detail = format!("Codex skips untrusted hooks: {}", parts.join("; "));
+    Check::new(id, LABEL, Outcome::Fail, detail, Some(fix.to_owned()))
+}
+
+/// Gemini CLI runs no hook in a folder it does not trust (`checkPathTrust` in Gemini CLI 0.61).
+fn gemini_folder_check(options: &DoctorOptions, id: String) -> Check {
+    const LABEL: &str = "Folder trusted";
+    match options.gemini_trust_workspace.as_deref() {
+        Some("true") => {
+            return Check::new(id, LABEL, Outcome::Pass, "GEMINI_CLI_TRUST_WORKSPACE=true trusts every folder", None)
+        }
+        Some("false") => {
+            return Check::new(
+                id,
+                LABEL,
+                Outcome::Fail,
+                "GEMINI_CLI_TRUST_WORKSPACE=false: Gemini CLI runs no hook in any folder",
+                Some("unset GEMINI_CLI_TRUST_WORKSPACE".into()),
+            )
+        }
+        _ => {}
+    }
+    let settings = read_json(&options.dirs.settings_file(Cli::Gemini)).ok().flatten();
+    let trust_on = settings
+        .as_ref()
+        .and_then(|settings| settings.pointer("/security/folderTrust/enabled"))
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    if !trust_on {
+        return Check::new(
+            id,
+            LABEL,
+            Outcome::Pass,
+            "folder trust is off (security.folderTrust.enabled = false)",
+            None,
+        );
+    }
+    let file = &options.gemini_trusted_folders;
+    let rules = match read_json(file) {
+        Ok(Some(Value::Object(rules))) => rules,
+        Ok(None) => Default::default(),
+        Ok(Some(_)) | Err(_) => {
+            return Check::new(
+                id,
+                LABEL,
+                Outcome::Fail,
+                format!("{} cannot be read as a JSON object; Gemini CLI refuses to start", file.display()),
+                Some(format!("fix or delete {}", file.display())),
+            )
+        }
+    };
+    let rules: Vec<(String, String)> =
+        rules.into_iter().filter_map(|(path, level)| Some((path, level.as_str()?.to_owned()))).collect();
+    let Some(folder) = &options.folder else {
+        let trusted = rules.iter().filter(|(_, level)| level != "DO_NOT_TRUST").count();
+        let detail =
+            format!("Gemini CLI runs hooks only in folders you trust; {trusted} trusted in {}", file.display());
+        return Check::new(id, LABEL, Outcome::Skip, detail, None);
+    };
+    let fix = Some(format!("run gemini in {} and choose \"Trust folder\"", folder.display()));
+    match folder_trust(folder, &rules) {
+        Some(true) => Check::new(id, LABEL, Outcome::Pass, format!("{} is trusted", folder.display()), None),
+        Some(false) => Check::new(
+            id,
+            LABEL,
+            Outcome::Fail,
+            format!("{} is marked DO_NOT_TRUST in {}: Gemini CLI runs no hook there", folder.display(), file.display()),
+            fix,
+        ),
+        None => Check::new(
+            id,
+            LABEL,
+            Outcome::Fail,
+            format!("{} is not a trusted folder: Gemini CLI runs no hook there", folder.display()),
+            fix,
+        ),
+    }
+}
+
+/// Gemini CLI's rule: the longest rule whose folder (a `TRUST_PARENT` rule's parent) holds
+/// `folder` decides; `None` when none does.
+fn folder_trust(folder: &Path, rules: &[(String, String)]) -> Option<bool> {
+    let real = |path: &Path| fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    let folder = real(folder);
+    let mut best: Option<(usize, &str)> = None;
+    for (rule, level) in rules {
+        let rule_path = Path::new(rule);
+        let effective = match level.as_str() {
+            "TRUST_PARENT" => rule_path.parent().unwrap_or(rule_path),
+            "TRUST_FOLDER" | "DO_NOT_TRUST" => rule_path,
+            _ => continue,
+        };
+        if folder.starts_with(real(effective)) && best.is_none_or(|(length, _)| rule.len() > length) {
+            best = Some((rule.len(), level));
+        }
+    }
+    best.map(|(_, level)| level != "DO_NOT_TRUST")
+}
+
+/// The JSON in `path` (comments allowed, as Gemini CLI allows them); `Ok(None)` when there is no file.
+fn read_json(path: &Path) -> Result<Option<Value>, ()> {
+    match fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&install::without_comments(&bytes)).map(Some).map_err(|_| ()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(_) => Err(()),
+    }
+}
+
+fn switchboard_checks(options: &DoctorOptions, remove_test_session: impl FnOnce(&str)) -> Vec<Check> {
+    let id = |check: &str| format!("switchboard.{check}");
+    let start = "switchboard serve".to_owned();
+    let running = match status::fetch(&options.state_dir) {
+        Ok(_) => {
+            let endpoint = Endpoint::read(&options.state_dir);
+            let detail = endpoint.map_or_else(
+                || "answering".to_owned(),
+                |endpoint| {
+                    format!("pid {}, port {}, state in {}", endpoint.pid, endpoint.port, options.state_dir.display())
+                },
+            );
+            Check::new(id("running"), "Switchboard running", Outcome::Pass, detail, None)
+        }
+        Err(error) => {
+            Check::new(id("running"), "Switchboard running", Outcome::Fail, error.to_string(), Some(start.clone()))
+        }
+    };
+    let round_trip = if running.outcome == Outcome::Pass {
+        round_trip(options, id("roundTrip"), remove_test_session)
+    } else {
+        Check::new(id("roundTrip"), "Test event", Outcome::Skip, "needs a running Switchboard", None)
+    };
+    vec![running, round_trip]
+}
+
+/// Sends a `custom` event through the `hook` forwarder, as the CLIs do, and waits for it in
+/// the snapshot. It is sent as an ended session with no status: it never notifies.
+fn round_trip(options: &DoctorOptions, id: String, remove_test_session: impl FnOnce(&str)) -> Check {
+    const LABEL: &str = "Test event";
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+    let session_id = format!("{DOCTOR_SESSION_PREFIX}{}-{nanos}", std::process::id());
+    let body = json!({
+        "sessionId": session_id,
+        "agent": "switchboard-doctor",
+        "title": "switchboard doctor",
+        "lifecycle": "end",
+    });
+    let started = Instant::now();
+    let body = serde_json::to_vec(&body).expect("a JSON value always serializes");
+    forward::forward("custom", Cursor::new(body), Some(&options.state_dir), started + forward::DEADLINE);
+    let seen = loop {
+        let seen = status::fetch(&options.state_dir)
+            .is_ok_and(|(snapshot, _)| snapshot.sessions.iter().any(|session| session.session_id == session_id));
+        if seen || started.elapsed() > ROUND_TRIP_DEADLINE {
+            break seen;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    if !seen {
+        return Check::new(
+            id,
+            LABEL,
+            Outcome::Fail,
+            format!(
+                "a test event sent through `switchboard hook custom` did not reach the running instance within {} s",
+                ROUND_TRIP_DEADLINE.as_secs()
+            ),
+            Some("restart Switchboard (quit it, then run switchboard serve)".into()),
+        );
+    }
+    let elapsed = started.elapsed().as_millis();
+    remove_test_session(&session_id);
+    Check::new(id, LABEL, Outcome::Pass, format!("sent with `switchboard hook custom`, seen in {elapsed} ms"), None)
+}
+
+impl fmt::Display for DoctorReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sections = self
+            .agents
+            .iter()
+            .map(|agent| {
+                let version = agent.version.as_deref().map(|version| format!(" {version}")).unwrap_or_default();
+                (format!("{}{version}", agent.name), &agent.checks)
+            })
+            .chain(std::iter::once(("Switchboard".to_owned(), &self.switchboard)));
+        for (heading, checks) in sections {
+            writeln!(f, "{heading}")?;
+            for check in checks {
+                let mark = match check.outcome {
+                    Outcome::Pass => "✓",
+                    Outcome::Fail => "✗",
+                    Outcome::Skip => "-",
+                };
+                writeln!(f, "  {mark} {:<20} {}", check.label, check.detail)?;
+                if let Some(fix) = &check.fix {
+                    let verb = if check.outcome == Outcome::Fail { "fix" } else { "hint" };
+                    writeln!(f, "      {verb}: {fix}")?;
+                }
+            }
+        }
+        match self.failed() {
+            0 => writeln!(f, "\nAll checks passed."),
+            1 => writeln!(f, "\n1 check failed."),
+            failed => writeln!(f, "\n{failed} checks failed."),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::install::{install, InstallOptions};
+
+    struct Machine {
+        home: tempfile::TempDir,
+        bin: tempfile::TempDir,
+        options: DoctorOptions,
+    }
+
+    const PROGRAM: &str = "/opt/switchboard/bin/switchboard";
+
+    /// A temporary home with fake CLIs that print a version, and no Switchboard running.
+    fn machine(clis: &[(&str, &str)]) -> Machine {
+        let home = tempfile::tempdir().unwrap();
+        let bin = tempfile::tempdir().unwrap();
+        for (name, script) in clis {
+            let path = bin.path().join(name);
+            fs::write(&path, format!("#!/bin/sh\n{script}\n")).unwrap();
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let folder = home.path().join("project");
+        fs::create_dir_all(&folder).unwrap();
+        let vars = |name: &str| match name {
+            "HOME" => Some(home.path().as_os_str().to_owned()),
+            "PATH" => Some(bin.path().as_os_str().to_owned()),
+            _ => None,
+        };
+        let options = DoctorOptions::from_vars(vars, PROGRAM.into(), home.path().join("state"), Some(folder)).unwrap();
+        Machine { home, bin, options }
+    }
+
+    fn all_clis() -> Machine {
+        machine(&[
+            ("claude", "echo '2.1.332 (Claude Code)'"),
+            ("codex", "echo 'codex-cli 0.171.0'"),
+            ("gemini", "echo 0.61.0"),
+        ])
+    }
+
+    fn install_all(machine: &Machine) {
+        let options = InstallOptions {
+            clis: Cli::ALL.to_vec(),
+            uninstall: false,
+            dry_run: false,
+            command_path: PROGRAM.into(),
+            dirs: machine.options.dirs.clone(),
+            claude_version: None,
+        };
+        assert!(install(&options).iter().all(|outcome| outcome.result.is_ok()));
+    }
+
+    fn trust_codex(machine: &Machine) {
+        let hooks_file = machine.options.dirs.settings_file(Cli::Codex);
+        let hooks: Value = serde_json::from_slice(&fs::read(&hooks_file).unwrap()).unwrap();
+        fs::write(machine.options.dirs.codex.join("config.toml"), crate::codex_trust::trust_all(&hooks_file, &hooks))
+            .unwrap();
+    }
+
+    fn trust_folder(machine: &Machine) {
+        let folder = machine.options.folder.as_ref().unwrap();
+        let rules = json!({ folder.display().to_string(): "TRUST_FOLDER" });
+        fs::write(&machine.options.gemini_trusted_folders, rules.to_string()).unwrap();
+    }
+
+    fn check<'a>(report: &'a DoctorReport, id: &str) -> &'a Check {
+        report.checks().find(|check| check.id == id).unwrap_or_else(|| panic!("no check {id} in {report:#?}"))
+    }
+
+    fn examine_quietly(options: &DoctorOptions) -> DoctorReport {
+        examine(options, |_| panic!("nothing to remove without an instance"))
+    }
+
+    #[test]
+    fn an_unconfigured_home_fails_with_the_install_command_for_each_cli() {
+        let machine = all_clis();
+        let report = examine_quietly(&machine.options);
+        assert!(!report.ok);
+        for agent in ["claude", "codex", "gemini"] {
+            let path = check(&report, &format!("{agent}.path"));
+            assert_eq!(path.outcome, Outcome::Pass, "{path:?}");
+            let hooks = check(&report, &format!("{agent}.hooks"));
+            assert_eq!(hooks.outcome, Outcome::Fail);
+            assert_eq!(hooks.fix.as_deref(), Some(format!("switchboard install {agent}").as_str()));
+        }
+        let versions: Vec<_> = report.agents.iter().map(|agent| agent.version.as_deref()).collect();
+        assert_eq!(versions, [Some("2.1.332"), Some("0.171.0"), Some("0.61.0")]);
+        assert_eq!(report.agents[0].path.as_deref(), Some(machine.bin.path().join("claude").to_str().unwrap()));
+        assert_eq!(check(&report, "codex.trust").outcome, Outcome::Skip);
+        assert_eq!(check(&report, "gemini.folder").outcome, Outcome::Fail);
+        let running = check(&report, "switchboard.running");
+        assert_eq!((running.outcome, running.fix.as_deref()), (Outcome::Fail, Some("switchboard serve")));
+        assert!(running.detail.contains("not running"), "{running:?}");
+        assert_eq!(check(&report, "switchboard.roundTrip").outcome, Outcome::Skip);
+
+        let text = report.to_string();
+        assert!(text.contains("Claude Code 2.1.332\n"), "{text}");
+        assert!(text.contains("      fix: switchboard install codex\n"), "{text}");
+        assert!(text.ends_with("\n5 checks failed.\n"), "{text}");
+    }
+
+    #[test]
+    fn installing_leaves_only_codex_trust_gemini_s_folder_and_the_instance() {
+        let machine = all_clis();
+        install_all(&machine);
+        let report = examine_quietly(&machine.options);
+        for agent in ["claude", "codex", "gemini"] {
+            assert_eq!(check(&report, &format!("{agent}.hooks")).outcome, Outcome::Pass);
+            assert_eq!(check(&report, &format!("{agent}.enabled")).outcome, Outcome::Pass);
+        }
+        let trust = check(&report, "codex.trust");
+        assert_eq!(trust.outcome, Outcome::Fail);
+        assert!(trust.detail.contains("not trusted yet: SessionStart"), "{trust:?}");
+        assert!(trust.fix.as_deref().unwrap().contains("Trust all and continue"));
+        let folder = check(&report, "gemini.folder");
+        assert!(folder.fix.as_deref().unwrap().starts_with("run gemini in "), "{folder:?}");
+
+        trust_codex(&machine);
+        trust_folder(&machine);
+        let report = examine_quietly(&machine.options);
+        assert_eq!(check(&report, "codex.trust").outcome, Outcome::Pass);
+        assert_eq!(check(&report, "gemini.folder").outcome, Outcome::Pass);
+        assert_eq!(report.failed(), 1, "only the instance is missing: {report}");
+    }
+
+    #[test]
+    fn a_cli_that_is_not_installed_is_skipped_not_failed() {
+        let machine = machine(&[("claude", "echo 2.1.90")]);
+        let report = examine_quietly(&machine.options);
+        let codex = &report.agents[1];
+        assert!(!codex.found);
+        assert_eq!(codex.checks.len(), 1, "nothing else to check: {codex:?}");
+        assert_eq!(codex.checks[0].outcome, Outcome::Skip);
+        assert_eq!(codex.checks[0].fix.as_deref(), Some("npm install -g @openai/codex"));
+        assert_eq!(check(&report, "claude.hooks").outcome, Outcome::Fail);
+
+        // Not on PATH, but its folder is there: its settings are still checked.
+        fs::create_dir_all(&machine.options.dirs.gemini).unwrap();
+        let report = examine_quietly(&machine.options);
+        assert!(report.agents[2].found);
+        assert_eq!(check(&report, "gemini.path").outcome, Outcome::Skip);
+        assert_eq!(check(&report, "gemini.hooks").outcome, Outcome::Fail);
+    }
+
+    #[test]
+    fn a_hanging_version_is_cut_short_and_the_cli_still_counts_as_found() {
+        let mut machine = machine(&[("gemini", "sleep 30")]);
+        machine.options.version_deadline = Duration::from_millis(200);
+        let started = Instant::now();
+        let report = examine_quietly(&machine.options);
+        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+        let path = check(&report, "gemini.path");
+        assert_eq!(path.outcome, Outcome::Pass);
+        assert!(path.detail.contains("gave no version"), "{path:?}");
+        assert_eq!(report.agents[2].version, None);
+    }
+
+    #[test]
+    fn settings_that_switch_hooks_off_fail_with_their_own_fix() {
+        let machine = all_clis();
+        install_all(&machine);
+        let gemini = machine.options.dirs.settings_file(Cli::Gemini);
+        let mut settings: Value = serde_json::from_slice(&fs::read(&gemini).unwrap()).unwrap();
+        settings["hooksConfig"]["enabled"] = false.into();
+        fs::write(&gemini, settings.to_string()).unwrap();
+        fs::write(machine.options.dirs.codex.join("config.toml"), "[features]\nhooks = false\n").unwrap();
+
+        let report = examine_quietly(&machine.options);
+        let enabled = check(&report, "gemini.enabled");
+        assert_eq!(enabled.outcome, Outcome::Fail);
+        assert!(enabled.detail.contains("`hooksConfig.enabled` is false"), "{enabled:?}");
+        assert!(enabled.fix.as_deref().unwrap().contains("\"hooksConfig\": {\"enabled\": true}"), "{enabled:?}");
+        let codex = check(&report, "codex.enabled");
+        assert!(codex.fix.as_deref().unwrap().starts_with("delete `hooks = false` under [features]"), "{codex:?}");
+        assert_eq!(check(&report, "claude.enabled").outcome, Outcome::Pass);
+    }
+
+    #[test]
+    fn moved_or_partial_hooks_ask_for_a_new_install() {
+        let machine = all_clis();
+        install_all(&machine);
+        let moved = DoctorOptions { command_path: "/elsewhere/switchboard".into(), ..machine.options.clone() };
+        let hooks = check(&examine_quietly(&moved), "claude.hooks").clone();
+        assert_eq!(hooks.outcome, Outcome::Fail);
+        assert!(hooks.detail.contains("another switchboard binary"), "{hooks:?}");
+
+        fs::write(machine.options.dirs.settings_file(Cli::Claude), "{\"hooks\": [}").unwrap();
+        let report = examine_quietly(&machine.options);
+        let unreadable = check(&report, "claude.hooks");
+        assert!(unreadable.detail.contains("not valid JSON"), "{unreadable:?}");
+        assert_eq!(check(&report, "claude.enabled").outcome, Outcome::Skip);
+    }
+
+    #[test]
+    fn gemini_folder_trust_follows_the_longest_rule() {
+        let rules = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs.iter().map(|(path, level)| (path.to_string(), level.to_string())).collect()
+        };
+        let folder = Path::new("/nonexistent/src/app");
+        assert_eq!(folder_trust(folder, &rules(&[("/nonexistent/src", "TRUST_FOLDER")])), Some(true));
+        assert_eq!(folder_trust(folder, &rules(&[("/nonexistent/src/app/x", "TRUST_FOLDER")])), None);
+        assert_eq!(folder_trust(folder, &rules(&[("/nonexistent/src/other", "TRUST_PARENT")])), Some(true));
+        assert_eq!(folder_trust(Path::new("/nonexistent/srcx"), &rules(&[("/nonexistent/src", "TRUST_FOLDER")])), None);
+        let mixed = rules(&[("/nonexistent", "TRUST_FOLDER"), ("/nonexistent/src", "DO_NOT_TRUST")]);
+        assert_eq!(folder_trust(folder, &mixed), Some(false));
+        assert_eq!(folder_trust(Path::new("/nonexistent/lib"), &mixed), Some(true));
+    }
+
+    #[test]
+    fn gemini_folder_trust_can_be_overridden_or_switched_off() {
+        let mut machine = all_clis();
+        install_all(&machine);
+        machine.options.gemini_trust_workspace = Some("true".into());
+        assert_eq!(check(&examine_quietly(&machine.options), "gemini.folder").outcome, Outcome::Pass);
+        machine.options.gemini_trust_workspace = None;
+        let gemini = machine.options.dirs.settings_file(Cli::Gemini);
+        let mut settings: Value = serde_json::from_slice(&fs::read(&gemini).unwrap()).unwrap();
+        settings["security"] = json!({"folderTrust": {"enabled": false}});
+        fs::write(&gemini, settings.to_string()).unwrap();
+        assert_eq!(check(&examine_quietly(&machine.options), "gemini.folder").outcome, Outcome::Pass);
+
+        // In the app there is no current folder: the count of trusted folders, not a verdict.
+        fs::write(&gemini, "{}").unwrap();
+        trust_folder(&machine);
+        machine.options.folder = None;
+        let folder = check(&examine_quietly(&machine.options), "gemini.folder").clone();
+        assert_eq!(folder.outcome, Outcome::Skip);
+        assert!(folder.detail.contains("1 trusted in"), "{folder:?}");
+        fs::write(&machine.options.gemini_trusted_folders, "[1").unwrap();
+        assert_eq!(check(&examine_quietly(&machine.options), "gemini.folder").outcome, Outcome::Fail);
+    }
+
+    #[test]
+    fn a_stale_endpoint_file_fails_the_instance_check() {
+        let machine = all_clis();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        drop(listener);
+        Endpoint { port, key: "k".repeat(48), pid: 1 }.write(&machine.options.state_dir).unwrap();
+        let report = examine_quietly(&machine.options);
+        let running = check(&report, "switchboard.running");
+        assert_eq!(running.outcome, Outcome::Fail);
+        assert!(running.detail.contains("not answering"), "{running:?}");
+        assert_eq!(running.fix.as_deref(), Some("switchboard serve"));
+        let _ = machine.home;
+    }
+
+    #[test]
+    fn the_test_event_goes_through_a_running_instance_and_is_handed_back_for_removal() {
+        let machine = all_clis();
+        install_all(&machine);
+        trust_codex(&machine);
+        trust_folder(&machine);
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        let config = crate::Config {
+            state_dir: machine.options.state_dir.clone(),
+            notify: false,
+            persist: false,
+            ages: Default::default(),
+            codex_home: None,
+        };
+        let instance = runtime.block_on(crate::Instance::start(config)).unwrap();
+
+        let mut removed = None;
+        let report = examine(&machine.options, |id| removed = Some(id.to_owned()));
+        let removed = removed.expect("the test session is handed back");
+        assert!(removed.starts_with(DOCTOR_SESSION_PREFIX), "{removed}");
+        let session = instance.hub.snapshot().sessions.into_iter().find(|s| s.session_id == removed).unwrap();
+        assert!(session.ended && session.status.is_none() && !session.unread, "{session:?}");
+        assert_eq!(check(&report, "switchboard.running").outcome, Outcome::Pass);
+        assert_eq!(check(&report, "switchboard.roundTrip").outcome, Outcome::Pass, "{report}");
+        assert!(report.ok, "{report}");
+        assert!(report.to_string().ends_with("All checks passed.\n"));
+        runtime.block_on(instance.stop());
+    }
+
+    /// The report's TypeScript twin for the app (`ui/src/bindings/`); fails when stale.
+    /// `UPDATE_BINDINGS=1 cargo test -p switchboard-engine bindings` rewrites it.
+    #[test]
+    fn doctor_bindings_are_up_to_date() {
+        use ts_rs::TS;
+        let header = "// Generated from the Rust types by ts-rs (src-tauri/engine/src/doctor.rs). Do not edit.\n";
+        let file = |decl: String, imports: &[&str]| {
+            let mut text = header.to_owned();
+            for import in imports {
+                text.push_str(&format!("import type {{ {import} }} from \"./{import}\";\n"));
+            }
+            format!("{text}\nexport {decl}\n")
+        };
+        let files = [
+            ("Outcome.ts", file(Outcome::decl(), &[])),
+            ("Check.ts", file(Check::decl(), &["Outcome"])),
+            ("AgentReport.ts", file(AgentReport::decl(), &["Check"])),
+            ("DoctorReport.ts", file(DoctorReport::decl(), &["AgentReport", "Check"])),
+            ("doctor.ts", format!("{header}\nexport const DOCTOR_SESSION_PREFIX = {DOCTOR_SESSION_PREFIX:?};\n")),
+        ];
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/bindings");
+        for (name, text) in files {
+            let path = dir.join(name);
+            if std::env::var_os("UPDATE_BINDINGS").is_some() {
+                fs::write(&path, &text).unwrap();
+            } else {
+                let committed = fs::read_to_string(&path).unwrap_or_default();
+                assert_eq!(
+                    committed, text,
+                    "{name} is stale: run `UPDATE_BINDINGS=1 cargo test -p switchboard-engine bindings`"
+                );
+            }
+        }
+    }
+}

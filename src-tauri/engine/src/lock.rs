@@ -1,0 +1,115 @@
+//! One instance per state directory, for sure: an `flock`ed lock file taken before anything
+//! else and held for the life of the process. The kernel drops it when the process ends, however
+//! it ends, so a crash never leaves a stale lock behind (a stale `endpoint.json` may stay; the
+//! next instance simply overwrites it).
+//!
+//! Taking the lock also makes the state directory private: it holds prompts, commands and the
+//! hook secret, so it is 0700 and every file in it 0600, whatever the umask or an older version
+//! left behind.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+pub const LOCK_FILE: &str = "instance.lock";
+
+/// Held while this process is the instance of its state directory.
+#[derive(Debug)]
+pub struct InstanceLock {
+    _file: File,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    #[error("Switchboard is already running on {} (pid {pid}); use `switchboard status`, or stop it first", dir.display())]
+    Held { dir: PathBuf, pid: String },
+    #[error("cannot use the state directory {}: {source}", dir.display())]
+    Io { dir: PathBuf, source: io::Error },
+}
+
+impl InstanceLock {
+    /// Takes the lock without waiting; refuses if another process holds it.
+    pub fn acquire(state_dir: &Path) -> Result<Self, LockError> {
+        let io_error = |source| LockError::Io { dir: state_dir.to_path_buf(), source };
+        make_private(state_dir).map_err(io_error)?;
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
+            .open(state_dir.join(LOCK_FILE))
+            .map_err(io_error)?;
+        // SAFETY: flock on a descriptor we own; LOCK_NB makes it return at once.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            let error = io::Error::last_os_error();
+            if error.raw_os_error() == Some(libc::EWOULDBLOCK) {
+                let mut pid = String::new();
+                let _ = file.read_to_string(&mut pid);
+                return Err(LockError::Held { dir: state_dir.to_path_buf(), pid: pid.trim().to_owned() });
+            }
+            return Err(io_error(error));
+        }
+        // Ours now: say who holds it, for the refusal message of the next one.
+        let _ = file.set_len(0).and_then(|()| file.rewind()).and_then(|()| write!(file, "{}", std::process::id()));
+        Ok(Self { _file: file })
+    }
+}
+
+/// The state directory 0700 and the files in it 0600, tightening what is looser.
+pub fn make_private(state_dir: &Path) -> io::Result<()> {
+    fs::DirBuilder::new().recursive(true).mode(0o700).create(state_dir)?;
+    tighten(state_dir, 0o700)?;
+    for entry in fs::read_dir(state_dir)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        if kind.is_file() {
+            tighten(&entry.path(), 0o600)?;
+        } else if kind.is_dir() {
+            tighten(&entry.path(), 0o700)?;
+        }
+    }
+    Ok(())
+}
+
+fn tighten(path: &Path, mode: u32) -> io::Result<()> {
+    let current = fs::symlink_metadata(path)?.permissions().mode() & 0o777;
+    if current & !mode != 0 {
+        fs::set_permissions(path, fs::Permissions::from_mode(current & mode))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_lock_on_the_same_directory_is_refused_until_the_first_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = InstanceLock::acquire(dir.path()).unwrap();
+        let second = InstanceLock::acquire(dir.path()).unwrap_err();
+        assert!(matches!(&second, LockError::Held { pid, .. } if *pid == std::process::id().to_string()), "{second}");
+        assert!(second.to_string().contains("already running"));
+        drop(first);
+        InstanceLock::acquire(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn taking_the_lock_makes_the_state_directory_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        fs::create_dir(&state).unwrap();
+        fs::set_permissions(&state, fs::Permissions::from_mode(0o777)).unwrap();
+        fs::write(state.join("switchboard.db"), b"").unwrap();
+        fs::set_permissions(state.join("switchboard.db"), fs::Permissions::from_mode(0o644)).unwrap();
+        let _lock = InstanceLock::acquire(&state).unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&state), 0o700);
+        assert_eq!(mode(&state.join("switchboard.db")), 0o600);
+        assert_eq!(mode(&state.join(LOCK_FILE)), 0o600);
+    }
+}

@@ -1,0 +1,174 @@
+//! What `/proc` says about an agent's process: who ran a hook (the forwarder's side), whether a
+//! process is still the one we saw (pid reuse), and which children it has (the watcher's side).
+//! Linux only; elsewhere every answer is "unknown".
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::Path;
+
+use switchboard_core::AgentProcess;
+
+/// Shells a CLI may run its hook command through; the agent is the first ancestor past them.
+const SHELLS: [&str; 6] = ["sh", "bash", "dash", "zsh", "fish", "ksh"];
+
+/// The fields of `/proc/<pid>/stat` we use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stat {
+    pub comm: String,
+    pub ppid: u32,
+    pub tty_nr: u32,
+    /// Clock ticks after boot.
+    pub start: u64,
+}
+
+pub fn stat(pid: u32) -> Option<Stat> {
+    parse_stat(&fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// `pid (comm) state ppid pgrp session tty_nr … starttime(22nd) …`; `comm` may hold spaces and
+/// parentheses, so the fields are counted from the last `)`.
+fn parse_stat(text: &str) -> Option<Stat> {
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    let comm = text.get(open + 1..close)?.to_owned();
+    let fields: Vec<&str> = text.get(close + 1..)?.split_whitespace().collect();
+    // fields[0] is the state (3rd field); starttime is the 22nd field.
+    Some(Stat {
+        comm,
+        ppid: fields.get(1)?.parse().ok()?,
+        tty_nr: fields.get(4)?.parse().ok()?,
+        start: fields.get(19)?.parse().ok()?,
+    })
+}
+
+/// The agent CLI that ran this hook: the parent, or the first ancestor past a shell. Cheap: a
+/// few small reads of `/proc`, well inside the forwarder's budget.
+pub fn identify_agent(env: impl Fn(&str) -> Option<String>) -> Option<AgentProcess> {
+    // SAFETY: getppid has no preconditions and cannot fail.
+    let mut pid = u32::try_from(unsafe { libc::getppid() }).ok()?;
+    let mut stat = stat(pid)?;
+    for _ in 0..3 {
+        if !SHELLS.contains(&stat.comm.as_str()) || stat.ppid <= 1 {
+            break;
+        }
+        pid = stat.ppid;
+        stat = self::stat(pid)?;
+    }
+    let tmux = env("TMUX");
+    Some(AgentProcess {
+        pid,
+        start: stat.start,
+        tty: tty_name(stat.tty_nr),
+        tmux_pane: env("TMUX_PANE"),
+        // `$TMUX` is `<socket>,<server pid>,<session>`.
+        tmux_socket: tmux.and_then(|t| t.split(',').next().map(str::to_owned)).filter(|s| !s.is_empty()),
+        window_id: env("WINDOWID"),
+        term_program: env("TERM_PROGRAM"),
+    })
+}
+
+/// `/dev/pts/N` for a pseudo-terminal's `tty_nr` (major 136–143), `/dev/ttyN` for a console.
+fn tty_name(tty_nr: u32) -> Option<String> {
+    let major = (tty_nr >> 8) & 0xfff;
+    let minor = (tty_nr & 0xff) | ((tty_nr >> 12) & 0xfff00);
+    match major {
+        0 => None,
+        136..=143 => Some(format!("/dev/pts/{}", (major - 136) * 256 + minor)),
+        4 if minor < 64 => Some(format!("/dev/tty{minor}")),
+        _ => None,
+    }
+}
+
+/// Whether the process we saw is still there: same pid and same start time (a reused pid is
+/// another process).
+pub fn is_alive(process: &AgentProcess) -> bool {
+    stat(process.pid).is_some_and(|stat| stat.start == process.start)
+}
+
+/// The process's children that are not Switchboard's own hooks. Empty when unknown. A child
+/// that has not exec'd yet (it still shows the parent's command line) is left for the next look.
+pub fn children(pid: u32) -> HashSet<u32> {
+    let parent = cmdline(pid);
+    let mut found = HashSet::new();
+    let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else { return found };
+    for task in tasks.flatten() {
+        if let Ok(text) = fs::read_to_string(task.path().join("children")) {
+            found.extend(text.split_whitespace().filter_map(|child| child.parse::<u32>().ok()));
+        }
+    }
+    found.retain(|child| {
+        let command = cmdline(*child);
+        // An empty command line: a zombie, or a process in the middle of exec.
+        command.as_deref().is_some_and(|c| !c.is_empty() && !is_hook(c)) && command != parent
+    });
+    found
+}
+
+fn cmdline(pid: u32) -> Option<String> {
+    let bytes = fs::read(Path::new("/proc").join(pid.to_string()).join("cmdline")).ok()?;
+    Some(String::from_utf8_lossy(&bytes).replace('\0', " "))
+}
+
+/// A hook command: `switchboard hook <agent>` itself, or the shell running it.
+fn is_hook(command: &str) -> bool {
+    command.contains("switchboard") && command.contains(" hook ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_fields_are_counted_from_the_last_parenthesis() {
+        let line = "4242 (my (odd) name) S 17 4242 4242 34817 4242 4194304 100 0 0 0 5 3 0 0 20 0 3 0 987654 1000 200";
+        let stat = parse_stat(line).unwrap();
+        assert_eq!(stat, Stat { comm: "my (odd) name".into(), ppid: 17, tty_nr: 34817, start: 987_654 });
+        assert_eq!(tty_name(34817), Some("/dev/pts/1".into()));
+        assert_eq!(tty_name(0), None);
+        assert!(parse_stat("garbage").is_none());
+    }
+
+    #[test]
+    fn a_live_process_is_alive_and_a_reused_pid_is_not() {
+        let me = std::process::id();
+        let start = stat(me).unwrap().start;
+        assert!(is_alive(&AgentProcess { pid: me, start, ..AgentProcess::default() }));
+        assert!(
+            !is_alive(&AgentProcess { pid: me, start: start + 1, ..AgentProcess::default() }),
+            "another start time"
+        );
+        assert!(!is_alive(&AgentProcess { pid: u32::MAX - 1, start, ..AgentProcess::default() }));
+    }
+
+    #[test]
+    fn children_are_listed_and_hooks_are_left_out() {
+        let mut sleeper = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        let mut hook =
+            std::process::Command::new("sh").args(["-c", "sleep 30; : switchboard hook claude"]).spawn().unwrap();
+        // Both have exec'd once their command lines differ from ours.
+        let me = cmdline(std::process::id());
+        for pid in [sleeper.id(), hook.id()] {
+            while cmdline(pid) == me || cmdline(pid).is_some_and(|c| c.is_empty()) {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        }
+        let kids = children(std::process::id());
+        assert!(kids.contains(&sleeper.id()), "{kids:?}");
+        assert!(!kids.contains(&hook.id()), "a hook is not a tool: {kids:?} {:?}", cmdline(hook.id()));
+        for child in [&mut sleeper, &mut hook] {
+            child.kill().unwrap();
+            child.wait().unwrap();
+        }
+    }
+
+    #[test]
+    fn the_agent_is_found_past_the_shell_that_ran_the_hook() {
+        // This test process plays the agent: its child shell runs a program that identifies.
+        let env = |name: &str| (name == "TMUX").then(|| "/tmp/tmux-0/default,99,0".to_owned());
+        let found = identify_agent(env).unwrap();
+        // Run from here, the parent is cargo's test harness or a shell's parent: a real pid
+        // with a matching start time.
+        assert!(is_alive(&found));
+        assert_eq!(found.tmux_socket.as_deref(), Some("/tmp/tmux-0/default"));
+    }
+}

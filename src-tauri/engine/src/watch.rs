@@ -1,0 +1,288 @@
+//! The second source of truth (issue "no stuck badge"): a subscriber of the hub's updates that
+//! watches what the hooks cannot say, and sends what it sees back as inputs.
+//!
+//! - **Transcripts.** While a session is `working` or `blocked`, the tail of its transcript is
+//!   followed (from where it ended when the watch began; rotation and truncation start over;
+//!   reads are bounded and never block), and a record that ends a turn without a hook becomes
+//!   an input (`normalize::observed::transcript_record`).
+//! - **The agent's process.** Each session whose forwarder reported the agent's pid is checked
+//!   every second (pid *and* start time, so a reused pid does not count as alive); when it is
+//!   gone without a SessionEnd the session ends. While `blocked`, a new child of the agent that
+//!   is not a hook means the user approved and the tool runs.
+//!
+//! Why polling and not inotify: a transcript may be rotated, truncated, replaced by a FIFO or on
+//! a filesystem without inotify, and process exits have no file event at all; a `stat` per
+//! watched file every [`TICK`] costs microseconds (50 sessions: well under 1 % of a core).
+
+use std::collections::{HashMap, HashSet};
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::MetadataExt;
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use switchboard_core::normalize::observed::{process_exited, tool_started, transcript_record};
+use switchboard_core::{AgentProcess, AgentStatus, Session};
+
+use crate::files::open_regular;
+use crate::hub::{Input, Inputs, Update};
+use crate::process;
+use crate::server::now_millis;
+
+/// How often transcripts and blocked sessions' children are looked at.
+pub const TICK: Duration = Duration::from_millis(250);
+/// How often every watched process is checked for life.
+pub const LIVENESS_EVERY: Duration = Duration::from_secs(1);
+/// The most of a transcript read per look; more appended at once is skipped to its last part.
+pub const READ_CAP: u64 = 1024 * 1024;
+/// Sessions watched at once; the least recently active are dropped past it.
+pub const MAX_WATCHED: usize = 4096;
+
+pub struct AgentWatch;
+
+impl AgentWatch {
+    pub fn start(updates: Receiver<Update>, inputs: Inputs) {
+        let spawned = std::thread::Builder::new().name("agent-watch".into()).spawn(move || {
+            let mut watch = Watch { sessions: HashMap::new(), inputs, last_liveness: Instant::now() };
+            loop {
+                match updates.recv_timeout(TICK) {
+                    Ok(update) => {
+                        watch.observe(update);
+                        for update in updates.try_iter() {
+                            watch.observe(update);
+                        }
+                    }
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => return,
+                }
+                watch.tick();
+            }
+        });
+        if let Err(error) = spawned {
+            tracing::warn!(%error, "cannot start the agent watcher; only hooks will set statuses");
+        }
+    }
+}
+
+struct Watched {
+    agent: String,
+    status: Option<AgentStatus>,
+    last_event_at: u64,
+    transcript_path: Option<String>,
+    tail: Option<Tail>,
+    process: Option<AgentProcess>,
+    /// The agent's children when it became blocked (hooks excluded): a new one is the tool.
+    children_at_block: Option<HashSet<u32>>,
+}
+
+struct Watch {
+    sessions: HashMap<String, Watched>,
+    inputs: Inputs,
+    last_liveness: Instant,
+}
+
+impl Watch {
+    fn observe(&mut self, update: Update) {
+        let session = match update {
+            Update::Removed(id) => {
+                self.sessions.remove(&id);
+                return;
+            }
+            Update::Changed(changed) => changed.change.session,
+        };
+        if session.ended || session.archived {
+            self.sessions.remove(&session.session_id);
+            return;
+        }
+        self.track(session);
+    }
+
+    fn track(&mut self, session: Session) {
+        if !self.sessions.contains_key(&session.session_id) && self.sessions.len() >= MAX_WATCHED {
+            let oldest = self.sessions.iter().min_by_key(|(_, w)| w.last_event_at).map(|(id, _)| id.clone());
+            if let Some(oldest) = oldest {
+                self.sessions.remove(&oldest);
+            }
+        }
+        let watched = self.sessions.entry(session.session_id.clone()).or_insert_with(|| Watched {
+            agent: session.agent.clone(),
+            status: None,
+            last_event_at: 0,
+            transcript_path: None,
+            tail: None,
+            process: None,
+            children_at_block: None,
+        });
+        let open_turn = matches!(session.status, Some(AgentStatus::Working | AgentStatus::Blocked));
+        if !open_turn || watched.transcript_path != session.transcript_path {
+            watched.tail = None;
+        }
+        if open_turn && watched.tail.is_none() {
+            watched.tail = session.transcript_path.as_deref().and_then(|path| Tail::at_end(PathBuf::from(path)));
+        }
+        if session.status != Some(AgentStatus::Blocked) {
+            watched.children_at_block = None;
+        } else if watched.children_at_block.is_none() {
+            watched.children_at_block = session.process.as_ref().map(|p| process::children(p.pid));
+        }
+        watched.agent = session.agent;
+        watched.status = session.status;
+        watched.last_event_at = session.last_event_at;
+        watched.transcript_path = session.transcript_path;
+        watched.process = session.process;
+    }
+
+    fn tick(&mut self) {
+        let check_liveness = self.last_liveness.elapsed() >= LIVENESS_EVERY;
+        if check_liveness {
+            self.last_liveness = Instant::now();
+        }
+        let mut events = Vec::new();
+        let mut gone = Vec::new();
+        for (id, watched) in &mut self.sessions {
+            if let Some(tail) = &mut watched.tail {
+                for record in tail.new_records() {
+                    if let Some(event) = transcript_record(&watched.agent, id, &record, now_millis()) {
+                        events.push(event);
+                        break;
+                    }
+                }
+            }
+            let Some(agent_process) = &watched.process else { continue };
+            if check_liveness && !process::is_alive(agent_process) {
+                events.push(process_exited(&watched.agent, id, now_millis()));
+                gone.push(id.clone());
+                continue;
+            }
+            if let Some(before) = &watched.children_at_block {
+                let now = process::children(agent_process.pid);
+                if now.iter().any(|child| !before.contains(child)) {
+                    events.push(tool_started(&watched.agent, id, now_millis()));
+                    // Once is enough: the next hook or update says what comes next.
+                    watched.children_at_block = Some(now);
+                }
+            }
+        }
+        for id in gone {
+            self.sessions.remove(&id);
+        }
+        for event in events {
+            self.inputs.send(Input::Hook(Box::new(event)));
+        }
+    }
+}
+
+/// The unread end of a file that only grows (until it is rotated or truncated).
+struct Tail {
+    path: PathBuf,
+    inode: u64,
+    offset: u64,
+}
+
+impl Tail {
+    /// Starts at the file's current end: only what is written from now on is read.
+    fn at_end(path: PathBuf) -> Option<Self> {
+        let meta = open_regular(&path).ok()?.metadata().ok()?;
+        Some(Self { path, inode: meta.ino(), offset: meta.len() })
+    }
+
+    /// The complete JSON lines appended since the last look. A replaced or truncated file is
+    /// read from its start; more than [`READ_CAP`] at once is skipped to its last part.
+    fn new_records(&mut self) -> Vec<Value> {
+        let Ok(mut file) = open_regular(&self.path) else { return Vec::new() };
+        let Ok(meta) = file.metadata() else { return Vec::new() };
+        if meta.ino() != self.inode || meta.len() < self.offset {
+            self.inode = meta.ino();
+            self.offset = 0;
+        }
+        if meta.len() == self.offset {
+            return Vec::new();
+        }
+        let mut start = self.offset;
+        let mut skipped_to_middle = false;
+        if meta.len() - start > READ_CAP {
+            start = meta.len() - READ_CAP;
+            skipped_to_middle = true;
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len() - start).unwrap_or(0));
+        if file.seek(SeekFrom::Start(start)).is_err() || file.take(READ_CAP).read_to_end(&mut bytes).is_err() {
+            return Vec::new();
+        }
+        // Only whole lines: a line being written is read on the next look.
+        let Some(last_newline) = bytes.iter().rposition(|b| *b == b'\n') else {
+            if skipped_to_middle {
+                self.offset = meta.len();
+            }
+            return Vec::new();
+        };
+        self.offset = start + last_newline as u64 + 1;
+        let mut lines = bytes[..last_newline].split(|b| *b == b'\n');
+        if skipped_to_middle {
+            lines.next(); // starts mid-line
+        }
+        lines.filter_map(|line| serde_json::from_slice(line).ok()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn append(path: &std::path::Path, text: &str) {
+        std::fs::OpenOptions::new().append(true).create(true).open(path).unwrap().write_all(text.as_bytes()).unwrap();
+    }
+
+    #[test]
+    fn a_tail_reads_only_complete_lines_appended_after_it_began() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        append(&path, "{\"old\":1}\n");
+        let mut tail = Tail::at_end(path.clone()).unwrap();
+        assert!(tail.new_records().is_empty());
+        append(&path, "{\"a\":1}\n{\"b\":");
+        assert_eq!(tail.new_records(), vec![serde_json::json!({"a": 1})]);
+        append(&path, "2}\n");
+        assert_eq!(tail.new_records(), vec![serde_json::json!({"b": 2})]);
+    }
+
+    #[test]
+    fn a_truncated_or_rotated_transcript_is_read_from_its_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        append(&path, &"{\"x\":0}\n".repeat(100));
+        let mut tail = Tail::at_end(path.clone()).unwrap();
+        std::fs::write(&path, "{\"after\":\"truncate\"}\n").unwrap();
+        assert_eq!(tail.new_records(), vec![serde_json::json!({"after": "truncate"})]);
+        let rotated = dir.path().join("t.jsonl.1");
+        std::fs::rename(&path, &rotated).unwrap();
+        append(&path, "{\"after\":\"rotate\"}\n");
+        assert_eq!(tail.new_records(), vec![serde_json::json!({"after": "rotate"})]);
+    }
+
+    #[test]
+    fn a_huge_append_is_read_only_to_its_last_part() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        append(&path, "");
+        let mut tail = Tail::at_end(path.clone()).unwrap();
+        let line = format!("{{\"pad\":\"{}\"}}\n", "p".repeat(1000));
+        append(&path, &line.repeat(3000)); // ~3 MB
+        append(&path, "{\"last\":true}\n");
+        let records = tail.new_records();
+        assert!(records.len() < 1100, "bounded: {}", records.len());
+        assert_eq!(records.last(), Some(&serde_json::json!({"last": true})));
+    }
+
+    #[test]
+    fn a_fifo_or_a_missing_file_is_never_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        assert!(Tail::at_end(fifo).is_none());
+        assert!(Tail::at_end(dir.path().join("missing")).is_none());
+    }
+}

@@ -1,0 +1,3 @@
+// Generated from the Rust types by ts-rs (src-tauri/lib.rs). Do not edit.
+
+export type CommandError = { kind: string, message: string, };

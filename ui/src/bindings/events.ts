@@ -1,0 +1,4 @@
+// Generated from the Rust types by ts-rs (src-tauri/lib.rs). Do not edit.
+
+export const SESSIONS_CHANGED = "sessions-changed";
+export const FOCUS_SESSION = "focus-session";

@@ -1,0 +1,513 @@
+"""Codex CLI against a fake Responses API, driven in tmux, judged by Switchboard's view.
+
+Run: `python3 tests/real_cli/run.py codex`. One interactive Codex (`--no-daemon`: hooks run in
+its own process and SessionEnd comes at /exit, not ~60 s later) carries most scenarios as turns of
+one session; /clear, /exit and `codex resume` follow. Expected statuses are SPEC 8's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+import harness
+from fake_codex import FakeResponses
+
+PACKAGE = "@openai/codex"
+VERSION = "0.171.0"
+AGENT = "codex"
+PROMPT_READY = r"Ask Codex to do anything|\? for shortcuts"
+TRANSCRIPTS = harness.ROOT / "tests" / "fixtures" / "real-transcripts" / AGENT
+
+
+def binary(package_dir: Path) -> Path:
+    """The native binary from the optional platform package (the JS wrapper only finds it)."""
+    root = package_dir.parent / "codex-linux-x64" / "vendor"
+    found = sorted(root.glob("*/bin/codex"))
+    if not found:
+        raise RuntimeError(f"no native codex binary under {root}")
+    return found[0]
+
+
+def write_config(codex_home: Path, port: int, workspace: Path):
+    codex_home.mkdir(parents=True, exist_ok=True)
+    (codex_home / "config.toml").write_text(f"""model = "gpt-5.4"
+model_provider = "fake"
+approval_policy = "on-request"
+sandbox_mode = "read-only"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "fake"
+base_url = "http://127.0.0.1:{port}/v1"
+wire_api = "responses"
+env_key = "FAKE_OPENAI_API_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+
+[projects."{workspace}"]
+trust_level = "trusted"
+""")
+
+
+class Codex:
+    """One interactive Codex in its own tmux server."""
+
+    count = 0
+
+    def __init__(self, exe: Path, env: dict[str, str], cwd: Path, args: list[str]):
+        Codex.count += 1
+        self.tmux = harness.Tmux(f"sb-codex-{os.getpid()}-{Codex.count}", [str(exe), *args, "--no-daemon"],
+                                 env, cwd, width=160, height=50)
+        self.pids: set[int] = set()
+        self.remember_pids()
+
+    def remember_pids(self):
+        """Codex and everything under it (commands it runs in the background), to end by pid."""
+        root = self.tmux.pane_pid()
+        if root:
+            self.pids |= {root, *descendants(root)}
+
+    def start(self, report: harness.Report, review: bool) -> bool:
+        """Waits for the prompt; with `review`, first trusts the hooks at "Hooks need review"
+        (it pops up a moment after the prompt is drawn, and would take the first keys typed)."""
+        if review:
+            shown = self.tmux.wait_text(r"Trust all and continue", 30)
+            if not report.check("Codex asks to review the new hooks", shown, self.tmux.screen()):
+                return False
+            time.sleep(0.3)
+            self.tmux.send("Down")  # "2. Trust all and continue" writes each hook's trusted_hash
+            if not self.tmux.wait_text(r"› 2\. Trust all", 5):
+                report.check("the trust option is selected", False, self.tmux.screen())
+                return False
+            self.tmux.send("Enter")
+        screen = self.tmux.wait_text(PROMPT_READY, 30) or ""
+        time.sleep(0.5)
+        screen = self.tmux.screen()
+        self.remember_pids()
+        return report.check("Codex starts at its prompt", re.search(PROMPT_READY, screen)
+                            and "need review" not in screen, screen)
+
+    def type(self, text: str):
+        self.tmux.type(text)
+        self.remember_pids()
+
+    def close(self):
+        self.remember_pids()
+        self.tmux.kill()
+        for pid in self.pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def descendants(pid: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+class Rollout:
+    """Saves what Codex appended to a session's rollout file during one scenario."""
+
+    def __init__(self, codex_home: Path, home: Path, workdir: Path):
+        self.codex_home = codex_home
+        self.home = home
+        self.workdir = workdir
+        self.saved: dict[str, str] = {}  # file name → what the user did
+
+    def path(self, session_id: Optional[str]) -> Optional[Path]:
+        if not session_id:
+            return None
+        found = sorted(self.codex_home.glob(f"sessions/*/*/*/rollout-*-{session_id}.jsonl"))
+        return found[-1] if found else None
+
+    def lines(self, session_id: Optional[str]) -> list[str]:
+        path = self.path(session_id)
+        return path.read_text().splitlines() if path else []
+
+    def save(self, name: str, what: str, session_id: Optional[str], since: int, marker: str):
+        lines = self.lines(session_id)[since:]
+        # The prompt's own turn starts at the task_started record just before the prompt.
+        first = next((i for i, line in enumerate(lines) if marker in line), 0)
+        start = max((i for i, line in enumerate(lines[:first]) if '"task_started"' in line), default=0)
+        text = "\n".join(lines[start:]) + "\n"
+        for path, alias in ((self.home, "/home/dev"), (self.workdir, "/home/dev/run")):
+            text = text.replace(str(path), alias)
+        TRANSCRIPTS.mkdir(parents=True, exist_ok=True)
+        (TRANSCRIPTS / f"{name}.jsonl").write_text(text)
+        self.saved[name] = what
+
+    def write_readme(self):
+        if not self.saved:
+            return
+        lines = "\n".join(f"- `{name}.jsonl`: {what}" for name, what in sorted(self.saved.items()))
+        (TRANSCRIPTS / "README.md").write_text(
+            f"Codex CLI {VERSION} rollout lines from the scenario's prompt on (paths rewritten to /home/dev), "
+            f"saved by tests/real_cli/codex.py. What the user did:\n{lines}\n")
+
+
+def run(ctx, report: harness.Report):
+    exe = binary(harness.npm_package(PACKAGE, VERSION))
+    fake = FakeResponses()
+    home = ctx.workdir / "home"
+    codex_home = home / ".codex"
+    workspace = home / "ws"
+    workspace.mkdir(parents=True)
+    (workspace / "README.txt").write_text("hello\n")
+    write_config(codex_home, fake.port, workspace)
+    serve = None
+    sessions: list[Codex] = []
+    rollout = Rollout(codex_home, home, ctx.workdir)
+    try:
+        install_env = {**os.environ, "HOME": str(home), "CODEX_HOME": str(codex_home)}
+        out = subprocess.run([str(ctx.bin), "install", AGENT], env=install_env, capture_output=True, text=True,
+                             timeout=30)
+        report.scenario("install")
+        report.check("`switchboard install codex` succeeds", out.returncode == 0, out.stdout + out.stderr)
+        report.check("it writes $CODEX_HOME/hooks.json", (codex_home / "hooks.json").is_file(), out.stdout)
+
+        serve = start_serve(ctx.workdir, codex_home)
+        env = {"HOME": str(home), "CODEX_HOME": str(codex_home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+               "TERM": "xterm-256color", "LANG": "C.UTF-8", "FAKE_OPENAI_API_KEY": "sk-fake-for-tests",
+               "SWITCHBOARD_HOME": str(serve.state)}
+        Scenarios(report, serve, rollout, exe, env, workspace, sessions).all()
+    finally:
+        for codex in sessions:
+            codex.close()
+        if serve is not None:
+            serve.stop()
+        fake.stop()
+        rollout.write_readme()
+
+
+def start_serve(workdir: Path, codex_home: Path) -> harness.Serve:
+    """`switchboard serve` reads thread names from $CODEX_HOME/session_index.jsonl, so it needs the
+    CODEX_HOME that Codex uses, as a user's would have; harness.Serve copies os.environ."""
+    before = os.environ.get("CODEX_HOME")
+    os.environ["CODEX_HOME"] = str(codex_home)
+    try:
+        return harness.Serve(workdir)
+    finally:
+        if before is None:
+            del os.environ["CODEX_HOME"]
+        else:
+            os.environ["CODEX_HOME"] = before
+
+
+class Scenarios:
+    def __init__(self, report, serve, rollout, exe, env, workspace, sessions):
+        self.report = report
+        self.serve = serve
+        self.rollout = rollout
+        self.exe = exe
+        self.env = env
+        self.workspace = workspace
+        self.sessions = sessions
+        self.codex: Optional[Codex] = None
+        self.session_id: Optional[str] = None
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def launch(self, *args: str, review: bool = False) -> bool:
+        self.codex = Codex(self.exe, self.env, self.workspace, list(args))
+        self.sessions.append(self.codex)
+        return self.codex.start(self.report, review)
+
+    def wait(self, predicate: Callable[[dict], bool], timeout: float = 12) -> Optional[dict]:
+        return self.serve.wait_session(predicate, timeout, agent=AGENT)
+
+    def latest(self) -> Optional[dict]:
+        return self.serve.session(agent=AGENT)
+
+    def expect(self, what: str, predicate: Callable[[dict], bool], timeout: float = 12) -> Optional[dict]:
+        found = self.wait(predicate, timeout)
+        detail = f"Switchboard shows {brief(self.latest())}"
+        if not found:
+            lines = [line for line in self.codex.tmux.screen().splitlines() if line.strip()]
+            detail += "\n      screen: " + "\n      ".join(lines[-8:])
+        self.report.check(what, found, detail)
+        if found:
+            self.session_id = found["sessionId"]
+        return found
+
+    def prompt(self, text: str) -> int:
+        """Types a prompt; returns how many rollout lines the session had before it."""
+        since = len(self.rollout.lines(self.session_id))
+        self.codex.type(text)
+        return since
+
+    def screen_shows(self, what: str, pattern: str, timeout: float = 15) -> bool:
+        screen = self.codex.tmux.wait_text(pattern, timeout)
+        return self.report.check(what, screen, self.codex.tmux.screen())
+
+    def ready(self, timeout: float = 15) -> bool:
+        """Codex is back at an idle prompt (not mid-turn)."""
+        def idle():
+            screen = self.codex.tmux.screen()
+            return "esc to interrupt" not in screen and re.search(PROMPT_READY, screen)
+        return bool(harness.wait_until(idle, timeout, 0.2))
+
+    # --- scenarios -------------------------------------------------------------------------
+
+    def all(self):
+        self.report.scenario("read-only turn")
+        if not self.launch(review=True):
+            return
+        config = (Path(self.env["CODEX_HOME"]) / "config.toml").read_text()
+        self.report.check("trusting writes the hooks' trusted_hash into config.toml",
+                          config.count("trusted_hash") >= 12, config[-400:])
+        self.read_only()
+        for step in (self.permission_approved, self.permission_refused_esc, self.permission_refused_no,
+                     self.question_tool, self.question_tool_esc, self.question_tool_default_mode,
+                     self.question_plain_text, self.esc_during_tool, self.esc_during_stream,
+                     self.api_errors, self.subagent, self.title, self.compaction, self.clear_exit_resume):
+            self.ready()
+            step()
+
+    def read_only(self):
+        self.prompt("Read the README please [[scenario:read]]")
+        self.expect("UserPromptSubmit → working … Stop → done with the last message",
+                    lambda s: s["status"] == "done" and s.get("message") == "The README says hello. Done.")
+        s = self.latest() or {}
+        self.report.check("a plain turn is neither interrupted nor errored",
+                          not s.get("interrupted") and not s.get("errored"), brief(s))
+        self.report.check("the session names the codex agent and its cwd",
+                          s.get("agent") == AGENT and s.get("cwd") == str(self.workspace), brief(s))
+
+    def permission_approved(self):
+        self.report.scenario("permission approved")
+        marker = self.workspace / "approved-marker.txt"
+        since = self.prompt("Create the marker [[scenario:perm]] (approve)")
+        self.expect("PermissionRequest → blocked with the command as message",
+                    lambda s: s["status"] == "blocked" and "touch approved-marker.txt" in (s.get("message") or ""))
+        self.screen_shows("Codex shows its approval prompt", r"Yes, proceed")
+        self.codex.tmux.send("y")
+        time.sleep(0.5)
+        s = self.latest() or {}
+        self.report.check("right after approving, nothing has fired yet: still blocked",
+                          s.get("status") == "blocked", brief(s))
+        self.report.note_pending("approved: no hook until PostToolUse (the command may run for minutes)")
+        self.expect("PostToolUse → working → Stop → done", lambda s: s["status"] == "done"
+                    and s.get("message") == "Marker created.", 20)
+        self.report.check("the approved command ran", marker.exists(), marker)
+        self.rollout.save("permission-approved", "approved a command at the permission prompt with `y`; "
+                          "it ran ~2 s (no hook fires between the approval and PostToolUse)",
+                          self.session_id, since, "[[scenario:perm]] (approve)")
+
+    def title(self):
+        self.report.scenario("thread name as node title")
+        # The first turn's title request names the thread in $CODEX_HOME/session_index.jsonl; no
+        # hook fires for it, so Switchboard picks it up on a later event of the session (it reads
+        # the index at most every 5 s, on an event): checked here, many turns after the first.
+        index = Path(self.env["CODEX_HOME"]) / "session_index.jsonl"
+        named = harness.wait_until(lambda: index.exists() and "Fake session title" in index.read_text(), 5)
+        self.report.check("Codex writes the thread name to session_index.jsonl", named, index)
+        self.expect("the node title is Codex's thread name", lambda s: s.get("title") == "Fake session title", 6)
+
+    def permission_refused(self, name: str, keys: list[str], how: str):
+        self.report.scenario(f"permission refused with {how}")
+        since = self.prompt(f"Create the marker [[scenario:perm]] (refuse with {how})")
+        self.expect("PermissionRequest → blocked", lambda s: s["status"] == "blocked")
+        self.screen_shows("Codex shows its approval prompt", r"Yes, proceed")
+        for key in keys:
+            self.codex.tmux.send(key)
+            time.sleep(0.3)
+        self.expect(f"{how} at the prompt → Interrupt → done + interrupted",
+                    lambda s: s["status"] == "done" and s.get("interrupted"))
+        self.screen_shows("Codex says the request was canceled", r"You canceled the request")
+        self.rollout.save(name, f"refused a command at the permission prompt with {how}",
+                          self.session_id, since, f"(refuse with {how})")
+
+    def permission_refused_esc(self):
+        self.permission_refused("permission-refused-esc", ["Escape"], "Esc")
+
+    def permission_refused_no(self):
+        # "3. No, and tell Codex what to do differently" — chosen with the arrows and Enter.
+        self.permission_refused("permission-refused-no", ["Down", "Down", "Enter"], "No")
+
+    def plan_mode(self, on: bool) -> bool:
+        """Shift+tab cycles Default ⇄ Plan; the footer says "Plan mode (shift+tab to cycle)"."""
+        def now_on():
+            return "Plan mode (shift+tab" in self.codex.tmux.screen()
+        for _ in range(3):
+            if now_on() == on:
+                return True
+            self.codex.tmux.send("BTab")
+            harness.wait_until(lambda: now_on() == on, 2, 0.1)
+        return now_on() == on
+
+    def question_tool(self):
+        self.report.scenario("question tool (Plan mode, answered)")
+        self.report.check("shift+tab switches to Plan mode", self.plan_mode(True), self.codex.tmux.screen())
+        self.prompt("Pick a color [[scenario:ask]] (answer)")
+        self.expect("PreToolUse(request_user_input) → waiting with the question",
+                    lambda s: s["status"] == "waiting" and s.get("awaitingInput")
+                    and s.get("question") == "Which color should I use?")
+        self.screen_shows("Codex shows the question", r"Which color should I use\?")
+        self.codex.tmux.send("Enter")  # the first option, "Red (Recommended)"
+        self.expect("the answer (PostToolUse) → working → Stop → done, no question left open",
+                    lambda s: s["status"] == "done" and s.get("message") == "Using that color. Done."
+                    and not s.get("awaitingInput"), 15)
+
+    def question_tool_esc(self):
+        self.report.scenario("question tool (Plan mode, Esc)")
+        self.plan_mode(True)
+        since = self.prompt("Pick a color [[scenario:ask]] (esc)")
+        self.expect("PreToolUse(request_user_input) → waiting", lambda s: s["status"] == "waiting")
+        self.screen_shows("Codex shows the question", r"Which color should I use\?")
+        self.codex.tmux.send("Escape")
+        self.expect("Esc at the question → Interrupt → done + interrupted, no question left open",
+                    lambda s: s["status"] == "done" and s.get("interrupted") and not s.get("awaitingInput"))
+        self.rollout.save("question-esc", "pressed Esc at Codex's request_user_input question (Plan mode)",
+                          self.session_id, since, "[[scenario:ask]] (esc)")
+        self.report.check("shift+tab goes back to Default mode", self.plan_mode(False), self.codex.tmux.screen())
+
+    def question_tool_default_mode(self):
+        self.report.scenario("question tool rejected (Default mode)")
+        self.plan_mode(False)
+        since = self.prompt("Pick a color [[scenario:ask]] (default mode)")
+        self.screen_shows("Codex ends the turn (the tool is refused outside Plan mode)", r"\(default mode\)[\s\S]*Using that color\. Done\.")
+        self.expect("the rejected request_user_input → Stop → done, not waiting",
+                    lambda s: s["status"] == "done" and s.get("message") == "Using that color. Done.", 8)
+        time.sleep(0.5)
+        s = self.latest() or {}
+        self.report.check("no question hold is left after Stop",
+                          s.get("status") == "done" and not s.get("awaitingInput"), brief(s))
+        self.rollout.save("question-default-mode", "asked for a choice in Default mode: the model called "
+                          "request_user_input, Codex refused it (Plan mode only; PreToolUse fired, no PostToolUse) "
+                          "and the turn went on to Stop", self.session_id, since, "(default mode)")
+
+    def question_plain_text(self):
+        self.report.scenario("question as plain text")
+        self.prompt("Which color? [[scenario:askplain]]")
+        self.expect("a question in the answer text → done with the question as message",
+                    lambda s: s["status"] == "done" and "red or blue" in (s.get("message") or ""))
+
+    def esc_during_tool(self):
+        self.report.scenario("Esc while a tool runs")
+        since = self.prompt("Sleep for a while [[scenario:slowtool]]")
+        self.expect("PreToolUse → working", lambda s: s["status"] == "working" and s.get("tool") == "Bash")
+        self.screen_shows("the command is running", r"esc to interrupt")
+        time.sleep(0.5)
+        self.codex.tmux.send("Escape")
+        self.expect("Esc → Interrupt → done + interrupted", lambda s: s["status"] == "done" and s.get("interrupted"))
+        self.codex.remember_pids()  # the interrupted `sleep` may live on as a background terminal
+        self.rollout.save("esc-during-tool", "pressed Esc while a `sleep 20` command ran",
+                          self.session_id, since, "[[scenario:slowtool]]")
+
+    def esc_during_stream(self):
+        self.report.scenario("Esc while streaming")
+        since = self.prompt("Count slowly [[scenario:slowstream]]")
+        self.expect("UserPromptSubmit → working", lambda s: s["status"] == "working" and not s.get("interrupted"))
+        self.screen_shows("the answer is streaming", r"Counting slowly: 1 2 3")
+        self.codex.tmux.send("Escape")
+        self.expect("Esc → Interrupt → done + interrupted", lambda s: s["status"] == "done" and s.get("interrupted"))
+        self.rollout.save("esc-during-stream", "pressed Esc while the model's answer was streaming",
+                          self.session_id, since, "[[scenario:slowstream]]")
+
+    def api_errors(self):
+        errors = [("500", "err500", "high demand"), ("429", "err429", "429 Too Many Requests"),
+                  ("400", "err400", "fake upstream error 400")]
+        for status, marker, text in errors:
+            self.report.scenario(f"API error {status}")
+            self.ready()
+            since = self.prompt(f"Fail please [[scenario:{marker}]]")
+            shown = self.screen_shows("Codex ends the turn with the error", "■ .*" + re.escape(text.split()[0]), 20)
+            self.expect("PostModelRequest(failed) → done + errored with the error as message",
+                        lambda s: s["status"] == "done" and s.get("errored") and text in (s.get("message") or ""),
+                        8 if shown else 2)
+            self.rollout.save(f"api-error-{status}", f"sent a prompt; the model API answered HTTP {status} "
+                              "(no retries configured), which ended the turn", self.session_id, since,
+                              f"[[scenario:{marker}]]")
+
+    def subagent(self):
+        self.report.scenario("subagent")
+        self.prompt("Delegate to a helper [[scenario:subagent]]")
+        self.expect("SubagentStart → one running subagent", lambda s: s.get("subagents", 0) >= 1)
+        s = self.latest() or {}
+        self.report.check("the child's events keep the node working", s.get("status") == "working", brief(s))
+        self.expect("SubagentStop, then the parent's Stop → done with no subagent running",
+                    lambda s: s["status"] == "done" and s.get("message") == "The child agent finished. Done."
+                    and s.get("subagents") == 0, 20)
+
+    def compaction(self):
+        self.report.scenario("compaction")
+        started = int(time.time() * 1000)
+        since = self.prompt("/compact")
+        self.screen_shows("Codex compacts the context", r"Context compacted")
+        # The turn before had finished: compaction reports (PreCompact … PostCompact) and leaves
+        # the session done, never stuck working.
+        self.expect("PreCompact … PostCompact → still done",
+                    lambda s: s["status"] == "done" and s["lastEventAt"] >= started, 8)
+        self.rollout.save("compact", "ran /compact after a finished turn (PreCompact/PostCompact fire, no Stop)",
+                          self.session_id, since, '"compacted"')
+
+    def clear_exit_resume(self):
+        self.report.scenario("/clear")
+        first = self.session_id
+        self.prompt("/clear")
+        time.sleep(1)
+        self.ready()
+        self.prompt("Hello again [[scenario:hello]]")
+        second = self.expect("the first prompt after /clear → a new session, done",
+                             lambda s: s["sessionId"] != first and s["status"] == "done"
+                             and s.get("message") == "Hello there. Done.")
+        old = self.serve.session(session_id=first) if first else None
+        self.report.check("the cleared session stays as it was (Codex ends it only at exit)",
+                          old is not None and not old.get("ended"), brief(old))
+
+        self.report.scenario("exit")
+        self.ready()
+        self.codex.type("/exit")
+        gone = harness.wait_until(lambda: self.codex.tmux.pane_pid() is None, 15)
+        self.report.check("Codex exits", gone, self.codex.tmux.screen())
+        ended = self.expect("SessionEnd → ended", lambda s: s.get("ended"), 10)
+        old = self.serve.session(session_id=first) if first else None
+        self.report.check("the session cleared earlier is ended at exit too", old and old.get("ended"), brief(old))
+        self.report.check("exit keeps the last status (done)", ended and ended.get("status") == "done", brief(ended))
+
+        self.report.scenario("resume")
+        if not first or not self.launch("resume", first):
+            self.report.check("there is a session to resume", False, first)
+            return
+        self.prompt("Back again [[scenario:hello]] (resumed)")
+        resumed = self.wait(lambda s: s["sessionId"] == first and s["status"] == "done"
+                            and not s.get("ended") and s.get("lastEventAt", 0) > (old or {}).get("lastEventAt", 0))
+        self.report.check("SessionStart(resume) + the turn revive the first session: done, not ended", resumed,
+                          brief(self.serve.session(session_id=first)))
+        self.ready()
+        self.codex.type("/exit")
+        harness.wait_until(lambda: self.codex.tmux.pane_pid() is None, 15)
+        self.report.check("/exit ends the resumed session",
+                          self.wait(lambda s: s["sessionId"] == first and s.get("ended"), 10),
+                          brief(self.serve.session(session_id=first)))
+
+
+def brief(session: Optional[dict]) -> str:
+    if not session:
+        return "no session"
+    keys = ("sessionId", "title", "status", "kind", "tool", "message", "awaitingInput", "question", "interrupted",
+            "errored", "ended", "subagents")
+    return json.dumps({k: session.get(k) for k in keys})

@@ -1,0 +1,451 @@
+"""Gemini CLI, driven in its interactive screen against a fake Gemini API (fake_gemini.py).
+
+One `gemini` process runs most scenarios as successive prompts in one session (start-up costs a
+few seconds); /clear, /quit and `--resume latest` close the run. Each step waits on the screen
+(what the user sees) and then asserts Switchboard's view of the session (SPEC 8 for Gemini).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+import harness
+from fake_gemini import FakeGemini, call, delayed, error, slow, text
+
+PACKAGE = "@google/gemini-cli"
+VERSION = "0.61.0"
+
+MODEL = "gemini-2.5-flash"
+ASK = "Which database should I use?"
+PLAIN_QUESTION = "Which file should I edit first?"
+BIG_CONTENT = ("x" * 99 + "\n") * 4000  # ~400 KB: the edit confirmation carries it twice
+TRANSCRIPTS = harness.ROOT / "tests" / "fixtures" / "real-transcripts" / "gemini"
+
+SCRIPTS = {
+    "read": [call("read_file", file_path="hello.txt"), text("The file says: ", "hello from the workspace.")],
+    "perm": [call("run_shell_command", command="sleep 2 && touch sb_marker.txt", description="Create a marker"),
+             delayed(text("Created the marker."), 1.5)],
+    "refuse": [call("run_shell_command", command="touch sb_refused.txt", description="Create a marker"),
+               text("Not reached.")],
+    "write": [call("write_file", file_path="notes.txt", content="written by the fake model\n"),
+              text("Wrote notes.txt.")],
+    "big": [call("write_file", file_path="big.txt", content=BIG_CONTENT), text("Wrote big.txt.")],
+    "ask": [call("ask_user", questions=[{"question": ASK, "header": "Database", "type": "choice", "options": [
+        {"label": "PostgreSQL", "description": "Relational server"},
+        {"label": "SQLite", "description": "Embedded file"}]}]),
+            delayed(text("Going with ", "PostgreSQL."), 1.5)],
+    "plain": [text(PLAIN_QUESTION)],
+    "sleep": [call("run_shell_command", command="sleep 30", description="Wait"), text("Slept.")],
+    "stream": [slow("Let me think about this carefully ")],
+    "e400": [error(400)],
+    "e429": [error(429, times=1, then=text("Answered after a 429."))],
+    "e500": [error(500, times=1, then=text("Answered after a 500."))],
+    "sub": [call("invoke_agent", agent_name="generalist", prompt="Read hello.txt and report it [[scenario:child]]"),
+            text("The subagent reports: ", "hello from the workspace.")],
+    "child": [delayed(call("read_file", file_path="hello.txt"), 2),
+              call("complete_task", result={"response": "hello from the workspace"})],
+    "hello": [text("Hello!", " How can I help?")],
+}
+
+
+class Run:
+    """The fixtures of one module run: the temp tree, the fake API, serve, and the CLI's tmux."""
+
+    def __init__(self, ctx, report: harness.Report):
+        self.ctx, self.report = ctx, report
+        self.root = harness.temp_dir("gemini-")
+        self.home, self.ws = self.root / "home", self.root / "ws"
+        self.tmux: Optional[harness.Tmux] = None
+        self.pids: list[int] = []  # every CLI process started, for the clean-up
+        self.launched: list[int] = []  # those of the last launch
+        self.fake: Optional[FakeGemini] = None
+        self.serve: Optional[harness.Serve] = None
+        self.sid: Optional[str] = None
+        self.since = 0.0  # Unix ms of the last prompt: a state older than that is the previous turn's
+        self.socket = f"sb-gemini-{os.getpid()}"
+
+    # --- set-up ----------------------------------------------------------------------------------
+
+    def prepare(self):
+        package = harness.npm_package(PACKAGE, VERSION)
+        self.script = package / "bundle" / "gemini.js"
+        (self.home / ".gemini").mkdir(parents=True)
+        self.ws.mkdir()
+        (self.ws / "hello.txt").write_text("hello from the workspace\n")
+        settings = {
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "model": {"name": MODEL},
+            "telemetry": {"enabled": False},
+            "privacy": {"usageStatisticsEnabled": False},
+            "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+            "ide": {"enabled": False},
+        }
+        (self.home / ".gemini" / "settings.json").write_text(json.dumps(settings, indent=2))
+        (self.home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(self.ws): "TRUST_FOLDER"}))
+        out = subprocess.run([str(self.ctx.bin), "install", "gemini"], capture_output=True, text=True,
+                             env={**os.environ, "HOME": str(self.home)}, timeout=30)
+        installed = json.loads((self.home / ".gemini" / "settings.json").read_text())
+        self.report.check("`switchboard install gemini` registered the hooks and turned them on",
+                          out.returncode == 0 and installed.get("hooksConfig", {}).get("enabled") is True
+                          and "AfterAgent" in installed.get("hooks", {}), out.stdout + out.stderr)
+        self.fake = FakeGemini(SCRIPTS).start()
+        self.serve = harness.Serve(self.ctx.workdir)
+
+    def env(self) -> dict[str, str]:
+        return {"HOME": str(self.home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "xterm-256color",
+                "COLORTERM": "truecolor", "LANG": "C.UTF-8", "GEMINI_API_KEY": "fake-gemini-key",
+                "GOOGLE_GEMINI_BASE_URL": self.fake.url, "SWITCHBOARD_HOME": str(self.serve.state),
+                "NO_BROWSER": "1"}
+
+    def launch(self, *args: str) -> bool:
+        self.tmux = harness.Tmux(self.socket, ["node", str(self.script), *args], self.env(), self.ws)
+        pid = self.tmux.pane_pid()
+        self.launched = [pid] if pid else []
+        ready = bool(self.tmux.wait_text(r"Type your message", 40))
+        if pid:
+            # Gemini CLI relaunches itself as a child node (--max-old-space-size): keep its pid too,
+            # it outlives its parent if only the parent is signalled.
+            self.launched.extend(p for p in descendants(pid) if is_gemini(p))
+        self.pids.extend(self.launched)
+        return ready
+
+    # --- driving ---------------------------------------------------------------------------------
+
+    def idle(self, timeout: float = 30) -> bool:
+        """The prompt is back: the input box shows and nothing runs ("esc to cancel")."""
+        def check():
+            screen = self.tmux.screen()
+            return "Type your message" in screen and "esc to cancel" not in screen and "Executing Hook" not in screen
+        return bool(harness.wait_until(check, timeout, 0.2))
+
+    def prompt(self, text_: str):
+        """Types a prompt; later waits only accept events from this turn on."""
+        self.since = time.time() * 1000
+        self.tmux.type(text_)
+
+    def command(self, text_: str):
+        self.since = time.time() * 1000
+        self.tmux.type(text_)
+
+    def session(self, sid: Optional[str] = None) -> Optional[dict]:
+        return self.serve.session(session_id=sid or self.sid)
+
+    def wait(self, predicate: Callable[[dict], bool], timeout: float = 15, sid: Optional[str] = None):
+        def check():
+            s = self.session(sid)
+            return s if s is not None and s["lastEventAt"] >= self.since and predicate(s) else None
+        return harness.wait_until(check, timeout, 0.1)
+
+    def expect(self, what: str, predicate: Callable[[dict], bool], timeout: float = 15,
+               sid: Optional[str] = None) -> Optional[dict]:
+        found = self.wait(predicate, timeout, sid)
+        self.report.check(what, found is not None, f"session is {brief(self.session(sid))}")
+        return found
+
+    def exited(self, timeout: float) -> bool:
+        """The CLI of the last launch and its relaunched child are gone."""
+        return bool(harness.wait_until(lambda: not any(is_gemini(p) for p in self.launched), timeout, 0.2))
+
+    # --- transcripts (for the scenarios no hook settles) -----------------------------------------
+
+    def transcript(self, sid: Optional[str] = None) -> Optional[Path]:
+        sid = sid or self.sid
+        if not sid:
+            return None
+        found = sorted(self.home.glob(f".gemini/tmp/*/chats/session-*-{sid[:8]}.jsonl"))
+        return found[-1] if found else None
+
+    def transcript_lines(self) -> int:
+        path = self.transcript()
+        return len(path.read_text().splitlines()) if path else 0
+
+    def save_transcript(self, name: str, start: int, what_user_did: str):
+        path = self.transcript()
+        if path is None:
+            self.report.check(f"found the chat file of {self.sid}", False, "no session-*.jsonl under the temp HOME")
+            return
+        lines = path.read_text().splitlines()[start:]
+        TRANSCRIPTS.mkdir(parents=True, exist_ok=True)
+        body = "\n".join(lines).replace(str(self.root), "/home/dev")
+        (TRANSCRIPTS / f"{name}.jsonl").write_text(body + "\n")
+        readme = TRANSCRIPTS / "README.md"
+        entries = {}
+        if readme.exists():
+            for line in readme.read_text().splitlines():
+                m = re.match(r"- `([^`]+)\.jsonl`: (.*)", line)
+                if m:
+                    entries[m.group(1)] = m.group(2)
+        entries[name] = what_user_did
+        readme.write_text(
+            f"Lines Gemini CLI {VERSION} appended to its chat file (~/.gemini/tmp/<project>/chats/session-*.jsonl)"
+            " from the prompt on, written by tests/real_cli/gemini.py; temp paths rewritten to /home/dev.\n\n"
+            + "".join(f"- `{k}.jsonl`: {v}\n" for k, v in sorted(entries.items())))
+
+    # --- tear-down -------------------------------------------------------------------------------
+
+    def close(self):
+        for pid in reversed(self.pids):
+            kill_tree(pid)
+        # A quitting CLI still writes its chat file: let it finish before the tree goes.
+        if not harness.wait_until(lambda: not any(is_gemini(p) for p in self.pids), 5, 0.1):
+            for pid in self.pids:
+                if is_gemini(pid):
+                    os.kill(pid, signal.SIGKILL)
+        if self.tmux:
+            self.tmux.kill()
+        # A server whose only program exited can leave its socket file behind.
+        (Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / self.socket).unlink(missing_ok=True)
+        if self.serve:
+            self.serve.stop()
+        if self.fake:
+            self.fake.stop()
+        harness.remove_tree(self.root)
+
+
+def brief(s: Optional[dict]) -> str:
+    if s is None:
+        return "missing"
+    keys = ["status", "tool", "message", "awaitingInput", "question", "interrupted", "errored", "ended"]
+    return json.dumps({k: (s.get(k)[:120] if isinstance(s.get(k), str) else s.get(k)) for k in keys})
+
+
+def descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                children.setdefault(int(fields[1]), []).append(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                pass
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_tree(pid: int):
+    """Ends the CLI and whatever it started (a shell tool's `sleep`), children first, by pid."""
+    if not is_gemini(pid):
+        return  # gone already (its pid may since belong to someone else)
+    for p in [*reversed(descendants(pid)), pid]:
+        try:
+            os.kill(p, signal.SIGTERM)
+        except OSError:
+            pass
+
+
+def run(ctx, report: harness.Report):
+    r = Run(ctx, report)
+    started = time.monotonic()
+    try:
+        report.scenario("setup and start-up")
+        r.prepare()
+        report.check("gemini starts at its prompt", r.launch(), r.tmux.screen() if r.tmux else "")
+        scenarios(r)
+    finally:
+        r.close()
+        print(f"    gemini module took {time.monotonic() - started:.0f} s", flush=True)
+
+
+def scenarios(r: Run):
+    report = r.report
+
+    # --- a read-only turn ----------------------------------------------------------------------
+    report.scenario("read-only turn")
+    r.prompt("Read hello.txt and tell me what it says [[scenario:read]]")
+    s = r.serve.wait_session(lambda s: True, 20, agent="gemini")
+    report.check("the session appears", s is not None, "no gemini session")
+    if s is None:
+        return
+    r.sid = s["sessionId"]
+    r.expect("done after the answer", lambda s: s["status"] == "done")
+    r.idle()
+    s = r.session()
+    report.check("message = the answer, de-garbled", s and s.get("message") == "The file says: hello from the workspace.",
+                 brief(s))
+
+    # --- permission prompt approved --------------------------------------------------------------
+    report.scenario("permission approved")
+    start = r.transcript_lines()
+    r.prompt("Create a marker file [[scenario:perm]]")
+    r.tmux.wait_text(r"Allow execution", 20)
+    r.expect("blocked at the shell permission prompt", lambda s: s["status"] == "blocked")
+    r.expect("blocked message = the command", lambda s: s.get("message") == "sleep 2 && touch sb_marker.txt", 3)
+    r.tmux.send("Enter")
+    time.sleep(1)
+    s = r.session()
+    report.check("still blocked while the approved command runs (no hook until AfterTool)",
+                 s and s["status"] == "blocked", brief(s))
+    report.note_pending("approval: nothing fires between Enter and AfterTool (the command may run long)")
+    r.expect("working after AfterTool", lambda s: s["status"] == "working", 10)
+    r.expect("done at the end of the turn", lambda s: s["status"] == "done", 15)
+    r.idle()
+    r.save_transcript("permission-approved", start,
+                      "approved `sleep 2 && touch sb_marker.txt` with Enter (allow once); the turn finished")
+    report.check("the approved command ran", (r.ws / "sb_marker.txt").exists())
+
+    # --- refused with Esc / with "No" -----------------------------------------------------------
+    for name, key, how in [("refused with Esc", "Escape", "Esc"), ('refused with "No"', "3", '"3. No, suggest changes"')]:
+        report.scenario(name)
+        start = r.transcript_lines()
+        r.prompt("Create another marker [[scenario:refuse]]")
+        r.tmux.wait_text(r"Allow execution", 20)
+        r.expect("blocked at the permission prompt", lambda s: s["status"] == "blocked")
+        r.tmux.send(key)
+        report.check("the CLI shows the request cancelled", r.tmux.wait_text(r"Request cancelled", 10) is not None,
+                     r.tmux.screen())
+        r.idle()
+        time.sleep(0.5)
+        s = r.session()
+        report.check("status stays as the hooks left it (blocked): no hook fires on a refusal",
+                     s and s["status"] == "blocked", brief(s))
+        report.note_pending(f"refusal with {how}: no hook; the chat file shows the cancelled tool call")
+        slug = "refused-esc" if key == "Escape" else "refused-no"
+        r.save_transcript(slug, start, f"refused `touch sb_refused.txt` at the permission prompt with {how}")
+        report.check("the refused command did not run", not (r.ws / "sb_refused.txt").exists())
+
+    # --- Esc while a tool runs ------------------------------------------------------------------
+    report.scenario("Esc while a tool runs")
+    start = r.transcript_lines()
+    r.prompt("Wait for a while [[scenario:sleep]]")
+    r.tmux.wait_text(r"Allow execution", 20)
+    r.expect("blocked at the permission prompt", lambda s: s["status"] == "blocked")
+    r.tmux.send("Enter")
+    running = harness.wait_until(lambda: any("sleep 30" in cmdline(p) for p in descendants(r.pids[0])), 10)
+    report.check("`sleep 30` runs", running)
+    time.sleep(0.5)
+    r.tmux.send("Escape")
+    r.expect("done + interrupted after AfterTool(\"Command cancelled by user.\")",
+             lambda s: s["status"] == "done" and s.get("interrupted") is True, 10)
+    r.idle()
+    r.save_transcript("esc-during-tool", start, "approved `sleep 30`, then pressed Esc while it ran")
+
+    # --- Esc while streaming --------------------------------------------------------------------
+    report.scenario("Esc while streaming")
+    start = r.transcript_lines()
+    r.prompt("Write a long essay [[scenario:stream]]")
+    r.tmux.wait_text(r"Let me think about this", 20)
+    r.expect("working while the answer streams", lambda s: s["status"] == "working", 5)
+    r.tmux.send("Escape")
+    s = r.expect("done after Esc (AfterAgent with the partial text)", lambda s: s["status"] == "done", 10)
+    report.check("message = the partial text", s and (s.get("message") or "").startswith("Let me think"), brief(s))
+    r.idle()
+    r.save_transcript("esc-during-stream", start, "pressed Esc while the answer streamed")
+
+    # --- a question through ask_user ------------------------------------------------------------
+    report.scenario("question tool (ask_user)")
+    r.prompt("Set up a database [[scenario:ask]]")
+    r.tmux.wait_text(r"Enter to select", 20)
+    r.expect("waiting on the question (not blocked)",
+             lambda s: s["status"] == "waiting" and s.get("awaitingInput") is True and s.get("question") == ASK)
+    r.tmux.send("Enter")
+    r.expect("working after the answer", lambda s: s["status"] == "working", 10)
+    r.expect("done at the end of the turn", lambda s: s["status"] == "done" and not s.get("awaitingInput"), 15)
+    r.idle()
+
+    # --- a question as plain text ----------------------------------------------------------------
+    report.scenario("question as plain text")
+    r.prompt("Fix the bug [[scenario:plain]]")
+    r.expect("done, with the question as the message",
+             lambda s: s["status"] == "done" and s.get("message") == PLAIN_QUESTION)
+    r.idle()
+
+    # --- write_file edit confirmation, small and ~400 KB ------------------------------------------
+    for name, scenario, file in [("edit confirmation", "write", "notes.txt"),
+                                 ("edit confirmation ~400 KB", "big", "big.txt")]:
+        report.scenario(name)
+        r.prompt(f"Write {file} [[scenario:{scenario}]]")
+        r.tmux.wait_text(r"Apply this change", 30)
+        r.expect("blocked at the edit confirmation", lambda s: s["status"] == "blocked", 10)
+        r.tmux.send("Enter")
+        r.expect("done after the write", lambda s: s["status"] == "done", 20)
+        report.check(f"{file} was written", harness.wait_until(lambda: (r.ws / file).exists(), 5))
+        r.idle()
+
+    # --- API errors --------------------------------------------------------------------------------
+    for code, answer in [(400, None), (429, "Answered after a 429."), (500, "Answered after a 500.")]:
+        report.scenario(f"API error {code}")
+        r.prompt(f"Do something [[scenario:e{code}]]")
+        s = r.expect(f"done after HTTP {code}", lambda s: s["status"] == "done", 30)
+        if answer:
+            report.check("the retry answered", s and s.get("message") == answer, brief(s))
+        else:
+            report.check("the CLI shows the API error", r.tmux.wait_text(r"API Error", 5) is not None, r.tmux.screen())
+        r.idle()
+
+    # --- a subagent ----------------------------------------------------------------------------------
+    report.scenario("subagent")
+    r.prompt("Ask a subagent to read hello.txt [[scenario:sub]]")
+    r.expect("working while the subagent runs", lambda s: s["status"] == "working" and s.get("tool") == "invoke_agent",
+             10)
+    s = r.expect("done at the end of the main turn", lambda s: s["status"] == "done", 20)
+    report.check("message = the main agent's answer",
+                 s and s.get("message") == "The subagent reports: hello from the workspace.", brief(s))
+    r.idle()
+
+    # --- compaction ----------------------------------------------------------------------------------
+    report.scenario("compaction (/compress)")
+    start = r.transcript_lines()
+    before = r.session()
+    r.command("/compress")
+    report.check("the CLI answers /compress", r.tmux.wait_text(r"[Cc]ompress(ion|ed)", 20) is not None, r.tmux.screen())
+    r.idle()
+    s = r.wait(lambda s: s["lastEventAt"] > before["lastEventAt"], 10) if before else None
+    report.check("PreCompress(manual) reached the session and kept its status",
+                 s and s["status"] == before["status"] and not s.get("ended"), brief(s))
+    r.save_transcript("compress", start, "typed /compress after a few turns")
+
+    # --- /clear, /quit, --resume latest -----------------------------------------------------------
+    report.scenario("/clear and resume")
+    old = r.sid
+    r.command("/clear")
+    r.expect("the old session ended", lambda s: s.get("ended") is True, 10, sid=old)
+    new = harness.wait_until(lambda: next((s for s in r.serve.sessions()
+                                          if s["agent"] == "gemini" and s["sessionId"] != old), None), 10)
+    report.check("a new session id after /clear", new is not None, r.serve.sessions())
+    r.idle()
+    if new is None:
+        return
+    r.sid = new["sessionId"]
+    r.prompt("Say hello [[scenario:hello]]")
+    r.expect("the new session works and finishes", lambda s: s["status"] == "done")
+    r.idle()
+
+    r.command("/quit")
+    r.expect("the session ended after /quit", lambda s: s.get("ended") is True, 15)
+    report.check("gemini exited", r.exited(10), r.tmux.screen())
+    r.tmux.kill()
+    report.check("gemini --resume latest starts", r.launch("--resume", "latest"), r.tmux.screen())
+    r.expect("--resume latest reports the same session id again, no longer ended",
+             lambda s: s.get("ended") is False, 15)
+    report.check("no third session appeared",
+                 {s["sessionId"] for s in r.serve.sessions() if s["agent"] == "gemini"} == {old, r.sid},
+                 r.serve.sessions())
+    r.idle()
+
+    # --- exit ----------------------------------------------------------------------------------------
+    report.scenario("exit (/quit)")
+    r.command("/quit")
+    r.expect("ended after /quit", lambda s: s.get("ended") is True, 15)
+    report.check("gemini exited", r.exited(10), r.tmux.screen())
+
+
+def is_gemini(pid: int) -> bool:
+    return "gemini.js" in cmdline(pid)
+
+
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""

@@ -282,12 +282,10 @@ def scenarios(r: Run):
     r.expect("blocked at the shell permission prompt", lambda s: s["status"] == "blocked")
     r.expect("blocked message = the command", lambda s: s.get("message") == "sleep 2 && touch sb_marker.txt", 3)
     r.tmux.send("Enter")
-    time.sleep(1)
-    s = r.session()
-    report.check("still blocked while the approved command runs (no hook until AfterTool)",
-                 s and s["status"] == "blocked", brief(s))
-    report.note_pending("approval: nothing fires between Enter and AfterTool (the command may run long)")
-    r.expect("working after AfterTool", lambda s: s["status"] == "working", 10)
+    # No hook fires between Enter and AfterTool (the command may run long): the command's own
+    # process, a new child of the CLI, tells Switchboard it was approved.
+    r.expect("approved: the command's process → working within 2 s (no hook yet)",
+             lambda s: s["status"] == "working", 2)
     r.expect("done at the end of the turn", lambda s: s["status"] == "done", 15)
     r.idle()
     r.save_transcript("permission-approved", start,
@@ -304,12 +302,10 @@ def scenarios(r: Run):
         r.tmux.send(key)
         report.check("the CLI shows the request cancelled", r.tmux.wait_text(r"Request cancelled", 10) is not None,
                      r.tmux.screen())
+        # No hook fires on a refusal; the chat file's "Request cancelled." settles it.
+        r.expect(f"refused with {how}: done + interrupted within 2 s (from the chat file)",
+                 lambda s: s["status"] == "done" and s.get("interrupted") is True, 2)
         r.idle()
-        time.sleep(0.5)
-        s = r.session()
-        report.check("status stays as the hooks left it (blocked): no hook fires on a refusal",
-                     s and s["status"] == "blocked", brief(s))
-        report.note_pending(f"refusal with {how}: no hook; the chat file shows the cancelled tool call")
         slug = "refused-esc" if key == "Escape" else "refused-no"
         r.save_transcript(slug, start, f"refused `touch sb_refused.txt` at the permission prompt with {how}")
         report.check("the refused command did not run", not (r.ws / "sb_refused.txt").exists())

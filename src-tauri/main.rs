@@ -154,9 +154,20 @@ fn doctor(json: bool) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // `switchboard` cannot remove a session from a running instance: the test session is sent
-    // as ended, and the canvas and `status` hide it by its id.
-    let report = doctor::examine(&options, |_| {});
+    // The test session is removed again through the running instance's API.
+    let state = options.state_dir.clone();
+    let report = doctor::examine(&options, |session_id| {
+        if let Some(endpoint) = switchboard_engine::endpoint::Endpoint::read(&state) {
+            let path = format!("/sessions/{session_id}?key={}", endpoint.key);
+            let _ = switchboard_engine::client::request(
+                endpoint.addr(),
+                "DELETE",
+                &path,
+                b"",
+                std::time::Duration::from_secs(2),
+            );
+        }
+    });
     if json {
         println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
     } else {

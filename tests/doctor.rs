@@ -125,19 +125,15 @@ fn a_connected_home_with_a_running_instance_passes_and_its_test_event_arrives() 
     assert!(text.contains("✓ Test event"), "{text}");
     assert!(text.ends_with("\nAll checks passed.\n"), "{text}");
 
-    // The test events went through the real server; `serve` cannot be asked to remove them, so
-    // they are ended, silent, and kept out of `status` (and the canvas).
+    // The test events went through the real server, and doctor removed them again afterwards.
     let sessions = serve.sessions();
-    let tests: Vec<&Value> = sessions["sessions"]
+    let left = sessions["sessions"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|s| s["sessionId"].as_str().unwrap().starts_with("switchboard-doctor-"))
-        .collect();
-    assert_eq!(tests.len(), 2, "one per doctor run against the instance: {sessions}");
-    for test in tests {
-        assert_eq!((&test["ended"], &test["unread"], &test["status"]), (&true.into(), &false.into(), &Value::Null));
-    }
+        .count();
+    assert_eq!(left, 0, "doctor cleans up its test sessions: {sessions}");
     let status = machine.run(serve.home(), &["status"]);
     assert!(stdout(&status).starts_with("No sessions yet"), "{status:?}");
 }

@@ -212,3 +212,15 @@ fn a_second_serve_on_the_same_state_directory_refuses_to_start() {
     assert_eq!(serve.post("custom", &json!({"sessionId": "still-here", "status": "working"})), 204);
     serve.wait_for("still-here", |_| true);
 }
+
+#[test]
+fn a_session_can_be_removed_with_the_key_only() {
+    let serve = Serve::start();
+    serve.post("custom", &json!({"sessionId": "gone-soon", "status": "done"}));
+    serve.wait_for("gone-soon", |_| true);
+    assert_eq!(request(serve.addr(), "DELETE", "/sessions/gone-soon?key=wrong", b"").0, 401);
+    let path = format!("/sessions/gone-soon?key={}", serve.endpoint.key);
+    assert_eq!(request(serve.addr(), "DELETE", &path, b"").0, 204);
+    assert!(serve.session("gone-soon").is_none());
+    assert_eq!(request(serve.addr(), "DELETE", &path, b"").0, 404);
+}

@@ -10,7 +10,7 @@ use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::Router;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
@@ -56,6 +56,7 @@ fn router(state: Arc<ServerState>) -> Router {
     Router::new()
         .route("/hook/{agent}", post(hook))
         .route("/sessions", get(sessions))
+        .route("/sessions/{id}", delete(remove_session))
         // Refuses a declared Content-Length over the cap at once, and a streamed body as soon as
         // it passes the cap; axum's own default limit is lifted in favour of this one.
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
@@ -90,6 +91,23 @@ async fn hook(
         state.inputs.send(Input::Hook(Box::new(event)));
     }
     StatusCode::NO_CONTENT
+}
+
+/// Forgets a session (what the app's remove button does), for `switchboard doctor`'s test event
+/// and scripts.
+async fn remove_session(
+    State(state): State<Arc<ServerState>>,
+    Path(id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> StatusCode {
+    if !key_matches(query.as_deref(), &state.key) {
+        return StatusCode::UNAUTHORIZED;
+    }
+    if state.hub.remove(&id) {
+        StatusCode::NO_CONTENT
+    } else {
+        StatusCode::NOT_FOUND
+    }
 }
 
 /// The forwarder's report of the agent's process, if well-formed and small.

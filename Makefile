@@ -5,19 +5,19 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
 BUILD_PACKAGES := build-essential pkg-config libwebkit2gtk-4.1-dev
-TEST_PACKAGES  := curl ca-certificates xvfb xauth dbus webkit2gtk-driver xdotool x11-apps
+TEST_PACKAGES  := curl ca-certificates xvfb xauth dbus webkit2gtk-driver xdotool x11-apps tmux python3 procps
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_BIN := $(HOME)/.cargo/bin
 export PATH := $(CARGO_BIN):$(PATH)
 
-.PHONY: run test deps-build deps-test deps-node ui ui-deps lint test-rust test-ui test-e2e bench screenshot clean
+.PHONY: run test deps-build deps-test deps-node ui ui-deps lint test-rust test-ui test-e2e test-real-clis bench screenshot clean
 
 ## Start the desktop app (needs a display; headless machines: `cargo run -- serve`).
 run: deps-build ui
 	cargo run --bin switchboard
 
 ## Every test: linters, core, engine, whole-process and web-view end-to-end tests.
-test: deps-build deps-test ui lint test-ui test-rust test-e2e
+test: deps-build deps-test ui lint test-ui test-rust test-e2e test-real-clis
 
 deps-build:
 	@missing=$$(for p in $(BUILD_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -58,6 +58,12 @@ test-rust:
 ## D-Bus session bus and a test notification server on it.
 test-e2e:
 	xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" dbus-run-session -- cargo test --test e2e -- --test-threads=1
+
+## Claude Code, Codex and Gemini CLI for real (pinned versions from the npm registry, cached in
+## ~/.cache/switchboard-real-clis), each driven in tmux against a fake model server on loopback.
+test-real-clis:
+	cargo build --bin switchboard
+	python3 tests/real_cli/run.py
 
 bench:
 	bench/run.sh

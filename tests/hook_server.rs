@@ -224,3 +224,26 @@ fn a_session_can_be_removed_with_the_key_only() {
     assert!(serve.session("gone-soon").is_none());
     assert_eq!(request(serve.addr(), "DELETE", &path, b"").0, 404);
 }
+
+#[test]
+fn real_hooks_get_through_three_thousand_idle_connections() {
+    // This test process needs the descriptors too.
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: get/setrlimit with a valid pointer to a local struct.
+    unsafe {
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+        limit.rlim_cur = limit.rlim_max;
+        libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+    }
+    let serve = Serve::start();
+    let idle: Vec<std::net::TcpStream> =
+        (0..3_000).filter_map(|_| std::net::TcpStream::connect(serve.addr()).ok()).collect();
+    assert!(idle.len() >= 2_500, "only {} idle connections opened", idle.len());
+    for i in 0..50 {
+        let body = json!({"sessionId": format!("real-{i}"), "status": "blocked"});
+        assert_eq!(serve.post("custom", &body), 204, "hook {i}");
+    }
+    serve.wait_for("real-49", |s| s["status"] == "blocked");
+    assert!((0..50).all(|i| serve.session(&format!("real-{i}")).is_some()));
+    drop(idle);
+}

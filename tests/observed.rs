@@ -61,7 +61,7 @@ fn a_tool_started_by_a_blocked_agent_means_it_was_approved() {
     let mut child = agent(
         &serve,
         &payload("approved", "PermissionRequest", json!({})),
-        "time.sleep(1.0); subprocess.Popen(['sleep', '30'])",
+        "time.sleep(1.5); subprocess.Popen(['sleep', '30'])",
     );
     serve.wait_for("approved", |s| s["status"] == "blocked");
     let session = eventually(Duration::from_secs(3), || serve.session("approved").filter(|s| s["status"] == "working"))

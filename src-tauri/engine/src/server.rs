@@ -72,10 +72,15 @@ async fn hook(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
     body: Body,
-) -> StatusCode {
+) -> Response {
     if !key_matches(query.as_deref(), &state.key) {
-        return StatusCode::NO_CONTENT;
+        // Answered like any other (fail-open), but the connection is not kept for more.
+        return (StatusCode::NO_CONTENT, [(axum::http::header::CONNECTION, "close")]).into_response();
     }
+    accept_hook(&state, agent, &headers, body).await.into_response()
+}
+
+async fn accept_hook(state: &ServerState, agent: Option<Path<String>>, headers: &HeaderMap, body: Body) -> StatusCode {
     let Some(normalize) = agent.as_deref().filter(|agent| is_agent_id(agent)).and_then(|agent| normalizer(agent))
     else {
         return StatusCode::NO_CONTENT;
@@ -87,7 +92,7 @@ async fn hook(
     };
     let Ok(raw) = serde_json::from_slice::<Value>(&body) else { return StatusCode::NO_CONTENT };
     if let Some(mut event) = normalize(&raw, now_millis()) {
-        event.process = agent_process(&headers);
+        event.process = agent_process(headers);
         state.inputs.send(Input::Hook(Box::new(event)));
     }
     StatusCode::NO_CONTENT
@@ -197,8 +202,33 @@ impl HookServer {
     }
 }
 
+/// Under a flood of connections, a new one gets this long to send its request head: a real
+/// hook sends it within a millisecond of connecting, an idle reconnecting client is cut.
+pub const BUSY_READ_TIMEOUT: Duration = Duration::from_millis(250);
+
+/// Raises the soft descriptor limit to the hard one (the default 1,024 is starved by a few
+/// thousand idle connections) and returns how many connections to serve at once: the limit
+/// less a reserve for the database, transcripts and notifications.
+pub fn connection_cap() -> usize {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit/setrlimit with a valid pointer to a local struct.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit { rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit = raised;
+            }
+        }
+    }
+    let descriptors = usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX).max(256);
+    (descriptors - 128).min(65_536)
+}
+
 /// axum's `serve` sets no header read timeout; hyper's own builder does, given a timer.
+/// Connections beyond `cap` are closed at once; past half of it, new ones must be quick.
 async fn accept_loop(listener: TcpListener, router: Router, shutdown: CancellationToken) {
+    let cap = connection_cap();
+    let open = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut connections = tokio::task::JoinSet::new();
     loop {
         let (stream, _) = tokio::select! {
@@ -213,13 +243,21 @@ async fn accept_loop(listener: TcpListener, router: Router, shutdown: Cancellati
                 }
             },
         };
+        let count = open.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if count > cap {
+            open.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+            drop(stream);
+            continue;
+        }
+        let read_timeout = if count > cap / 2 { BUSY_READ_TIMEOUT } else { READ_TIMEOUT };
         let _ = stream.set_nodelay(true);
         let service = TowerToHyperService::new(router.clone());
         let shutdown = shutdown.clone();
+        let open = Arc::clone(&open);
         connections.spawn(async move {
             let connection = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
-                .header_read_timeout(READ_TIMEOUT)
+                .header_read_timeout(read_timeout)
                 .keep_alive(true)
                 .serve_connection(TokioIo::new(stream), service);
             tokio::pin!(connection);
@@ -230,6 +268,7 @@ async fn accept_loop(listener: TcpListener, router: Router, shutdown: Cancellati
                     let _ = tokio::time::timeout(Duration::from_secs(1), connection).await;
                 }
             }
+            open.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         });
         while connections.try_join_next().is_some() {}
     }

@@ -38,6 +38,12 @@ pub const LIVENESS_EVERY: Duration = Duration::from_secs(1);
 pub const READ_CAP: u64 = 1024 * 1024;
 /// Sessions watched at once; the least recently active are dropped past it.
 pub const MAX_WATCHED: usize = 4096;
+/// A new child of a blocked agent counts as the approved tool only once it has lived this
+/// long: hooks (the user's own, run beside ours) are gone by then.
+pub const TOOL_CONFIRM: Duration = Duration::from_millis(500);
+/// ... and only if no hook event of the session arrived this close to its start: other hooks
+/// of that same event run at that moment.
+pub const HOOK_QUIET: Duration = Duration::from_millis(400);
 
 pub struct AgentWatch;
 
@@ -74,6 +80,10 @@ struct Watched {
     process: Option<AgentProcess>,
     /// The agent's children when it became blocked (hooks excluded): a new one is the tool.
     children_at_block: Option<HashSet<u32>>,
+    /// New children not yet confirmed as the tool, with when they were first seen.
+    candidates: HashMap<u32, Instant>,
+    /// When a hook event of this session last arrived.
+    last_hook: Instant,
 }
 
 struct Watch {
@@ -113,7 +123,12 @@ impl Watch {
             tail: None,
             process: None,
             children_at_block: None,
+            candidates: HashMap::new(),
+            last_hook: Instant::now(),
         });
+        if session.last_event_at != watched.last_event_at {
+            watched.last_hook = Instant::now();
+        }
         let open_turn = matches!(session.status, Some(AgentStatus::Working | AgentStatus::Blocked));
         if !open_turn || watched.transcript_path != session.transcript_path {
             watched.tail = None;
@@ -123,6 +138,7 @@ impl Watch {
         }
         if session.status != Some(AgentStatus::Blocked) {
             watched.children_at_block = None;
+            watched.candidates.clear();
         } else if watched.children_at_block.is_none() {
             watched.children_at_block = session.process.as_ref().map(|p| process::children(p.pid));
         }
@@ -155,12 +171,9 @@ impl Watch {
                 gone.push(id.clone());
                 continue;
             }
-            if let Some(before) = &watched.children_at_block {
-                let now = process::children(agent_process.pid);
-                if now.iter().any(|child| !before.contains(child)) {
+            if let Some(before) = &mut watched.children_at_block {
+                if approved(before, &mut watched.candidates, watched.last_hook, process::children(agent_process.pid)) {
                     events.push(tool_started(&watched.agent, id, now_millis()));
-                    // Once is enough: the next hook or update says what comes next.
-                    watched.children_at_block = Some(now);
                 }
             }
         }
@@ -171,6 +184,38 @@ impl Watch {
             self.inputs.send(Input::Hook(Box::new(event)));
         }
     }
+}
+
+/// Whether the blocked agent's children show the approved tool running: a child that was not
+/// there at the block, has lived [`TOOL_CONFIRM`], and did not start within [`HOOK_QUIET`] of a
+/// hook event (other hooks of that event run then). Children that come and go are hooks; they
+/// join `before`. Once a tool is confirmed, the children of that moment become the new `before`.
+fn approved(
+    before: &mut HashSet<u32>,
+    candidates: &mut HashMap<u32, Instant>,
+    last_hook: Instant,
+    now: HashSet<u32>,
+) -> bool {
+    candidates.retain(|child, _| {
+        let alive = now.contains(child);
+        if !alive {
+            before.insert(*child);
+        }
+        alive
+    });
+    for child in now.iter().filter(|child| !before.contains(child)) {
+        candidates.entry(*child).or_insert_with(Instant::now);
+    }
+    let near_hook = |seen: Instant| {
+        let gap = if seen > last_hook { seen - last_hook } else { last_hook - seen };
+        gap < HOOK_QUIET
+    };
+    let confirmed = candidates.values().any(|seen| seen.elapsed() >= TOOL_CONFIRM && !near_hook(*seen));
+    if confirmed {
+        *before = now;
+        candidates.clear();
+    }
+    confirmed
 }
 
 /// The unread end of a file that only grows (until it is rotated or truncated).
@@ -229,6 +274,33 @@ impl Tail {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    fn set(pids: &[u32]) -> HashSet<u32> {
+        pids.iter().copied().collect()
+    }
+
+    #[test]
+    fn a_lasting_new_child_is_the_approved_tool_but_a_hook_beside_ours_is_not() {
+        let long_ago = Instant::now() - Duration::from_secs(10);
+        let (mut before, mut candidates) = (set(&[1]), HashMap::new());
+        // A child appears: not yet confirmed.
+        assert!(!approved(&mut before, &mut candidates, long_ago, set(&[1, 2])));
+        // It has lived long enough, far from any hook event: the tool runs.
+        *candidates.get_mut(&2).unwrap() -= TOOL_CONFIRM;
+        assert!(approved(&mut before, &mut candidates, long_ago, set(&[1, 2])));
+        assert!(!approved(&mut before, &mut candidates, long_ago, set(&[1, 2])), "told once");
+
+        // A child that starts with a hook event (another hook of the same event) is not a tool,
+        // however long it lives; one that comes and goes is forgotten.
+        let (mut before, mut candidates) = (set(&[]), HashMap::new());
+        assert!(!approved(&mut before, &mut candidates, long_ago, set(&[7])));
+        let seen = candidates[&7] - TOOL_CONFIRM;
+        candidates.insert(7, seen);
+        let hook = seen + Duration::from_millis(100);
+        assert!(!approved(&mut before, &mut candidates, hook, set(&[7])));
+        assert!(!approved(&mut before, &mut candidates, hook, set(&[])));
+        assert!(before.contains(&7) && candidates.is_empty());
+    }
 
     fn append(path: &std::path::Path, text: &str) {
         std::fs::OpenOptions::new().append(true).create(true).open(path).unwrap().write_all(text.as_bytes()).unwrap();

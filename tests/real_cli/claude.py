@@ -1,0 +1,495 @@
+"""The real Claude Code, driven in tmux against a fake Anthropic API, reporting to a private
+`switchboard serve` through the hooks `switchboard install claude` registered.
+
+Expectations are SPEC §8's. Besides Switchboard's own hooks, the project's settings carry a
+recorder hook on every event the binary knows (events/claude.txt) that appends each payload to
+`events.jsonl`: it tells the test when an event has fired (the late Notification, PostCompact)
+and gives every failed check the event sequence behind it.
+
+Where no hook fires (a refused permission, Esc), the status the hooks left is asserted, the
+scenario is noted pending, and the lines Claude appended to its transcript are saved to
+tests/fixtures/real-transcripts/claude/<scenario>.jsonl for the issue that reads them — when
+the file is missing, or always with SWITCHBOARD_SAVE_TRANSCRIPTS=1 (so that a run leaves the
+committed fixtures alone).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+import harness
+from fake_claude import QUESTION, TASK_NOTIFICATION_ANSWER, FakeAnthropic
+
+PACKAGE = "@anthropic-ai/claude-code"
+VERSION = "2.1.332"
+
+API_KEY = "sk-ant-api03-switchboard-real-cli-test-0123456789abcdefghij"
+READY = r"\? for shortcuts"  # the footer under an idle prompt
+EVENTS = Path(__file__).resolve().parent / "events" / "claude.txt"
+TRANSCRIPTS = harness.ROOT / "tests" / "fixtures" / "real-transcripts" / "claude"
+# What the user did in each saved transcript (the README beside them).
+TRANSCRIPT_README = {
+    "permission-refused-esc": 'asked "Create a second file please"; Claude called Bash `touch second-file.txt`; '
+                              "the user pressed Esc at the permission prompt",
+    "permission-refused-no": 'asked "Create a second file please"; Claude called Bash `touch second-file.txt`; '
+                             'the user chose "4. No" at the permission prompt',
+    "esc-during-tool": 'asked "Run the slow script"; Claude ran `./slow.sh` (sleep 20, allowed without a prompt); '
+                       "the user pressed Esc while it ran",
+    "esc-during-stream": 'asked "Tell me a long story"; the model streamed slowly; the user pressed Esc mid-stream',
+    "compact": 'typed /compact after a few turns (the fake model answered the summary request with "Fake session")',
+}
+
+
+def run(ctx, report):
+    package = harness.npm_package(PACKAGE, VERSION)
+    claude = package / "bin" / "claude.exe"
+    work = ctx.workdir
+    home, project = work / "home", work / "ws"
+    fake = FakeAnthropic(str(project))
+    serve: Optional[harness.Serve] = None
+    session: Optional[ClaudeSession] = None
+    try:
+        prepare_home(home, project, work / "events.jsonl")
+        report.scenario("install")
+        installed = subprocess.run([str(ctx.bin), "install", "claude"], capture_output=True, text=True,
+                                   env={**os.environ, "HOME": str(home), "SWITCHBOARD_HOME": str(work / "sb")})
+        settings = json.loads((home / ".claude" / "settings.json").read_text())
+        report.check("`switchboard install claude` registers the hook in ~/.claude/settings.json",
+                     installed.returncode == 0 and "hook claude" in json.dumps(settings.get("hooks", {})),
+                     installed.stdout + installed.stderr)
+        serve = harness.Serve(work)
+        env = {
+            "HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "xterm-256color",
+            "LANG": "C.UTF-8", "SWITCHBOARD_HOME": str(serve.state),
+            "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": API_KEY, "DISABLE_TELEMETRY": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+            "CLAUDE_CODE_MAX_RETRIES": "1",
+        }
+        session = ClaudeSession(claude, env, project, work, serve, fake, report)
+        scenarios(session, report)
+    finally:
+        if session is not None:
+            session.kill()
+        if serve is not None:
+            serve.stop()
+        fake.stop()
+
+
+def prepare_home(home: Path, project: Path, recorder: Path):
+    """Onboarding done, the key approved, the folder trusted (REAL-CLIS.md); prompts for
+    permissions; a slow script allowed for the Esc-during-a-tool scenario; the recorder hook."""
+    (home / ".claude").mkdir(parents=True)
+    (project / ".claude").mkdir(parents=True)
+    (home / ".claude.json").write_text(json.dumps({
+        "hasCompletedOnboarding": True, "theme": "dark",
+        "customApiKeyResponses": {"approved": [API_KEY[-20:]], "rejected": []},
+        "projects": {str(project): {"hasTrustDialogAccepted": True}},
+    }))
+    (project / "notes.txt").write_text("hello\n")
+    slow = project / "slow.sh"
+    slow.write_text("#!/bin/sh\nsleep 20\necho finished\n")
+    slow.chmod(0o755)
+    record = f"{{ cat; echo; }} >> {shlex.quote(str(recorder))}"
+    events = [e for e in EVENTS.read_text().splitlines() if e and not e.startswith("#")]
+    (project / ".claude" / "settings.json").write_text(json.dumps({
+        "permissions": {"defaultMode": "default", "allow": ["Bash(./slow.sh)"]},
+        "hooks": {event: [{"hooks": [{"type": "command", "command": record}]}] for event in events},
+    }, indent=2))
+
+
+class ClaudeSession:
+    """The interactive CLI in tmux, what its hooks recorded, and Switchboard's view of it."""
+
+    def __init__(self, claude: Path, env: dict, project: Path, work: Path, serve: harness.Serve,
+                 fake: FakeAnthropic, report):
+        self.claude, self.env, self.project, self.work = claude, env, project, work
+        self.serve, self.fake, self.report = serve, fake, report
+        self.recorder = work / "events.jsonl"
+        self.tmux: Optional[harness.Tmux] = None
+        self.mark = 0  # recorder events before the current scenario
+        self.transcript_mark: Optional[tuple[Path, int]] = None
+        self.last_prompt = ""
+
+    # --- the CLI -------------------------------------------------------------------------------
+    def start(self, *args: str) -> str:
+        """Starts Claude; returns the session id of its SessionStart."""
+        self.kill()
+        before = self.event_count("SessionStart", since=0)
+        self.tmux = harness.Tmux(f"sb-claude-{os.getpid()}", [str(self.claude), *args], self.env, self.project)
+        start = self.wait_event(lambda e: e["hook_event_name"] == "SessionStart", timeout=30, nth=before + 1,
+                                since=0)
+        if not start:
+            raise RuntimeError("Claude did not start:\n" + (self.tmux.screen() if self.tmux else ""))
+        if not self.tmux.wait_text(READY, 20):
+            raise RuntimeError("no prompt:\n" + self.tmux.screen())
+        return start["session_id"]
+
+    def kill(self):
+        if self.tmux is not None:
+            self.tmux.kill()
+            self.tmux = None
+
+    def prompt(self, text: str):
+        """Types a prompt once the input is idle (the footer shows the shortcuts hint again)."""
+        self.tmux.wait_text(READY, 10)
+        self.begin_transcript()
+        self.last_prompt = text
+        self.tmux.type(text)
+
+    def keys(self, *keys: str):
+        self.tmux.send(*keys)
+
+    def history(self) -> str:
+        """The pane with its whole scrollback (the TUI draws the conversation on the main screen)."""
+        out = subprocess.run(["tmux", "-L", self.tmux.socket, "capture-pane", "-p", "-S", "-", "-t", "main"],
+                             capture_output=True, text=True)
+        return out.stdout
+
+    def wait_new_text(self, pattern: str, before: int, timeout: float = 10) -> bool:
+        """Waits until `pattern` shows more often than `before` times in the pane's history."""
+        regex = re.compile(pattern)
+        return harness.wait_until(lambda: len(regex.findall(self.history())) > before, timeout, 0.2) is not None
+
+    def count_text(self, pattern: str) -> int:
+        return len(re.findall(pattern, self.history()))
+
+    # --- what the hooks recorded ---------------------------------------------------------------
+    def events(self) -> list[dict]:
+        found = []
+        try:
+            lines = self.recorder.read_text().splitlines()
+        except OSError:
+            return found
+        for line in lines:
+            try:
+                found.append(json.loads(line))
+            except ValueError:
+                pass
+        return found
+
+    def begin(self):
+        """A scenario starts: later failures show the events from here on."""
+        self.mark = len(self.events())
+
+    @staticmethod
+    def label(event: dict) -> str:
+        name = event.get("hook_event_name", "?")
+        detail = event.get("tool_name") or event.get("notification_type") or event.get("source") \
+            or event.get("reason") or event.get("error") or ""
+        return f"{name}({detail})" if detail else name
+
+    def sequence(self) -> str:
+        return " → ".join(self.label(e) for e in self.events()[self.mark:]) or "(no events)"
+
+    def event_count(self, name: str, since: Optional[int] = None) -> int:
+        start = self.mark if since is None else since
+        return sum(1 for e in self.events()[start:] if e.get("hook_event_name") == name)
+
+    def wait_event(self, match: Callable[[dict], bool], timeout: float = 15, nth: int = 1,
+                   since: Optional[int] = None) -> Optional[dict]:
+        start = self.mark if since is None else since
+
+        def check():
+            hits = [e for e in self.events()[start:] if match(e)]
+            return hits[nth - 1] if len(hits) >= nth else None
+        return harness.wait_until(check, timeout, 0.1)
+
+    # --- Switchboard ---------------------------------------------------------------------------
+    def sb(self, session_id: str) -> Optional[dict]:
+        return self.serve.session(session_id=session_id)
+
+    def expect(self, what: str, session_id: str, predicate: Callable[[dict], bool], timeout: float = 15,
+               after: Optional[str] = None) -> Optional[dict]:
+        """Waits until Switchboard's view of the session satisfies `predicate`; checks it. With
+        `after` (an event name, or `Name(detail)` as in `sequence`), first waits until the CLI has
+        fired that event in this scenario, so that a state left by the last one cannot pass."""
+        if after is not None and not self.wait_event(lambda e: self.label(e) == after or e.get("hook_event_name") == after,
+                                                     timeout):
+            self.report.check(what, False, f"{after} never fired; events: {self.sequence()}")
+            return None
+
+        def check():
+            s = self.sb(session_id)
+            return s if s is not None and predicate(s) else None
+        found = harness.wait_until(check, timeout, 0.15)
+        last = found or self.sb(session_id)
+        self.report.check(what, found is not None, f"Switchboard shows {brief(last)}; events: {self.sequence()}")
+        return found
+
+    def holds(self, what: str, session_id: str, predicate: Callable[[dict], bool], seconds: float = 2.0) -> bool:
+        """Checks that the session satisfies `predicate` now and still after `seconds`."""
+        deadline = time.monotonic() + seconds
+        last = None
+        ok = True
+        while ok:
+            last = self.sb(session_id)
+            ok = last is not None and predicate(last)
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.25)
+        self.report.check(what, ok, f"Switchboard shows {brief(last)}; events: {self.sequence()}")
+        return ok
+
+    def no_hook(self, session_id: str, hook_left: str, pending: str):
+        """After an action that fires no hook (SPEC §8): Switchboard either still shows the status
+        the hooks left — pending a second source — or has settled the turn from one (the
+        transcript's interrupt record) as done + interrupted. Anything else fails."""
+        settled = harness.wait_until(
+            lambda: (lambda s: s if s and s["status"] == "done" and s["interrupted"] else None)(self.sb(session_id)), 3)
+        if settled:
+            self.report.check("no hook fires; a second source settles it: done + interrupted", True)
+            return
+        last = self.sb(session_id)
+        ok = self.report.check(f"no hook fires: the hooks left it {hook_left}",
+                               last is not None and last["status"] == hook_left,
+                               f"Switchboard shows {brief(last)}; events: {self.sequence()}")
+        if ok:
+            self.report.note_pending(pending)
+
+    # --- transcripts ---------------------------------------------------------------------------
+    def transcript(self) -> Optional[Path]:
+        for event in reversed(self.events()):
+            if isinstance(event.get("transcript_path"), str):
+                return Path(event["transcript_path"])
+        return None
+
+    def begin_transcript(self):
+        """Marks the transcript's end before a prompt, once Claude has finished writing the last
+        turn's records (they trail the Stop hook by a few dozen ms)."""
+        path = self.transcript()
+        if path is None or not path.exists():
+            self.transcript_mark = (path, 0)
+            return
+        deadline = time.monotonic() + 3
+        size = path.stat().st_size
+        while time.monotonic() < deadline:
+            time.sleep(0.4)
+            size, before = path.stat().st_size, size
+            if size == before:
+                break
+        self.transcript_mark = (path, len(path.read_text().splitlines()))
+
+    def save_transcript(self, name: str):
+        """The lines Claude appended since the last prompt, with the temp paths made /home/dev."""
+        target = TRANSCRIPTS / f"{name}.jsonl"
+        if self.transcript_mark is None or (target.exists() and os.environ.get("SWITCHBOARD_SAVE_TRANSCRIPTS") != "1"):
+            return
+        path, count = self.transcript_mark
+        path = path or self.transcript()
+        if path is None or not path.exists():
+            self.report.check("the transcript exists", False, str(path))
+            return
+        time.sleep(0.5)  # Claude writes the interrupt record right after the key
+        lines = path.read_text().splitlines()[count:]
+        # Start at the prompt (and the file snapshot Claude writes just before it): records of
+        # the last turn can trail its Stop.
+        for index, line in enumerate(lines):
+            record = json.loads(line)
+            if record.get("type") == "user" and (record.get("message") or {}).get("content") == self.last_prompt:
+                before = json.loads(lines[index - 1]) if index else {}
+                lines = lines[index - 1 if before.get("type") == "file-history-snapshot" else index:]
+                break
+        TRANSCRIPTS.mkdir(parents=True, exist_ok=True)
+        target.write_text("".join(anonymize(line, self.work) + "\n" for line in lines))
+        write_readme()
+
+
+def brief(s: Optional[dict]) -> str:
+    if s is None:
+        return "no session"
+    keys = ["status", "tool", "message", "awaitingInput", "question", "interrupted", "errored", "ended", "subagents"]
+    return json.dumps({k: s.get(k) for k in keys})
+
+
+def anonymize(line: str, work: Path) -> str:
+    """Paths under the run's folder become /home/dev (HOME = /home/dev/home, project /home/dev/ws),
+    also in Claude's dash-mangled form (`-home-dev-ws`)."""
+    mangled = re.sub(r"[^A-Za-z0-9]", "-", str(work))
+    return line.replace(str(work), "/home/dev").replace(mangled, "-home-dev")
+
+
+def write_readme():
+    lines = [f"What the user did in each file (Claude Code {VERSION}; the lines the CLI appended to its "
+             "transcript from the prompt on, paths rewritten to /home/dev; written by tests/real_cli/claude.py):", ""]
+    lines += [f"- `{name}.jsonl`: {what}" for name, what in TRANSCRIPT_README.items()
+              if (TRANSCRIPTS / f"{name}.jsonl").exists()]
+    (TRANSCRIPTS / "README.md").write_text("\n".join(lines) + "\n")
+
+
+# --- the scenarios ---------------------------------------------------------------------------------
+
+def is_done(message: Optional[str] = None):
+    return lambda s: s["status"] == "done" and (message is None or s.get("message") == message)
+
+
+INTERRUPTED = r"Interrupted · What should Claude do instead\?"
+
+
+def scenarios(c: ClaudeSession, report):
+    report.scenario("startup")
+    c.begin()
+    first = c.start()
+    c.expect("SessionStart makes a node with no status yet", first,
+             lambda s: s["status"] is None and not s["ended"], 10)
+
+    report.scenario("read-only turn")
+    c.begin()
+    c.prompt("Please read notes.txt [[scenario:read]]")
+    c.expect("Stop → done with the last assistant message", first,
+             is_done("The notes file says hello. All done."), after="Stop")
+
+    report.scenario("permission approved")
+    c.begin()
+    c.prompt("Create a file please [[scenario:perm]]")
+    blocked_on = lambda command: lambda s: s["status"] == "blocked" and command in (s.get("message") or "")
+    c.expect("PermissionRequest(Bash) → blocked with the command", first,
+             blocked_on("touch created-by-claude.txt"), after="PermissionRequest(Bash)")
+    if c.wait_event(lambda e: e.get("notification_type") == "permission_prompt", 12):
+        c.holds("the later Notification(permission_prompt) keeps blocked and the command", first,
+                blocked_on("touch created-by-claude.txt"), 1.0)
+    else:
+        report.check("Notification(permission_prompt) fires while the prompt is open", False, c.sequence())
+    c.keys("Enter")
+    c.expect("approval → PostToolUse → working", first, lambda s: s["status"] == "working", 10)
+    c.expect("then Stop → done", first, is_done("Created the file created-by-claude.txt."), after="Stop")
+    report.check("the command ran", (c.project / "created-by-claude.txt").exists())
+
+    for name, key, transcript in [("permission refused with Esc", "Escape", "permission-refused-esc"),
+                                  ("permission refused with No", "4", "permission-refused-no")]:
+        report.scenario(name)
+        c.begin()
+        interrupted = c.count_text(INTERRUPTED)
+        c.prompt("Create a second file please [[scenario:perm2]]")
+        c.expect("PermissionRequest(Bash) → blocked with the command", first,
+                 blocked_on("touch second-file.txt"), after="PermissionRequest(Bash)")
+        c.tmux.wait_text(r"Do you want to proceed\?", 5)
+        c.keys(key)
+        if key != "Escape" and not c.wait_new_text(INTERRUPTED, interrupted, 1.5):
+            c.keys("Enter")  # the digit sometimes only moves the selection
+        report.check("the CLI shows the refusal", c.wait_new_text(INTERRUPTED, interrupted), c.tmux.screen())
+        c.no_hook(first, "blocked", "refusal fires no hook: settle from the transcript's rejected tool_result")
+        report.check("no event after PermissionRequest", c.sequence().endswith("PermissionRequest(Bash)"),
+                     c.sequence())
+        report.check("the command did not run", not (c.project / "second-file.txt").exists())
+        c.save_transcript(transcript)
+
+    report.scenario("question tool (AskUserQuestion)")
+    c.begin()
+    c.prompt("Ask me about the color [[scenario:ask]]")
+    asking = lambda s: s["status"] == "waiting" and s["awaitingInput"] and s.get("question") == QUESTION
+    c.expect("PermissionRequest(AskUserQuestion) → waiting with the question", first, asking,
+             after="PermissionRequest(AskUserQuestion)")
+    if c.wait_event(lambda e: e.get("notification_type") == "permission_prompt", 12):
+        c.holds("the later Notification(permission_prompt) keeps it waiting on the question", first, asking, 1.0)
+    else:
+        report.check("Notification(permission_prompt) fires while the question is open", False, c.sequence())
+    c.tmux.wait_text(r"Enter to select", 5)
+    c.keys("Enter")
+    c.expect("the answer → working, the question closed", first,
+             lambda s: s["status"] == "working" and not s["awaitingInput"], 10)
+    c.expect("then Stop → done", first, is_done("Great, I will make the button that color."), after="Stop")
+
+    report.scenario("question as plain text")
+    c.begin()
+    c.prompt("How should I indent? [[scenario:askplain]]")
+    c.expect("Stop → done with the question as the message, no open question", first,
+             lambda s: is_done("Do you want me to use tabs or spaces? Please tell me.")(s) and not s["awaitingInput"],
+             after="Stop")
+
+    report.scenario("Esc while a tool runs")
+    c.begin()
+    interrupted = c.count_text(INTERRUPTED)
+    c.prompt("Run the slow script [[scenario:sleep]]")
+    c.expect("PreToolUse(Bash) → working", first, lambda s: s["status"] == "working" and s.get("tool") == "Bash",
+             after="PreToolUse(Bash)")
+    time.sleep(1.0)
+    c.keys("Escape")
+    report.check("the CLI shows the interrupt", c.wait_new_text(INTERRUPTED, interrupted), c.tmux.screen())
+    c.no_hook(first, "working", "Esc during a tool fires no hook: settle from the transcript's interrupt record")
+    report.check("no event after PreToolUse", c.sequence().endswith("PreToolUse(Bash)"), c.sequence())
+    c.save_transcript("esc-during-tool")
+
+    report.scenario("Esc while streaming")
+    c.begin()
+    interrupted = c.count_text(INTERRUPTED)
+    c.prompt("Tell me a long story [[scenario:slowtext]]")
+    c.expect("UserPromptSubmit → working", first, lambda s: s["status"] == "working" and not s["interrupted"],
+             after="UserPromptSubmit")
+    harness.wait_until(lambda: any(line.endswith("slowtext#0") for line in c.fake.log), 10)
+    time.sleep(1.5)
+    c.keys("Escape")
+    report.check("the CLI shows the interrupt", c.wait_new_text(INTERRUPTED, interrupted), c.tmux.screen())
+    c.no_hook(first, "working", "Esc while streaming fires no hook: settle from the transcript's interrupt record")
+    report.check("no event after UserPromptSubmit", c.sequence().endswith("UserPromptSubmit"), c.sequence())
+    c.save_transcript("esc-during-stream")
+
+    for code in (400, 429, 500):
+        report.scenario(f"API error {code}")
+        c.begin()
+        c.prompt(f"This will fail [[scenario:err{code}]]")
+        found = c.expect("StopFailure → done + errored", first, lambda s: s["status"] == "done" and s["errored"],
+                         20, after="StopFailure")
+        message = (found or c.sb(first) or {}).get("message") or ""
+        report.check("a readable message, not a bare error code",
+                     message not in ("", "unknown", "rate_limit", "server_error") and " " in message,
+                     f"message = {message!r}; events: {c.sequence()}")
+
+    report.scenario("subagent (Agent tool)")
+    c.begin()
+    c.prompt("Delegate reading the notes [[scenario:sub]]")
+    c.expect("SubagentStart → the node counts one running subagent", first, lambda s: s["subagents"] == 1,
+             after="SubagentStart")
+    c.expect("the main Stop while it runs → done, subagent still counted", first,
+             lambda s: s["status"] == "done" and s["subagents"] == 1, 15, after="Stop")
+    c.expect("SubagentStop and the <task-notification> turn → done, no subagent left", first,
+             lambda s: is_done(TASK_NOTIFICATION_ANSWER)(s) and s["subagents"] == 0, 30, after="SubagentStop")
+
+    report.scenario("compaction (/compact)")
+    c.begin()
+    c.prompt("/compact")
+    c.expect("after PostCompact → done + interrupted (no Stop comes)", first,
+             lambda s: s["status"] == "done" and s["interrupted"], 5, after="PostCompact")
+    c.expect("no subagent counted (two SubagentStop without a start)", first, lambda s: s["subagents"] == 0, 2)
+    # No Stop follows a compaction; PostCompact should settle it, the transcript shows it too.
+    c.save_transcript("compact")
+
+    report.scenario("/clear")
+    c.begin()
+    c.prompt("/clear")
+    started = c.wait_event(lambda e: e["hook_event_name"] == "SessionStart", 15)
+    ended = c.wait_event(lambda e: e["hook_event_name"] == "SessionEnd", 5)
+    print(f"    /clear fired: {c.sequence()}", flush=True)
+    report.check("/clear fires SessionEnd(clear) on the old id and SessionStart(clear) with a new id",
+                 started is not None and started["session_id"] != first and started.get("source") == "clear"
+                 and ended is not None and ended["session_id"] == first and ended.get("reason") == "clear",
+                 c.sequence())
+    c.expect("the old session is ended", first, lambda s: s["ended"], 5)
+    second = started["session_id"] if started else first
+    c.expect("the new session is a node with no status yet", second, lambda s: s["status"] is None, 5)
+    c.prompt("Say hello [[scenario:hello]]")
+    c.expect("the new session runs a turn to done", second, is_done("Hello! Nothing to do."), after="Stop")
+
+    report.scenario("exit (/exit)")
+    c.begin()
+    c.prompt("/exit")
+    c.expect("SessionEnd → ended", second, lambda s: s["ended"], 10, after="SessionEnd")
+    pane_gone = harness.wait_until(lambda: "exited" if c.tmux.pane_pid() is None else None, 10)
+    report.check("the CLI exited", pane_gone is not None, c.tmux.screen()[-400:])
+
+    report.scenario("resume (--resume)")
+    c.begin()
+    resumed = c.start("--resume", first)
+    report.check("SessionStart(resume) carries the old id", resumed == first and c.sequence() == "SessionStart(resume)",
+                 c.sequence())
+    c.expect("the resumed session is no longer ended", first, lambda s: not s["ended"], 10)
+    c.prompt("Say hello again [[scenario:hello]]")
+    c.expect("a turn in the resumed session → done", first, is_done("Hello! Nothing to do."), after="Stop")
+    c.prompt("/exit")
+    c.expect("SessionEnd → ended", first, lambda s: s["ended"], 10, after="SessionEnd")

@@ -22,6 +22,8 @@ const FRAME: Duration = Duration::from_millis(16);
 pub const SESSIONS_CHANGED: &str = "sessions-changed";
 /// A notification was clicked: the payload is the session id to bring into view.
 pub const FOCUS_SESSION: &str = "focus-session";
+/// The instance's notices changed (e.g. sessions cannot be saved): the payload is the full list.
+pub const NOTICES_CHANGED: &str = "notices-changed";
 
 /// An error the web view can show: `{kind, message}`, never matched by string.
 #[derive(Debug, serde::Serialize)]
@@ -33,7 +35,6 @@ pub struct CommandError {
 
 struct AppState {
     hub: Arc<Hub>,
-    notices: Vec<String>,
     /// Taken (and stopped) when the app exits.
     instance: Mutex<Option<Instance>>,
 }
@@ -85,7 +86,7 @@ fn remove_ended(state: tauri::State<'_, AppState>) -> usize {
 /// What the user should know about the session database (set aside, refused, …).
 #[tauri::command]
 fn notices(state: tauri::State<'_, AppState>) -> Vec<String> {
-    state.notices.clone()
+    state.hub.notices()
 }
 
 /// The "Connect my CLIs" button: the same as `switchboard install <agent>`.
@@ -152,6 +153,7 @@ impl Pending {
                     self.order.push(id);
                 }
             }
+            Update::Notices(_) => {}
             Update::Removed(id) => {
                 if self.changed.remove(&id).is_some() {
                     self.order.retain(|changed| *changed != id);
@@ -226,7 +228,7 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
                 Notifier::follow(hub.updates(), Some(on_click));
             }
             answer_focus_requests(handle.clone(), &state_dir);
-            app.manage(AppState { hub, notices: instance.notices.clone(), instance: Mutex::new(Some(instance)) });
+            app.manage(AppState { hub, instance: Mutex::new(Some(instance)) });
             Ok(())
         })
         .on_window_event(|window, event| {
@@ -244,6 +246,10 @@ fn emit_changes<R: Runtime>(handle: AppHandle<R>, updates: Receiver<Update>) {
     let spawned = std::thread::Builder::new().name("emit".into()).spawn(move || {
         let mut pending = Pending::default();
         while let Ok(update) = updates.recv() {
+            if let Update::Notices(notices) = &update {
+                let _ = handle.emit(NOTICES_CHANGED, notices.clone());
+                continue;
+            }
             pending.push(update);
             pending.extend(updates.try_iter());
             if let Some(batch) = pending.take() {
@@ -390,7 +396,7 @@ mod tests {
             (
                 "events.ts",
                 format!(
-                    "{header}\nexport const SESSIONS_CHANGED = {SESSIONS_CHANGED:?};\nexport const FOCUS_SESSION = {FOCUS_SESSION:?};\n"
+                    "{header}\nexport const SESSIONS_CHANGED = {SESSIONS_CHANGED:?};\nexport const FOCUS_SESSION = {FOCUS_SESSION:?};\nexport const NOTICES_CHANGED = {NOTICES_CHANGED:?};\n"
                 ),
             ),
         ];

@@ -123,3 +123,26 @@ fn history_is_kept_per_session_and_bounded() {
     assert_eq!(history.len(), switchboard_engine::store::HISTORY_LIMIT);
     assert_eq!(history.last().unwrap().message.as_deref(), Some("step 59"));
 }
+
+#[test]
+fn a_database_that_cannot_be_written_is_reported_once_in_the_snapshot_and_status() {
+    let serve = Serve::start();
+    serve.post("custom", &json!({"sessionId": "before", "status": "working"}));
+    serve.wait_for("before", |_| true);
+    let conn = rusqlite::Connection::open(serve.home().join(DATABASE_FILE)).unwrap();
+    conn.execute_batch("DROP TABLE sessions;").unwrap();
+    drop(conn);
+    serve.post("custom", &json!({"sessionId": "after", "status": "blocked"}));
+    let notices = crate::support::eventually(Duration::from_secs(5), || {
+        let snapshot = serve.sessions();
+        snapshot["notices"].as_array().filter(|n| !n.is_empty()).cloned()
+    })
+    .expect("a notice within a few seconds");
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    let text = notices[0].as_str().unwrap();
+    assert!(text.contains("not being saved") && text.contains(DATABASE_FILE), "{text}");
+    // The hook path is untouched: events still arrive.
+    serve.wait_for("after", |s| s["status"] == "blocked");
+    let output = crate::support::run(serve.home(), &["status"], b"");
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with("! Sessions are not being saved"));
+}

@@ -17,6 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 
 CLIS = ["claude", "codex", "gemini"]
+# The build's binary, before any Context points SWITCHBOARD_BIN at its private copy.
+BUILT = harness.switchboard_bin()
 
 
 class Context:
@@ -26,7 +28,7 @@ class Context:
     def __init__(self, cli: str):
         self.workdir = harness.temp_dir(f"{cli}-")
         self.bin = self.workdir / "switchboard"
-        shutil.copy2(harness.switchboard_bin(), self.bin)
+        shutil.copy2(BUILT, self.bin)
         harness.os.environ["SWITCHBOARD_BIN"] = str(self.bin)
 
 

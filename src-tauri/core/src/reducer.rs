@@ -81,6 +81,11 @@ pub struct Position {
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Snapshot {
     pub sessions: Vec<Session>,
+    /// What the user should know about the instance itself (e.g. sessions are not being
+    /// saved), with the fix; absent when all is well.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub notices: Option<Vec<String>>,
 }
 
 /// What the web view is told after a burst of changes: sessions to upsert, ids to drop.
@@ -262,10 +267,21 @@ enum Commit {
     TurnEnd(AgentStatus),
 }
 
+/// Sessions held at once. Past it, a new session evicts ended and archived sessions first, then
+/// the longest silent, down to [`EVICT_TO`] in one pass (amortized: a flood of new ids costs
+/// O(log n) each, not a scan each).
+pub const MAX_SESSIONS: usize = 5_000;
+pub const EVICT_TO: usize = MAX_SESSIONS * 9 / 10;
+/// Running subagents tracked per session; more are not counted.
+pub const MAX_SUBAGENTS: usize = 256;
+/// Longest text kept per field (characters): a 250 KiB message is clipped at ingest.
+pub const MAX_TEXT: usize = 4_000;
+
 #[derive(Clone, Debug, Default)]
 pub struct Reducer {
     sessions: HashMap<String, SessionState>,
     next_seq: u64,
+    evicted: Vec<String>,
 }
 
 impl Reducer {
@@ -283,6 +299,9 @@ impl Reducer {
         if needs_a_session && !self.sessions.contains_key(&event.session_id) {
             return None;
         }
+        if !self.sessions.contains_key(&event.session_id) && self.sessions.len() >= MAX_SESSIONS {
+            self.evict();
+        }
         let seq = self.next_seq;
         let state = self.sessions.entry(event.session_id.clone()).or_insert_with(|| SessionState::new(event, seq));
         if state.seq == seq {
@@ -297,6 +316,29 @@ impl Reducer {
         };
         state.refresh();
         Some(Change { session: state.session.clone(), previous, notify })
+    }
+
+    /// Makes room: ended and archived sessions go first, then the longest silent.
+    fn evict(&mut self) {
+        let mut order: Vec<(bool, Millis, u64, String)> = self
+            .sessions
+            .values()
+            .map(|s| {
+                (!(s.session.ended || s.session.archived), s.session.last_event_at, s.seq, s.session.session_id.clone())
+            })
+            .collect();
+        order.sort_unstable();
+        let excess = self.sessions.len().saturating_sub(EVICT_TO);
+        for (_, _, _, id) in order.into_iter().take(excess) {
+            self.sessions.remove(&id);
+            self.evicted.push(id);
+        }
+    }
+
+    /// Sessions evicted to stay under [`MAX_SESSIONS`] since the last call (the shell tells the
+    /// store and the UI they are gone).
+    pub fn take_evicted(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.evicted)
     }
 
     /// The user opened the node (click, keyboard or its notification).
@@ -401,8 +443,19 @@ impl Reducer {
     pub fn snapshot(&self) -> Snapshot {
         let mut states: Vec<&SessionState> = self.sessions.values().collect();
         states.sort_by_key(|state| state.seq);
-        Snapshot { sessions: states.into_iter().map(|state| state.session.clone()).collect() }
+        Snapshot { sessions: states.into_iter().map(|state| state.session.clone()).collect(), notices: None }
     }
+}
+
+/// At most [`MAX_TEXT`] characters (an ellipsis marks the cut).
+fn clip(text: &Option<String>) -> Option<String> {
+    let text = text.as_ref()?;
+    if text.len() <= MAX_TEXT {
+        return Some(text.clone());
+    }
+    let mut clipped: String = text.chars().take(MAX_TEXT - 1).collect();
+    clipped.push('…');
+    Some(clipped)
 }
 
 fn apply_metadata(state: &mut SessionState, event: &StatusEvent) {
@@ -415,13 +468,13 @@ fn apply_metadata(state: &mut SessionState, event: &StatusEvent) {
         session.agent.clone_from(&event.agent);
     }
     if event.cwd.is_some() {
-        session.cwd.clone_from(&event.cwd);
+        session.cwd = clip(&event.cwd);
     }
     if event.transcript_path.is_some() && !event.is_subagent() {
-        session.transcript_path.clone_from(&event.transcript_path);
+        session.transcript_path = clip(&event.transcript_path);
     }
     if event.title.is_some() {
-        state.event_title.clone_from(&event.title);
+        state.event_title = clip(&event.title);
     }
     if event.process.is_some() && !event.is_subagent() {
         session.process.clone_from(&event.process);
@@ -446,7 +499,7 @@ fn track_subagent(state: &mut SessionState, event: &StatusEvent) {
     match (event.status, event.lifecycle) {
         (None, None) => {
             let id = event.subagent_id.clone().unwrap_or_default();
-            if id.is_empty() || !state.subagents.contains(&id) {
+            if state.subagents.len() < MAX_SUBAGENTS && (id.is_empty() || !state.subagents.contains(&id)) {
                 state.subagents.push(id);
             }
         }
@@ -529,7 +582,7 @@ fn apply_commit(state: &mut SessionState, event: &StatusEvent, commit: Commit, w
     if event.awaiting_input {
         // A confirmation of a question already asked (Gemini's ask_user notice) carries no text.
         if event.question.is_some() || !session.awaiting_input {
-            session.question.clone_from(&event.question);
+            session.question = clip(&event.question);
         }
         session.awaiting_input = true;
     }
@@ -537,10 +590,10 @@ fn apply_commit(state: &mut SessionState, event: &StatusEvent, commit: Commit, w
     // already showed.
     let generic_notice = event.cue == Cue::PermissionNotice && previous == Some(AgentStatus::Blocked);
     if event.message.is_some() && !generic_notice {
-        session.message.clone_from(&event.message);
+        session.message = clip(&event.message);
     }
     if event.tool.is_some() {
-        session.tool.clone_from(&event.tool);
+        session.tool = clip(&event.tool);
     }
 
     // The user caused an interrupted done at the terminal: no notification, no unread.

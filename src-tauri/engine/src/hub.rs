@@ -26,6 +26,8 @@ pub enum Input {
     Hook(Box<StatusEvent>),
     /// The agent's own name for a session, read from its files.
     AgentTitle { session_id: String, title: Option<String> },
+    /// What a part of the instance needs the user to know (`None`: resolved), by source.
+    Notice { source: &'static str, text: Option<String> },
 }
 
 /// What every subscriber is told.
@@ -33,6 +35,8 @@ pub enum Input {
 pub enum Update {
     Changed(Box<Changed>),
     Removed(String),
+    /// The instance's notices changed; the full list.
+    Notices(Vec<String>),
 }
 
 /// A session after a change: what the reducer said, plus what the store needs to rebuild it.
@@ -102,6 +106,7 @@ struct State {
     reducer: Reducer,
     subscribers: Vec<Subscriber>,
     recent: HashMap<String, VecDeque<HistoryEntry>>,
+    notices: std::collections::BTreeMap<&'static str, String>,
 }
 
 impl Default for Hub {
@@ -113,7 +118,12 @@ impl Default for Hub {
 impl Hub {
     pub fn new() -> Self {
         Self {
-            state: Mutex::new(State { reducer: Reducer::new(), subscribers: Vec::new(), recent: HashMap::new() }),
+            state: Mutex::new(State {
+                reducer: Reducer::new(),
+                subscribers: Vec::new(),
+                recent: HashMap::new(),
+                notices: std::collections::BTreeMap::new(),
+            }),
             window_focused: AtomicBool::new(false),
         }
     }
@@ -159,13 +169,30 @@ impl Hub {
             Input::AgentTitle { session_id, title } => {
                 self.update(|reducer| reducer.set_agent_title(&session_id, title).map(|s| s.session_id));
             }
+            Input::Notice { source, text } => {
+                let mut state = self.state();
+                let changed = match text {
+                    Some(text) => state.notices.insert(source, text.clone()).as_ref() != Some(&text),
+                    None => state.notices.remove(source).is_some(),
+                };
+                if changed {
+                    let notices = state.notices.values().cloned().collect();
+                    state.publish(&Update::Notices(notices));
+                }
+            }
         }
     }
 
     pub fn apply_event(&self, event: &StatusEvent) {
         let focused = self.window_focused.load(Ordering::Relaxed);
         let mut state = self.state();
-        if let Some(change) = state.reducer.apply(event, focused) {
+        let change = state.reducer.apply(event, focused);
+        // Sessions evicted to keep the reducer bounded are gone for every subscriber too.
+        for id in state.reducer.take_evicted() {
+            state.recent.remove(&id);
+            state.publish(&Update::Removed(id));
+        }
+        if let Some(change) = change {
             let history = HistoryEntry::of(&change);
             state.publish_change(change, history);
         }
@@ -232,7 +259,14 @@ impl Hub {
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        self.state().reducer.snapshot()
+        let state = self.state();
+        let notices: Vec<String> = state.notices.values().cloned().collect();
+        Snapshot { notices: (!notices.is_empty()).then_some(notices), ..state.reducer.snapshot() }
+    }
+
+    /// The instance's current notices.
+    pub fn notices(&self) -> Vec<String> {
+        self.state().notices.values().cloned().collect()
     }
 
     /// Runs a change that is not a status event (no notification, no history entry) and

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
 use crate::endpoint::{Endpoint, EndpointError};
-use crate::hub::{inputs, Hub, Inputs};
+use crate::hub::{inputs, Hub, Input, Inputs};
 use crate::lock::{InstanceLock, LockError};
 use crate::notifier::Notifier;
 use crate::server::{now_millis, HookServer, QUEUE_CAPACITY};
@@ -62,11 +62,15 @@ impl Instance {
     /// The same, with the lock already taken (the app takes it before it opens a window).
     pub async fn start_locked(config: Config, lock: InstanceLock) -> Result<Self, ServeError> {
         let hub = Arc::new(Hub::new());
-        let (store, notices) = if config.persist { open_store(&config.state_dir, &hub) } else { (None, Vec::new()) };
+        let (inputs, queue) = inputs(QUEUE_CAPACITY);
+        let (store, notices) =
+            if config.persist { open_store(&config.state_dir, &hub, &inputs) } else { (None, Vec::new()) };
         for notice in &notices {
             tracing::warn!("{notice}");
         }
-        let (inputs, queue) = inputs(QUEUE_CAPACITY);
+        if !notices.is_empty() {
+            hub.apply(Input::Notice { source: "database", text: Some(notices.join(" ")) });
+        }
         TitleWatch::start(hub.updates(), inputs.clone(), config.codex_home.clone());
         AgentWatch::start(hub.updates(), inputs.clone());
         let stop = CancellationToken::new();
@@ -128,7 +132,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
 
 /// Opens the database, restores its sessions into the hub and subscribes it. Problems are
 /// returned as notices: the app runs on without persistence rather than not at all.
-fn open_store(state_dir: &Path, hub: &Hub) -> (Option<StoreHandle>, Vec<String>) {
+fn open_store(state_dir: &Path, hub: &Hub, inputs: &Inputs) -> (Option<StoreHandle>, Vec<String>) {
     let mut notices = Vec::new();
     let store = match Store::open(state_dir) {
         Ok((store, notice)) => {
@@ -144,7 +148,7 @@ fn open_store(state_dir: &Path, hub: &Hub) -> (Option<StoreHandle>, Vec<String>)
         Ok(sessions) => hub.restore(sessions),
         Err(error) => notices.push(error.to_string()),
     }
-    match StoreHandle::start(store, hub) {
+    match StoreHandle::start(store, hub, Some(inputs.clone())) {
         Ok(handle) => (Some(handle), notices),
         Err(error) => {
             notices.push(error.to_string());

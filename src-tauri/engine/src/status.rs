@@ -38,6 +38,11 @@ pub fn fetch(state_dir: &Path) -> Result<(Snapshot, Vec<u8>), StatusError> {
 /// A readable table: the sessions that need you first, then the rest by last activity.
 /// `switchboard doctor`'s test sessions are left out.
 pub fn table(snapshot: &Snapshot, now: Millis) -> String {
+    let notices: String = snapshot.notices.iter().flatten().map(|notice| format!("! {notice}\n")).collect();
+    notices + &sessions_table(snapshot, now)
+}
+
+fn sessions_table(snapshot: &Snapshot, now: Millis) -> String {
     let mut sessions: Vec<_> =
         snapshot.sessions.iter().filter(|s| !s.session_id.starts_with(DOCTOR_SESSION_PREFIX)).collect();
     if sessions.is_empty() {

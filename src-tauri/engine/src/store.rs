@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
 use switchboard_core::{HistoryEntry, Restored};
 
-use crate::hub::{Hub, Update};
+use crate::hub::{Hub, Input, Inputs, Update};
 
 pub const DATABASE_FILE: &str = "switchboard.db";
 /// The newest schema this build reads and writes.
@@ -302,6 +302,7 @@ impl Batch {
                 self.history.retain(|(session, _)| *session != id);
                 self.removed.push(id);
             }
+            Update::Notices(_) => {}
         }
     }
 }
@@ -327,14 +328,15 @@ pub struct StoreHandle {
 }
 
 impl StoreHandle {
-    /// Starts the writer thread that owns `store`, and subscribes it to `hub`.
-    pub fn start(store: Store, hub: &Hub) -> Result<Self, StoreError> {
+    /// Starts the writer thread that owns `store`, and subscribes it to `hub`. A commit that
+    /// fails is reported once to `notices` (with what to do), and cleared when one succeeds.
+    pub fn start(store: Store, hub: &Hub, notices: Option<Inputs>) -> Result<Self, StoreError> {
         let reader = Connection::open_with_flags(&store.path, OpenFlags::SQLITE_OPEN_READ_ONLY)
             .map_err(|source| StoreError::Sqlite { path: store.path.clone(), source })?;
         let (writer, messages) = mpsc::channel();
         std::thread::Builder::new()
             .name("store".into())
-            .spawn(move || write_behind(store, &messages))
+            .spawn(move || write_behind(store, &messages, notices.as_ref()))
             .map_err(|source| StoreError::SetAside { path: PathBuf::new(), source })?;
         hub.subscribe(writer.clone());
         Ok(Self { writer: Mutex::new(writer), reader: Mutex::new(reader) })
@@ -357,8 +359,9 @@ impl StoreHandle {
     }
 }
 
-fn write_behind(mut store: Store, messages: &Receiver<Message>) {
+fn write_behind(mut store: Store, messages: &Receiver<Message>, notices: Option<&Inputs>) {
     let mut batch = Batch::default();
+    let mut failing = false;
     let mut waiting: Vec<Sender<()>> = Vec::new();
     let mut deadline: Option<Instant> = None;
     loop {
@@ -383,11 +386,29 @@ fn write_behind(mut store: Store, messages: &Receiver<Message>) {
         if closed || deadline.is_some_and(|deadline| Instant::now() >= deadline) {
             if !batch.is_empty() {
                 if let Err(error) = store.write(&batch) {
-                    tracing::error!(%error, "cannot save sessions; will retry with the next change");
+                    if !failing {
+                        // Once, not at every retry: the notice says it until it is fixed.
+                        let text = format!(
+                            "Sessions are not being saved: {error}. Check that {} and its folder are writable and the \
+                             disk has room; Switchboard keeps retrying.",
+                            store.path.display()
+                        );
+                        tracing::error!("{text}");
+                        if let Some(notices) = notices {
+                            notices.send(Input::Notice { source: "store", text: Some(text) });
+                        }
+                        failing = true;
+                    }
                     // Keep the batch: the next flush tries again with it.
                     if !closed {
-                        deadline = Some(Instant::now() + FLUSH_EVERY);
+                        deadline = Some(Instant::now() + FLUSH_EVERY * 4);
                         continue;
+                    }
+                } else if failing {
+                    failing = false;
+                    tracing::info!("sessions are being saved again");
+                    if let Some(notices) = notices {
+                        notices.send(Input::Notice { source: "store", text: None });
                     }
                 }
                 batch = Batch::default();
@@ -424,7 +445,7 @@ mod tests {
         let (store, notice) = Store::open(dir).unwrap();
         assert_eq!(notice, None);
         hub.restore(store.load().unwrap());
-        let handle = StoreHandle::start(store, &hub).unwrap();
+        let handle = StoreHandle::start(store, &hub, None).unwrap();
         (hub, handle)
     }
 

@@ -100,6 +100,7 @@ impl Watch {
                 return;
             }
             Update::Changed(changed) => changed.change.session,
+            Update::Notices(_) => return,
         };
         if session.ended || session.archived {
             self.sessions.remove(&session.session_id);

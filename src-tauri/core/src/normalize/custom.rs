@@ -7,7 +7,7 @@ use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEven
 
 pub fn normalize_custom(raw: &Value, now: Millis) -> Option<StatusEvent> {
     let body = raw.as_object()?;
-    let session_id = body.get("sessionId")?.as_str().filter(|id| !id.is_empty())?;
+    let session_id = body.get("sessionId")?.as_str().filter(|id| !id.is_empty() && id.len() <= super::MAX_ID_LEN)?;
     let status = optional(body, "status", |v| v.as_str().and_then(AgentStatus::parse))?;
     let question = optional(body, "question", string)?;
     let lifecycle = optional(body, "lifecycle", |v| match v.as_str()? {
@@ -18,7 +18,9 @@ pub fn normalize_custom(raw: &Value, now: Millis) -> Option<StatusEvent> {
     // A question is an open question to the user: without an explicit status it means waiting.
     let status = status.or(question.as_ref().map(|_| AgentStatus::Waiting));
     Some(StatusEvent {
-        agent: optional(body, "agent", string)?.filter(|a| !a.is_empty()).unwrap_or_else(|| "custom".into()),
+        agent: optional(body, "agent", string)?
+            .filter(|a| !a.is_empty() && a.len() <= 64)
+            .unwrap_or_else(|| "custom".into()),
         session_id: session_id.to_owned(),
         status,
         kind: optional(body, "kind", |v| v.as_str().and_then(SessionKind::parse))?.unwrap_or_default(),

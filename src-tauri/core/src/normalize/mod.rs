@@ -45,6 +45,9 @@ pub fn normalize(agent: &str, raw: &Value, now: Millis) -> Option<StatusEvent> {
     normalizer(agent).and_then(|normalize| normalize(raw, now))
 }
 
+/// Longest session id accepted (real ids are 36 characters); longer ones are dropped.
+pub const MAX_ID_LEN: usize = 256;
+
 /// A hook payload in the shape Claude, Codex and Gemini share (`hook_event_name`,
 /// `session_id`, `transcript_path`, `cwd`, `tool_name`, `tool_input`).
 pub(crate) struct Hook<'a> {
@@ -59,7 +62,7 @@ impl<'a> Hook<'a> {
     pub fn parse(raw: &'a Value) -> Option<Self> {
         let fields = raw.as_object()?;
         let event_name = fields.get("hook_event_name")?.as_str()?;
-        let session_id = fields.get("session_id")?.as_str().filter(|id| !id.is_empty())?;
+        let session_id = fields.get("session_id")?.as_str().filter(|id| !id.is_empty() && id.len() <= MAX_ID_LEN)?;
         Some(Self { fields, event_name, session_id })
     }
 

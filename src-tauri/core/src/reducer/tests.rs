@@ -697,3 +697,42 @@ mod observed {
         assert!(!run.session().ended && !run.session().exited);
     }
 }
+
+// --- bounds -------------------------------------------------------------------------------------
+
+#[test]
+fn a_flood_of_session_ids_keeps_the_reducer_bounded_and_evicts_ended_then_silent_first() {
+    let mut reducer = Reducer::new();
+    let event = |id: &str, status: &str, at: Millis| {
+        normalize("custom", &json!({"sessionId": id, "status": status}), at).unwrap()
+    };
+    reducer.apply(&event("keep-me", "blocked", 10_000_000), false);
+    reducer.apply(&normalize("custom", &json!({"sessionId": "ended", "lifecycle": "end"}), 10_000_000).unwrap(), false);
+    for i in 0..(MAX_SESSIONS as u64 * 3) {
+        reducer.apply(&event(&format!("flood-{i}"), "working", i), false);
+        assert!(reducer.len() <= MAX_SESSIONS);
+    }
+    let evicted = reducer.take_evicted();
+    assert!(evicted.contains(&"ended".to_owned()) && evicted[0] == "ended", "ended sessions go first");
+    assert!(reducer.get("keep-me").is_some(), "the recently active blocked session stays");
+    assert!(reducer.get("flood-0").is_none(), "the longest silent went");
+    assert!(reducer.take_evicted().is_empty());
+}
+
+#[test]
+fn long_texts_are_clipped_and_subagents_are_bounded() {
+    let mut reducer = Reducer::new();
+    let big = "m".repeat(250 * 1024);
+    let done = normalize("custom", &json!({"sessionId": "s", "status": "done", "message": big}), 1).unwrap();
+    reducer.apply(&done, false);
+    assert_eq!(reducer.get("s").unwrap().message.as_ref().unwrap().chars().count(), MAX_TEXT);
+    let mut run = Run::codex();
+    for i in 0..2_000 {
+        run.feed_with("SubagentStart", i, json!({"agent_id": format!("child-{i}")}));
+    }
+    assert_eq!(run.session().subagents as usize, MAX_SUBAGENTS);
+    let long_id = "x".repeat(MAX_ID_LEN_FOR_TEST + 1);
+    assert!(normalize("custom", &json!({"sessionId": long_id}), 1).is_none());
+}
+
+const MAX_ID_LEN_FOR_TEST: usize = crate::normalize::MAX_ID_LEN;

@@ -6,6 +6,9 @@
 //   ?older        opens the Older drawer;  ?pick=ID  also picks that Older session
 //   ?allolder     every session is archived (the quiet empty state)
 //   ?arrive       starts empty; the sessions arrive a moment later (the canvas fits to them)
+//   ?many=N       N generated sessions instead (default 100) over ?projects=P projects (default
+//                 12), a fixed mix of states, the same every time
+//   ?connections  opens the Connections drawer;  ?doctorok  every doctor check passes
 (() => {
   const params = new URLSearchParams(location.search);
   const now = Date.now();
@@ -29,6 +32,8 @@
     restored: false,
     archived: false,
     position: null,
+    process: null,
+    exited: false,
   };
   const s = (id, agent, firstMinAgo, lastMinAgo, fields) => ({
     ...base,
@@ -110,6 +115,40 @@
         }),
       ].map((x) => (params.has("allolder") ? { ...x, archived: true } : x));
 
+  // ?many: a crowd of sessions, deterministic (no Math.random), for the "hundred agents" views.
+  if (params.has("many")) {
+    const count = Number(params.get("many")) || 100;
+    const projectCount = Number(params.get("projects")) || 12;
+    const names = ["webapp", "switchboard", "billing", "dashboard", "mobile", "infra", "docs-site", "search",
+      "payments", "auth-service", "data-pipeline", "design-system", "cli", "notifier", "importer", "gateway"];
+    const tasks = ["Fix flaky login test", "Migrate to Vite 7", "Add CSV export", "Refactor the cache layer",
+      "Bump dependencies", "Write the release notes", "Speed up cold start", "Port the charts to SVG",
+      "Add retry to the uploader", "Clean up feature flags", "Investigate memory leak", "Add dark mode",
+      "Rename the API fields", "Paginate the audit log", "Harden the webhook handler", "Split the monolith module",
+      "Translate the settings page", "Add an index on orders", "Review the auth flow", "Trim the Docker image"];
+    const agents = ["claude", "codex", "gemini"];
+    // Roughly: 1 in 6 needs you, a third working, a third done, a few ended.
+    const mix = ["working", "done", "working", "blocked", "done", "working", "waiting", "done", "working",
+      "done", "working", "done"];
+    sessions.splice(0, sessions.length);
+    for (let i = 0; i < count; i++) {
+      const project = names[(i * 7) % projectCount % names.length];
+      const status = i % 17 === 16 ? "done" : mix[i % mix.length];
+      const sub = i % 5 === 3 ? "/packages/core" : "";
+      sessions.push(s(`many-${String(i).padStart(3, "0")}`, agents[i % 3], 200 - i, (i * 13) % 40 + 0.2, {
+        status,
+        title: `${tasks[(i * 3) % tasks.length]}${i >= tasks.length ? ` #${i}` : ""}`,
+        cwd: `/home/maya/src/${project}${sub}`,
+        ended: i % 17 === 16,
+        unread: status === "blocked" || status === "waiting" || (status === "done" && i % 3 === 0),
+        tool: status === "blocked" ? "Bash" : status === "working" ? "Edit" : null,
+        message: status === "blocked" ? "npm run migrate -- --force" : status === "done" ? "All tests pass." : null,
+        question: status === "waiting" ? "Keep the old endpoint as a redirect, or remove it?" : null,
+        awaitingInput: status === "waiting",
+      }));
+    }
+  }
+
   // Recent status changes per session, oldest first (newest last), like session_history.
   function historyOf(x) {
     const span = Math.max(x.lastEventAt - x.firstEventAt, 4 * min);
@@ -141,6 +180,49 @@
       e(0.8, "working", { tool: x.tool ?? "Bash" }),
       last,
     ];
+  }
+
+  // What the `doctor` command reports: Claude connected, Codex untrusted, Gemini not installed.
+  function doctorReport() {
+    const ok = params.has("doctorok");
+    const check = (id, label, outcome, detail, fix = null) => ({ id, label, outcome, detail, fix });
+    return {
+      ok,
+      agents: [
+        {
+          agent: "claude", name: "Claude Code", found: true, path: "/home/maya/.local/bin/claude", version: "2.1.332",
+          checks: [
+            check("claude.path", "On PATH", "pass", "/home/maya/.local/bin/claude 2.1.332"),
+            check("claude.hooks", "Hooks installed", "pass", "for every event, in /home/maya/.claude/settings.json"),
+            check("claude.enabled", "Hooks switched on", "pass", "no setting turns them off"),
+          ],
+        },
+        {
+          agent: "codex", name: "Codex CLI", found: true, path: "/usr/local/bin/codex", version: "0.171.0",
+          checks: [
+            check("codex.path", "On PATH", "pass", "/usr/local/bin/codex 0.171.0"),
+            check("codex.hooks", "Hooks installed", "pass", "for every event, in /home/maya/.codex/hooks.json"),
+            check("codex.enabled", "Hooks switched on", "pass", "no setting turns them off"),
+            ok
+              ? check("codex.trust", "Hooks trusted", "pass", "Codex trusts all 14 of Switchboard's hooks")
+              : check("codex.trust", "Hooks trusted", "fail",
+                  "Codex skips untrusted hooks: not trusted yet: SessionStart, SessionEnd, PreToolUse, PostToolUse",
+                  'run codex and choose "Trust all and continue" when it says hooks need review (or trust them in /hooks)'),
+          ],
+        },
+        {
+          agent: "gemini", name: "Gemini CLI", found: false, path: null, version: null,
+          checks: [
+            check("gemini.path", "On PATH", "skip", "not installed: no `gemini` on PATH and no /home/maya/.gemini",
+              "npm install -g @google/gemini-cli"),
+          ],
+        },
+      ],
+      switchboard: [
+        check("switchboard.running", "Switchboard running", "pass", "pid 4242, port 41873, state in /home/maya/.local/share/dev.switchboard.app"),
+        check("switchboard.roundTrip", "Test event", "pass", "sent with `switchboard hook custom`, seen in 3 ms"),
+      ],
+    };
   }
 
   const arriving = params.has("arrive") ? sessions.splice(0) : [];
@@ -216,6 +298,8 @@
           byId.delete(args.sessionId);
           later(() => emit("sessions-changed", { changed: [], removed: [args.sessionId] }));
           return null;
+        case "doctor":
+          return doctorReport();
         case "install_hooks":
           if (params.has("failinstall")) {
             throw { kind: "parse", message: "~/.codex/hooks.json is not valid JSON (line 3); nothing was changed." };
@@ -237,6 +321,7 @@
   // Screenshot helpers: click what a user would click (the app itself has no such switches).
   const click = (selector) => document.querySelector(selector)?.click();
   if (params.has("older") || params.has("pick")) setTimeout(() => click('[data-testid="older-toggle"]'), 500);
+  if (params.has("connections")) setTimeout(() => click('[data-testid="connections-toggle"]'), 500);
   if (params.has("pick")) setTimeout(() => click(`[data-testid="older-item"][data-session-id="${params.get("pick")}"]`), 800);
   // For poking at it from the console: __fake.emit("focus-session", "x9f8e7d6-waiting")
   window.__fake = { emit, sessions: byId, calls };

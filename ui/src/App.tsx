@@ -4,6 +4,7 @@ import { Header } from "./Header";
 import { Canvas } from "./Canvas";
 import { EmptyState } from "./EmptyState";
 import { OlderDrawer } from "./OlderDrawer";
+import { ConnectionsDrawer } from "./Connections";
 import { DetailsPanel } from "./DetailsPanel";
 import { Notices } from "./Notices";
 import { useSwitchboard } from "./store";
@@ -31,6 +32,7 @@ export function App() {
           )}
           {loaded && empty && <EmptyState olderCount={olderCount} />}
           <OlderDrawer />
+          <ConnectionsDrawer />
         </main>
         <DetailsPanel />
       </div>

@@ -41,7 +41,7 @@ function renderCanvas() {
 }
 
 beforeEach(() => {
-  useSwitchboard.setState({ ...initialData(), columns: 3 });
+  useSwitchboard.setState(initialData());
   vi.mocked(ipc.clearUnread).mockClear();
 });
 
@@ -76,13 +76,72 @@ describe("the canvas", () => {
     input.remove();
   });
 
-  it("clicking a chip steps through the sessions it counts", async () => {
+  it("clicking a chip shows only its sessions; clicking it again shows all", async () => {
     renderCanvas();
     await screen.findAllByTestId("session-node");
+    const dimmed = () =>
+      screen
+        .getAllByTestId("session-node")
+        .filter((n) => n.dataset.dimmed === "true")
+        .map((n) => n.dataset.sessionId)
+        .sort();
     fireEvent.click(screen.getByTestId("count-needs"));
-    expect(selectSelectedId(useSwitchboard.getState())).toBe("b1");
-    fireEvent.click(screen.getByTestId("count-needs"));
+    expect(screen.getByTestId("count-needs")).toHaveAttribute("aria-pressed", "true");
+    expect(dimmed()).toEqual(["d1", "d2", "e1", "w1"]);
+    fireEvent.click(screen.getByTestId("count-done"));
+    expect(dimmed()).toEqual(["b1", "e1", "q1", "w1"]);
+    fireEvent.click(screen.getByTestId("count-done"));
+    expect(dimmed()).toEqual([]);
+    expect(screen.getByTestId("count-done")).toHaveAttribute("aria-pressed", "false");
+  });
+
+  it("Ctrl+K and / open the quick filter; typing dims what does not match, Escape clears it", async () => {
+    renderCanvas();
+    await screen.findAllByTestId("session-node");
+    fireEvent.keyDown(window, { key: "k", ctrlKey: true });
+    const input = await screen.findByTestId("filter-input");
+    fireEvent.change(input, { target: { value: "question" } });
+    const lit = () =>
+      screen
+        .getAllByTestId("session-node")
+        .filter((n) => n.dataset.dimmed === "false")
+        .map((n) => n.dataset.sessionId);
+    expect(lit()).toEqual(["q1"]);
+    expect(screen.getByTestId("filter-count")).toHaveTextContent("1 of 6");
+    fireEvent.keyDown(input, { key: "Escape" });
+    expect(screen.queryByTestId("filter-input")).toBeNull();
+    expect(lit()).toHaveLength(6);
+    fireEvent.keyDown(window, { key: "/" });
+    expect(await screen.findByTestId("filter-input")).toBeInTheDocument();
+  });
+
+  it("Enter in the filter selects the first match", async () => {
+    renderCanvas();
+    await screen.findAllByTestId("session-node");
+    fireEvent.keyDown(window, { key: "/" });
+    const input = await screen.findByTestId("filter-input");
+    fireEvent.change(input, { target: { value: "question" } });
+    fireEvent.keyDown(input, { key: "Enter" });
     expect(selectSelectedId(useSwitchboard.getState())).toBe("q1");
+  });
+
+  it("arrow keys move the selection across nodes and Enter opens it", async () => {
+    renderCanvas();
+    await screen.findAllByTestId("session-node");
+    // Nothing selected: the first arrow picks the top-left node, the first in "Needs you".
+    fireEvent.keyDown(window, { key: "ArrowRight" });
+    expect(selectSelectedId(useSwitchboard.getState())).toBe("b1");
+    fireEvent.keyDown(window, { key: "ArrowRight" });
+    expect(selectSelectedId(useSwitchboard.getState())).toBe("q1");
+    fireEvent.keyDown(window, { key: "ArrowDown" });
+    const below = selectSelectedId(useSwitchboard.getState());
+    expect(below).not.toBe("q1");
+    expect(["d1", "w1", "d2", "e1"]).toContain(below);
+    fireEvent.keyDown(window, { key: "ArrowUp" });
+    expect(["b1", "q1"]).toContain(selectSelectedId(useSwitchboard.getState()));
+    act(() => useSwitchboard.getState().select("d1"));
+    fireEvent.keyDown(window, { key: "Enter" });
+    expect(ipc.clearUnread).toHaveBeenCalledWith("d1");
   });
 
   it("a status change re-renders the node in place", async () => {
@@ -97,7 +156,9 @@ describe("the canvas", () => {
     const updated = screen.getAllByTestId("session-node").find((n) => n.dataset.sessionId === "w1")!;
     expect(updated).toBe(node);
     expect(updated).toHaveAttribute("data-status", "waiting");
-    expect(within(updated).getByTestId("session-reason")).toHaveTextContent("Ship it?");
+    // Zoomed out (jsdom's fit), the card shows its compact form: status word and title.
+    expect(within(updated).getByTestId("status-badge")).toHaveTextContent("Has a question");
+    expect(updated).toHaveAttribute("data-needs-you", "true");
     expect(screen.getByTestId("count-needs")).toHaveTextContent("3 need you");
   });
 

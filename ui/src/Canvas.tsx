@@ -1,36 +1,53 @@
-import { memo, useCallback, useEffect, useRef } from "react";
+import { memo, useCallback, useEffect, useMemo, useRef } from "react";
 import {
   Background,
   BackgroundVariant,
   Controls,
   MiniMap,
+  Panel,
   ReactFlow,
   useReactFlow,
+  useStore,
   useStoreApi,
   type Edge,
   type MiniMapNodeProps,
+  type NodeChange,
   type NodeMouseHandler,
   type NodeTypes,
 } from "@xyflow/react";
 import { SessionNode } from "./SessionNode";
-import { useSwitchboard, selectDetailsId, selectSelectedId, type SessionNodeType } from "./store";
+import { RegionNode, type RegionNodeType } from "./RegionNode";
+import { FilterBar } from "./FilterBar";
+import {
+  useSwitchboard,
+  selectDetailsId,
+  selectSelectedId,
+  windowPane,
+  type SessionNodeType,
+} from "./store";
 import { badgeOf } from "./status";
-import { arrivalViewport, boundsOf, NODE_HEIGHT, NODE_WIDTH } from "./layout";
+import { arrivalViewport, boundsOfBoxes, FIT_PADDING, NODE_HEIGHT, NODE_WIDTH, sizeOf, type Region } from "./layout";
 import { isTypingTarget, shortcutFor } from "./shortcuts";
 
+type CanvasNode = SessionNodeType | RegionNodeType;
+
 // Module scope: a new object per render would remount every node.
-const nodeTypes: NodeTypes = { session: SessionNode };
+const nodeTypes: NodeTypes = { session: SessionNode, region: RegionNode };
 const noEdges: Edge[] = [];
-const fitViewOptions = { padding: 0.12, maxZoom: 1 };
+const fitViewOptions = { padding: FIT_PADDING, maxZoom: 1 };
+/** Sessions on the canvas above which only the visible nodes are rendered. */
+const CULL_ABOVE = 60;
 const proOptions = { hideAttribution: true };
 const minimapStyle = { width: 176, height: 120 };
 
 const MiniMapSessionNode = memo(function MiniMapSessionNode({ id, x, y, width, height, selected }: MiniMapNodeProps) {
+  const isRegion = useSwitchboard((s) => !s.sessions[id]);
   const tone = useSwitchboard((s) => {
     const session = s.sessions[id];
     return session ? badgeOf(session, 0).tone : "idle";
   });
   const ended = useSwitchboard((s) => s.sessions[id]?.ended ?? false);
+  if (isRegion) return <rect className="minimap-region" x={x} y={y} width={width} height={height} rx={18} ry={18} />;
   const classes = ["minimap-node", `tone-${tone}`];
   if (ended) classes.push("is-ended");
   if (selected) classes.push("is-selected");
@@ -44,8 +61,8 @@ const MiniMapSessionNode = memo(function MiniMapSessionNode({ id, x, y, width, h
  * moves when the node is already in view: calm over clever.
  */
 function useReveal() {
-  const flow = useReactFlow<SessionNodeType>();
-  const flowStore = useStoreApi<SessionNodeType>();
+  const flow = useReactFlow<CanvasNode>();
+  const flowStore = useStoreApi<CanvasNode>();
   return useCallback(
     (id: string, mode: "center" | "nudge") => {
       const node = flow.getNode(id);
@@ -97,24 +114,74 @@ function useFitWhenFilled(filled: boolean, fit: () => void): void {
   }, [filled, fit]);
 }
 
+/**
+ * Text sizes for the zoomed-out forms, in canvas pixels: they grow as the view zooms out so that
+ * titles stay about 12.5 px on screen (11 for strips), within what a node has room for.
+ */
+function zoomedOutSizes(zoom: number): Record<string, string> {
+  const px = (screen: number, min: number, max: number) => `${Math.round(Math.min(max, Math.max(min, screen / zoom)))}px`;
+  return {
+    "--far-title": px(12.5, 16, 32),
+    "--far-word": px(9.5, 12, 20),
+    "--strip-title": px(10.5, 13, 28),
+    "--region-label": px(12, 12, 26),
+  };
+}
+
+function useZoomedOutSizes(): void {
+  const flowStore = useStoreApi<CanvasNode>();
+  const sizes = useStore((s) => JSON.stringify(zoomedOutSizes(s.transform[2])));
+  useEffect(() => {
+    const root = flowStore.getState().domNode;
+    if (!root) return;
+    for (const [name, value] of Object.entries(JSON.parse(sizes) as Record<string, string>)) {
+      root.style.setProperty(name, value);
+    }
+  }, [sizes, flowStore]);
+}
+
+/** The layout follows the window's shape (not the pane's: the details panel must not reflow it). */
+function useWindowPane(): void {
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onResize = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => useSwitchboard.getState().setPane(windowPane()), 200);
+    };
+    window.addEventListener("resize", onResize);
+    return () => {
+      clearTimeout(timer);
+      window.removeEventListener("resize", onResize);
+    };
+  }, []);
+}
+
+/** The canvas box of everything laid out: the regions and the nodes (dragged ones included). */
+function layoutBounds() {
+  const { nodes, regions } = useSwitchboard.getState();
+  return boundsOfBoxes([...regions, ...nodes.map((n) => ({ ...n.position, ...sizeOf(n.data.size) }))]);
+}
+
 /** Focus requests (chips, `n`, notifications), fitting and keyboard shortcuts; inside React Flow. */
 function CanvasEffects() {
-  const flow = useReactFlow<SessionNodeType>();
-  const flowStore = useStoreApi<SessionNodeType>();
+  const flow = useReactFlow<CanvasNode>();
+  const flowStore = useStoreApi<CanvasNode>();
   const reveal = useReveal();
   const focus = useSwitchboard((s) => s.focus);
   const filled = useSwitchboard((s) => s.order.length > 0);
+  const showMatches = useSwitchboard((s) => s.showMatches);
+  useZoomedOutSizes();
+  useWindowPane();
 
   const fit = useCallback(() => {
-    const { nodes, columns } = useSwitchboard.getState();
-    const bounds = boundsOf(nodes.map((n) => n.position));
+    const bounds = layoutBounds();
     if (!bounds) return;
     const { domNode, width, height } = flowStore.getState();
     const pane = {
       width: domNode?.clientWidth || width || window.innerWidth,
       height: domNode?.clientHeight || height || window.innerHeight,
     };
-    const viewport = arrivalViewport(bounds, pane, columns);
+    const viewport = arrivalViewport(bounds, pane);
     // Too many to show at full size: zoom out to all of them (held until they are measured).
     if (viewport) void flow.setViewport(viewport);
     else void flow.fitView(fitViewOptions);
@@ -125,6 +192,17 @@ function CanvasEffects() {
     if (focus) reveal(focus.id, "center");
     // The pane size is read at the moment of the request; resizing must not re-pan.
   }, [focus, reveal]);
+
+  // A chip turned on, or Enter in the filter: bring the matches into view.
+  useEffect(() => {
+    if (showMatches === 0) return;
+    const { matches } = useSwitchboard.getState();
+    if (!matches || matches.size === 0) return;
+    const nodes = [...matches].map((id) => ({ id }));
+    // After the details panel (opened by the selection) has taken its share of the pane.
+    const timer = setTimeout(() => void flow.fitView({ ...fitViewOptions, nodes, duration: 300 }), 80);
+    return () => clearTimeout(timer);
+  }, [showMatches, flow]);
 
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
@@ -140,17 +218,35 @@ function CanvasEffects() {
           store.jumpToNeedsYou(-1);
           break;
         case "open": {
-          const id = selectSelectedId(store);
+          // A node reached with Tab opens like one reached with the arrows.
+          const focused = (event.target as Element | null)?.closest?.(".react-flow__node-session")?.getAttribute("data-id");
+          if (focused && focused !== selectSelectedId(store)) store.select(focused);
+          const id = focused ?? selectSelectedId(store);
           if (!id) return;
           store.openSession(id);
           break;
         }
+        case "left":
+        case "right":
+        case "up":
+        case "down": {
+          const id = store.moveSelection(shortcut);
+          if (!id) return;
+          reveal(id, "nudge");
+          break;
+        }
+        case "filter":
+          store.setFilterOpen(true);
+          // The filter field may already be open: focus it again.
+          requestAnimationFrame(() => document.querySelector<HTMLInputElement>("[data-testid='filter-input']")?.focus());
+          break;
         case "fit":
           void flow.fitView({ ...fitViewOptions, duration: 300 });
           break;
         case "close":
           if (selectDetailsId(store) != null) store.closeDetails();
           else if (store.olderOpen) store.setOlderOpen(false);
+          else if (store.filterOpen || store.matches) store.clearFilter();
           else return;
           break;
       }
@@ -158,22 +254,51 @@ function CanvasEffects() {
     };
     window.addEventListener("keydown", onKeyDown);
     return () => window.removeEventListener("keydown", onKeyDown);
-  }, [flow]);
+  }, [flow, reveal]);
 
   return null;
 }
 
+function regionNode(region: Region): RegionNodeType {
+  const { id, kind, label, path, count, needsYou, x, y, width, height } = region;
+  return {
+    id: `region:${id}`,
+    type: "region",
+    position: { x, y },
+    width,
+    height,
+    data: { kind, label, path, count, needsYou },
+    selectable: false,
+    draggable: false,
+    focusable: false,
+    zIndex: -1,
+  };
+}
+
 export function Canvas() {
-  const nodes = useSwitchboard((s) => s.nodes);
-  const onNodesChange = useSwitchboard((s) => s.onNodesChange);
+  const sessionNodes = useSwitchboard((s) => s.nodes);
+  const regions = useSwitchboard((s) => s.regions);
+  const regionNodes = useMemo(() => regions.map(regionNode), [regions]);
+  const nodes = useMemo<CanvasNode[]>(() => [...regionNodes, ...sessionNodes], [regionNodes, sessionNodes]);
+  const storeNodesChange = useSwitchboard((s) => s.onNodesChange);
+  // Regions are drawn from the layout; only the sessions' changes go to the store.
+  const onNodesChange = useCallback(
+    (changes: NodeChange<CanvasNode>[]) =>
+      storeNodesChange(
+        changes.filter((c) => !("id" in c) || !c.id.startsWith("region:")) as NodeChange<SessionNodeType>[],
+      ),
+    [storeNodesChange],
+  );
   const reveal = useReveal();
   // The click opened the details panel, which may now cover the node: uncover it once laid out.
-  const onNodeClick = useCallback<NodeMouseHandler<SessionNodeType>>(
-    (_event, node) => void requestAnimationFrame(() => reveal(node.id, "nudge")),
+  const onNodeClick = useCallback<NodeMouseHandler<CanvasNode>>(
+    (_event, node) => {
+      if (node.type === "session") requestAnimationFrame(() => reveal(node.id, "nudge"));
+    },
     [reveal],
   );
   return (
-    <ReactFlow<SessionNodeType>
+    <ReactFlow<CanvasNode>
       nodes={nodes}
       edges={noEdges}
       nodeTypes={nodeTypes}
@@ -181,7 +306,12 @@ export function Canvas() {
       onNodeClick={onNodeClick}
       // A drag moves a node; only a click selects it (and opens its details panel).
       selectNodesOnDrag={false}
-      minZoom={0.15}
+      // Hundreds of sessions: only what is on screen is in the DOM. A few dozen are cheaper
+      // to keep mounted than to mount and unmount while panning.
+      onlyRenderVisibleElements={sessionNodes.length > CULL_ABOVE}
+      // The arrow keys move the selection (ours), not the selected node.
+      disableKeyboardA11y
+      minZoom={0.1}
       maxZoom={2}
       colorMode="system"
       nodesConnectable={false}
@@ -199,6 +329,9 @@ export function Canvas() {
         ariaLabel="Overview of all sessions"
       />
       <Controls showInteractive={false} fitViewOptions={fitViewOptions} />
+      <Panel position="top-center">
+        <FilterBar />
+      </Panel>
       <CanvasEffects />
     </ReactFlow>
   );

@@ -1,15 +1,20 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen } from "@testing-library/react";
 import { EmptyState } from "./EmptyState";
+import { useConnections } from "./Connections";
+import { doctorReport, healthyReport } from "./test/doctor";
 import * as ipc from "./ipc";
 
 vi.mock("./ipc", async (importOriginal) => ({
   ...(await importOriginal<typeof import("./ipc")>()),
   installHooks: vi.fn(),
+  doctor: vi.fn(() => Promise.resolve(null)),
 }));
 
 beforeEach(() => {
   vi.mocked(ipc.installHooks).mockReset();
+  vi.mocked(ipc.doctor).mockReset().mockResolvedValue(null);
+  useConnections.setState({ open: false, report: null, checking: false, error: null });
 });
 
 describe("the empty state", () => {
@@ -42,5 +47,32 @@ describe("the empty state", () => {
     expect(screen.getByText("All quiet")).toBeInTheDocument();
     expect(screen.getByTestId("empty-state")).toHaveTextContent("3 earlier sessions are under Older");
     expect(screen.queryByTestId("install-hooks")).toBeNull();
+  });
+
+  it("shows the same checks as switchboard doctor, with the fix for each failing one", async () => {
+    vi.mocked(ipc.doctor).mockResolvedValue(doctorReport());
+    render(<EmptyState />);
+    expect(ipc.doctor).toHaveBeenCalledTimes(1);
+    const checks = await screen.findByTestId("doctor-checks");
+    expect(checks).toHaveAttribute("data-ok", "false");
+    expect(screen.getByTestId("doctor-summary")).toHaveTextContent("1 check needs fixing.");
+    const fixes = screen.getAllByTestId("check-fix").map((f) => f.textContent);
+    expect(fixes).toEqual(["switchboard install codex", "npm install -g @google/gemini-cli"]);
+  });
+
+  it("checks again after Connect my CLIs", async () => {
+    vi.mocked(ipc.doctor).mockResolvedValueOnce(doctorReport()).mockResolvedValueOnce(healthyReport());
+    vi.mocked(ipc.installHooks).mockResolvedValue("Codex CLI: added the Switchboard hook for 12 events");
+    render(<EmptyState />);
+    await screen.findByText("1 check needs fixing.");
+    fireEvent.click(screen.getByRole("button", { name: "Connect my CLIs" }));
+    expect(await screen.findByText("Everything is connected.")).toBeInTheDocument();
+    expect(ipc.doctor).toHaveBeenCalledTimes(2);
+  });
+
+  it("runs no checks when all is quiet (the CLIs clearly report)", () => {
+    render(<EmptyState olderCount={2} />);
+    expect(ipc.doctor).not.toHaveBeenCalled();
+    expect(screen.queryByTestId("doctor-checks")).toBeNull();
   });
 });

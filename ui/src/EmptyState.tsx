@@ -1,6 +1,7 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import * as ipc from "./ipc";
 import { LogoMark } from "./icons";
+import { DoctorChecks, DoctorSummary, useConnections } from "./Connections";
 
 type InstallState =
   | { phase: "idle" }
@@ -13,6 +14,15 @@ export const INSTALL_COMMAND = "switchboard install";
 /** `olderCount`: sessions in the Older list. With some, the CLIs are clearly connected already. */
 export function EmptyState({ olderCount = 0 }: { olderCount?: number }) {
   const [install, setInstall] = useState<InstallState>({ phase: "idle" });
+  const report = useConnections((s) => s.report);
+  const checking = useConnections((s) => s.checking);
+  const refresh = useConnections((s) => s.refresh);
+  const quiet = olderCount > 0;
+
+  // The checks say what is still missing; with sessions in Older the CLIs clearly work.
+  useEffect(() => {
+    if (!quiet) void refresh();
+  }, [quiet, refresh]);
 
   const connect = async () => {
     setInstall({ phase: "running" });
@@ -22,9 +32,10 @@ export function EmptyState({ olderCount = 0 }: { olderCount?: number }) {
     } catch (err) {
       setInstall({ phase: "failed", message: ipc.toIpcError(err).message });
     }
+    void refresh();
   };
 
-  if (olderCount > 0) {
+  if (quiet) {
     return (
       <section className="empty-state" data-testid="empty-state">
         <div className="empty-card">
@@ -78,6 +89,15 @@ export function EmptyState({ olderCount = 0 }: { olderCount?: number }) {
           <p className="install-result is-error" role="alert" data-testid="install-result">
             {install.message}
           </p>
+        )}
+        {report && (
+          <div className="empty-checks" aria-busy={checking}>
+            <div className="empty-checks-head">
+              <h2 className="empty-checks-title">Connections</h2>
+              <DoctorSummary report={report} />
+            </div>
+            <DoctorChecks report={report} />
+          </div>
         )}
         <p className="empty-waiting">
           <span className="waiting-pulse" aria-hidden="true" />

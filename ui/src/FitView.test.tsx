@@ -51,7 +51,7 @@ beforeAll(() => {
 });
 
 beforeEach(() => {
-  useSwitchboard.setState({ ...initialData(), columns: 3 });
+  useSwitchboard.setState(initialData());
   fits.fitView.mockClear();
   fits.setViewport.mockClear();
 });
@@ -120,7 +120,7 @@ describe("fitting the view", () => {
   it("zooms out to fit when the arrivals do not fit at full size", async () => {
     store().applySnapshot([]);
     renderCanvas();
-    arrive(...Array.from({ length: 20 }, (_, i) => `s${i}`));
+    arrive(...Array.from({ length: 60 }, (_, i) => `s${i}`));
     expect(fits.fitView).toHaveBeenCalledTimes(1);
     expect(fits.setViewport).not.toHaveBeenCalled();
   });

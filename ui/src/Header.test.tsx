@@ -72,7 +72,7 @@ function renderApp() {
 }
 
 beforeEach(() => {
-  useSwitchboard.setState({ ...initialData(), columns: 3 });
+  useSwitchboard.setState(initialData());
   useClock.setState({ now: NOW });
   vi.mocked(ipc.removeEnded).mockClear();
   vi.mocked(ipc.sessionHistory).mockClear();

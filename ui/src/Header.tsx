@@ -3,6 +3,7 @@ import { useSwitchboard, countEnded, countInCategory } from "./store";
 import type { Category } from "./status";
 import { ArchiveIcon, LogoMark } from "./icons";
 import * as ipc from "./ipc";
+import { ConnectionsToggle } from "./Connections";
 
 const CHIPS: Array<{ category: Category; label: (n: number) => string; hint: string }> = [
   { category: "needs", label: (n) => (n === 1 ? "needs you" : "need you"), hint: "Has a question or needs permission" },
@@ -17,19 +18,23 @@ function CountChip({ category, label, hint }: (typeof CHIPS)[number]) {
       category === "needs" &&
       Object.values(s.sessions).some((x) => !x.ended && !x.archived && x.status === "blocked"),
   );
-  const cycle = useSwitchboard((s) => s.cycle);
+  const active = useSwitchboard((s) => s.filter.category === category);
+  const toggleCategory = useSwitchboard((s) => s.toggleCategory);
   const classes = ["count-chip", `chip-${category}`];
   if (count === 0) classes.push("is-zero");
   if (anyBlocked) classes.push("has-blocked");
+  if (active) classes.push("is-active");
   return (
     <button
       type="button"
       className={classes.join(" ")}
       data-testid={`count-${category}`}
       data-count={count}
-      disabled={count === 0}
-      title={count > 0 ? `${hint}: click to step through them` : hint}
-      onClick={() => cycle(category)}
+      aria-pressed={active}
+      // An active chip stays clickable at zero, so the filter can be turned off.
+      disabled={count === 0 && !active}
+      title={active ? `${hint}: click to show every session` : count > 0 ? `${hint}: click to show only these` : hint}
+      onClick={() => toggleCategory(category)}
     >
       <span className="chip-dot" aria-hidden="true" />
       <span className="chip-count">{count}</span>{" "}
@@ -118,6 +123,7 @@ export function Header() {
       <div className="header-actions">
         <OlderToggle />
         <ClearEnded />
+        <ConnectionsToggle />
       </div>
       <div className="key-hints" aria-label="Keyboard shortcuts" hidden={!hasSessions}>
         <span>
@@ -128,6 +134,9 @@ export function Header() {
         </span>
         <span>
           <kbd>f</kbd> fit
+        </span>
+        <span>
+          <kbd>/</kbd> filter
         </span>
       </div>
     </header>

@@ -168,3 +168,40 @@ describe("a session node", () => {
     expect(within(node).queryByTestId("restored-mark")).toBeNull();
   });
 });
+
+describe("the compact forms (zoomed out, or a strip among many)", () => {
+  const load = (session: Session) => act(() => useSwitchboard.getState().applySnapshot([session]));
+
+  it("a zoomed-out card keeps the status word, agent, title and unread dot", () => {
+    load(makeSession({ sessionId: "q", status: "waiting", title: "Pick a DB", agent: "codex", unread: true, question: "SQLite?" }));
+    render(<SessionCard id="q" compact />);
+    const node = screen.getByTestId("session-node");
+    expect(node).toHaveAttribute("data-form", "far-card");
+    expect(node).toHaveAttribute("data-status", "waiting");
+    expect(node).toHaveAttribute("data-needs-you", "true");
+    expect(screen.getByTestId("node-title")).toHaveTextContent("Pick a DB");
+    expect(screen.getByTestId("status-badge")).toHaveTextContent("Has a question");
+    expect(screen.getByText("Codex")).toBeInTheDocument();
+    expect(screen.getByTestId("unread-dot")).toBeInTheDocument();
+    expect(screen.queryByTestId("session-reason")).toBeNull();
+  });
+
+  it("a strip is one line: status, agent, title; the whole story in its tooltip", () => {
+    load(makeSession({ sessionId: "w", status: "working", title: "Bump deps", agent: "gemini" }));
+    render(<SessionCard id="w" size="strip" />);
+    const node = screen.getByTestId("session-node");
+    expect(node).toHaveAttribute("data-form", "strip");
+    expect(node).toHaveAttribute("title", "Bump deps — Working · ~/src/webapp");
+    expect(screen.getByTestId("node-title")).toHaveTextContent("Bump deps");
+    expect(screen.getByTestId("status-badge")).toHaveTextContent("Working");
+  });
+
+  it("fades when the filter leaves it out", () => {
+    load(makeSession({ sessionId: "w", status: "working", title: "Bump deps" }));
+    render(<SessionCard id="w" />);
+    act(() => useSwitchboard.getState().setFilterText("nothing like it"));
+    expect(screen.getByTestId("session-node")).toHaveAttribute("data-dimmed", "true");
+    act(() => useSwitchboard.getState().clearFilter());
+    expect(screen.getByTestId("session-node")).toHaveAttribute("data-dimmed", "false");
+  });
+});

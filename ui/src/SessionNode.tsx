@@ -1,5 +1,5 @@
 import { memo, type MouseEvent } from "react";
-import type { NodeProps } from "@xyflow/react";
+import { useStore, type NodeProps } from "@xyflow/react";
 import { useSwitchboard, type SessionNodeType } from "./store";
 import { useClock } from "./clock";
 import { badgeOf, isStale, reasonOf } from "./status";
@@ -11,15 +11,24 @@ import {
   silenceFor,
   titleOf,
 } from "./sessionLabels";
-import { ClockIcon, CloseIcon, StatusGlyph } from "./icons";
+import { AgentMark, ClockIcon, CloseIcon, StatusGlyph } from "./icons";
+import { ZOOM_COMPACT, type NodeSize } from "./layout";
 import * as ipc from "./ipc";
 
-type CardProps = { id: string; selected?: boolean };
+type CardProps = {
+  id: string;
+  selected?: boolean;
+  /** The cell the layout gave the node: a full card or a one-line strip. */
+  size?: NodeSize;
+  /** Zoomed out below {@link ZOOM_COMPACT}: only status, agent, title and unread dot, larger. */
+  compact?: boolean;
+};
 
 /** One session, read from the store by id; usable outside React Flow (tests). */
-export function SessionCard({ id, selected = false }: CardProps) {
+export function SessionCard({ id, selected = false, size = "full", compact = false }: CardProps) {
   const session = useSwitchboard((s) => s.sessions[id]);
   const openSession = useSwitchboard((s) => s.openSession);
+  const dimmed = useSwitchboard((s) => s.matches != null && !s.matches.has(id));
   const now = useClock((s) => s.now);
   if (!session) return null;
 
@@ -35,6 +44,60 @@ export function SessionCard({ id, selected = false }: CardProps) {
   if (selected) classes.push("is-selected");
   if (session.unread) classes.push("is-unread");
   if (session.restored) classes.push("is-restored");
+  if (dimmed) classes.push("is-dimmed");
+  const needsYou = !session.ended && (session.status === "blocked" || session.status === "waiting");
+  const rootProps = {
+    "data-testid": "session-node",
+    "data-session-id": id,
+    "data-status": session.status ?? "none",
+    "data-needs-you": needsYou ? "true" : "false",
+    "data-unread": session.unread ? "true" : "false",
+    "data-ended": session.ended ? "true" : "false",
+    "data-restored": session.restored ? "true" : "false",
+    "data-dimmed": dimmed ? "true" : "false",
+    onClick: () => openSession(id),
+  };
+  const unreadDot = session.unread && (
+    <span className="unread-dot" data-testid="unread-dot" role="img" aria-label="Unread" />
+  );
+  const tooltip = `${title} — ${badge.word}${folder ? ` · ${folder}` : ""}`;
+
+  if (size === "strip" || compact) {
+    // The compact forms: what you can read across a hundred sessions at once.
+    classes.push(size === "strip" ? "is-strip" : "is-far-card");
+    if (compact) classes.push("is-far");
+    return (
+      <div className={classes.join(" ")} {...rootProps} data-form={size === "strip" ? "strip" : "far-card"} title={tooltip}>
+        <div className="compact-line">
+          <span className="status-dot">
+            <StatusGlyph tone={badge.tone} />
+          </span>
+          <span className="agent-mark" title={agentName(session.agent)}>
+            <AgentMark agent={session.agent} />
+            <span className="visually-hidden">{agentName(session.agent)}</span>
+          </span>
+          {size === "full" && <span className="status-word" data-testid="status-badge">{badge.word}</span>}
+          {size === "strip" && (
+            <span className="node-title" data-testid="node-title">
+              {title}
+            </span>
+          )}
+          {size === "strip" && !compact && (
+            <span className="node-age" title={absoluteTime(session.lastEventAt)}>
+              {relativeAge(session.lastEventAt, now)}
+            </span>
+          )}
+          {size === "strip" && <span className="visually-hidden" data-testid="status-badge">{badge.word}</span>}
+        </div>
+        {size === "full" && (
+          <div className="node-title" data-testid="node-title">
+            {title}
+          </div>
+        )}
+        {unreadDot}
+      </div>
+    );
+  }
 
   const onRemove = (event: MouseEvent) => {
     // The × must not also open (and clear) the node it sits on.
@@ -43,16 +106,7 @@ export function SessionCard({ id, selected = false }: CardProps) {
   };
 
   return (
-    <div
-      className={classes.join(" ")}
-      data-testid="session-node"
-      data-session-id={id}
-      data-status={session.status ?? "none"}
-      data-unread={session.unread ? "true" : "false"}
-      data-ended={session.ended ? "true" : "false"}
-      data-restored={session.restored ? "true" : "false"}
-      onClick={() => openSession(id)}
-    >
+    <div className={classes.join(" ")} {...rootProps} data-form="card">
       <div className="node-status">
         <span className="status-dot">
           <StatusGlyph tone={badge.tone} />
@@ -83,7 +137,7 @@ export function SessionCard({ id, selected = false }: CardProps) {
         </span>
       </div>
 
-      <div className="node-title" title={title}>
+      <div className="node-title" data-testid="node-title" title={title}>
         {title}
       </div>
 
@@ -120,9 +174,7 @@ export function SessionCard({ id, selected = false }: CardProps) {
         </div>
       )}
 
-      {session.unread && (
-        <span className="unread-dot" data-testid="unread-dot" role="img" aria-label="Unread" />
-      )}
+      {unreadDot}
 
       {session.ended && (
         <button
@@ -141,6 +193,8 @@ export function SessionCard({ id, selected = false }: CardProps) {
 }
 
 /** The React Flow node: only an id travels through node data; the session lives in the store. */
-export const SessionNode = memo(function SessionNode({ id, selected }: NodeProps<SessionNodeType>) {
-  return <SessionCard id={id} selected={selected} />;
+export const SessionNode = memo(function SessionNode({ id, selected, data }: NodeProps<SessionNodeType>) {
+  // A boolean selector: the node re-renders when it crosses the threshold, not on every zoom step.
+  const compact = useStore((s) => s.transform[2] < ZOOM_COMPACT);
+  return <SessionCard id={id} selected={selected} size={data.size} compact={compact} />;
 });

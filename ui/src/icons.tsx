@@ -71,6 +71,17 @@ export function ArchiveIcon({ className }: IconProps) {
   );
 }
 
+/** Connections: a plug. */
+export function PlugIcon({ className }: IconProps) {
+  return (
+    <svg className={className} viewBox="0 0 16 16" width="14" height="14" aria-hidden="true">
+      <g fill="none" stroke="currentColor" strokeWidth="1.4" strokeLinecap="round" strokeLinejoin="round">
+        <path d="M6 2.5v3M10 2.5v3M4.2 5.5h7.6v2.2a3.8 3.8 0 0 1-7.6 0zM8 11.5v2" />
+      </g>
+    </svg>
+  );
+}
+
 export function CloseIcon({ className }: IconProps) {
   return (
     <svg className={className} viewBox="0 0 16 16" width="12" height="12" aria-hidden="true">
@@ -88,6 +99,32 @@ export function LogoMark({ className }: IconProps) {
       <circle cx="10" cy="7" r="1.7" className="logo-jack" />
       <circle cx="14" cy="7" r="1.7" className="logo-jack logo-lit" />
       <path d="M6 7v4.5a2 2 0 0 0 2 2h4a2 2 0 0 0 2-2V7" className="logo-cord" fill="none" />
+    </svg>
+  );
+}
+
+const AGENT_LETTERS: Record<string, string> = { claude: "C", codex: "X", gemini: "G" };
+
+/** Which agent runs a session, as a small lettered tile (C Claude, X Codex, G Gemini). */
+export function AgentMark({ agent, className }: IconProps & { agent: string }) {
+  const letter = AGENT_LETTERS[agent] ?? (agent.slice(0, 1).toUpperCase() || "?");
+  return (
+    <svg className={className} viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">
+      <rect x="0.75" y="0.75" width="14.5" height="14.5" rx="4" fill="none" stroke="currentColor" strokeWidth="1.3" />
+      <text x="8" y="11.6" textAnchor="middle" fontSize="10" fontWeight="700" fill="currentColor">
+        {letter}
+      </text>
+    </svg>
+  );
+}
+
+export function SearchIcon({ className }: IconProps) {
+  return (
+    <svg className={className} viewBox="0 0 16 16" width="14" height="14" aria-hidden="true">
+      <g fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round">
+        <circle cx="7" cy="7" r="4.5" />
+        <path d="m10.4 10.4 3.4 3.4" />
+      </g>
     </svg>
   );
 }

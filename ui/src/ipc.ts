@@ -9,7 +9,7 @@ import type { SessionsChanged } from "./bindings/SessionsChanged";
 import { toCoordinate } from "./layout";
 
 import type { CommandError } from "./bindings/CommandError";
-import { FOCUS_SESSION, SESSIONS_CHANGED } from "./bindings/events";
+import { FOCUS_SESSION, NOTICES_CHANGED, SESSIONS_CHANGED } from "./bindings/events";
 
 /** The shape every error that reaches the UI has (see STYLE.md), generated from Rust. */
 export type IpcError = CommandError;
@@ -120,4 +120,10 @@ export async function onSessionsChanged(
 export async function onFocusSession(handler: (sessionId: string) => void): Promise<UnlistenFn> {
   if (!isTauri()) return noop;
   return listen<string>(FOCUS_SESSION, (event) => handler(event.payload));
+}
+
+/** The instance's notices changed (e.g. the database cannot be written); the full list. */
+export async function onNoticesChanged(handler: (notices: string[]) => void): Promise<UnlistenFn> {
+  if (!isTauri()) return () => {};
+  return listen<string[]>(NOTICES_CHANGED, (event) => handler(event.payload));
 }

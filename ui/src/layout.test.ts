@@ -2,62 +2,193 @@ import { describe, expect, it } from "vitest";
 import {
   arrivalViewport,
   boundsOf,
-  CELL_HEIGHT,
-  CELL_WIDTH,
-  firstFreeCell,
-  GAP_X,
+  boundsOfBoxes,
+  boxesOverlap,
+  layoutCanvas,
+  neighbourOf,
   NODE_HEIGHT,
   NODE_WIDTH,
-  overlaps,
-  placeNodes,
+  projectsOf,
+  rankOf,
+  sizeOf,
   toCoordinate,
+  ZOOM_COMPACT,
+  type Layout,
+  type LayoutItem,
   type XY,
 } from "./layout";
+import { makeSession } from "./test/sessions";
 
-function assertNoOverlap(positions: Record<string, XY>, except: ReadonlySet<string> = new Set()) {
-  const ids = Object.keys(positions);
-  for (let i = 0; i < ids.length; i++) {
-    for (let j = i + 1; j < ids.length; j++) {
-      const a = ids[i]!;
-      const b = ids[j]!;
-      // Two remembered positions may overlap: the user put them there.
-      if (except.has(a) && except.has(b)) continue;
-      expect(overlaps(positions[a]!, positions[b]!), `${a} overlaps ${b}`).toBe(false);
+const PANE = { width: 1280, height: 756 };
+
+function boxes(layout: Layout) {
+  return Object.entries(layout.positions).map(([id, p]) => ({ id, ...p, ...sizeOf(layout.sizes[id]!) }));
+}
+
+function assertNoOverlap(layout: Layout, except: ReadonlySet<string> = new Set()) {
+  const all = boxes(layout);
+  for (let i = 0; i < all.length; i++) {
+    for (let j = i + 1; j < all.length; j++) {
+      const a = all[i]!;
+      const b = all[j]!;
+      // Two dragged nodes may overlap: the user put them there.
+      if (except.has(a.id) && except.has(b.id)) continue;
+      expect(boxesOverlap(a, b), `${a.id} overlaps ${b.id}`).toBe(false);
     }
   }
 }
 
-describe("placeNodes", () => {
-  it("fills a grid row by row in arrival order", () => {
-    const placed = placeNodes(["a", "b", "c", "d", "e"], {}, {}, 3);
-    expect(placed).toEqual({
-      a: { x: 0, y: 0 },
-      b: { x: CELL_WIDTH, y: 0 },
-      c: { x: 2 * CELL_WIDTH, y: 0 },
-      d: { x: 0, y: CELL_HEIGHT },
-      e: { x: CELL_WIDTH, y: CELL_HEIGHT },
+/** The region that holds a node. */
+function regionOf(layout: Layout, id: string) {
+  const p = layout.positions[id]!;
+  return layout.regions.find((r) => p.x >= r.x && p.y >= r.y && p.x < r.x + r.width && p.y < r.y + r.height)?.id;
+}
+
+/** 100 sessions over 12 projects, about one in four needing the user: the lead's end-to-end target. */
+function crowd(): LayoutItem[] {
+  return Array.from({ length: 100 }, (_, i) => ({
+    id: `s${String(i).padStart(3, "0")}`,
+    project: `/home/maya/src/p${i % 12}`,
+    rank: i % 7 === 0 ? 0 : i % 7 === 3 ? 1 : [2, 3, 5, 3, 6][i % 5]!,
+  }));
+}
+
+describe("ordering: what needs the user first", () => {
+  it("ranks blocked, waiting, unread done, working, idle, done, ended", () => {
+    const ranks = [
+      makeSession({ sessionId: "b", status: "blocked" }),
+      makeSession({ sessionId: "w", status: "waiting" }),
+      makeSession({ sessionId: "u", status: "done", unread: true }),
+      makeSession({ sessionId: "k", status: "working" }),
+      makeSession({ sessionId: "i", status: null }),
+      makeSession({ sessionId: "d", status: "done" }),
+      makeSession({ sessionId: "e", status: "blocked", ended: true }),
+    ].map(rankOf);
+    expect(ranks).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  it("puts blocked and waiting sessions in a Needs you lane above every project", () => {
+    const items: LayoutItem[] = [
+      { id: "work", project: "/p/a", rank: 3 },
+      { id: "ask", project: "/p/b", rank: 1 },
+      { id: "perm", project: "/p/a", rank: 0 },
+    ];
+    const layout = layoutCanvas(items, {}, PANE);
+    expect(layout.regions[0]).toMatchObject({ id: "needs-you", label: "Needs you", count: 2 });
+    expect(regionOf(layout, "perm")).toBe("needs-you");
+    expect(regionOf(layout, "ask")).toBe("needs-you");
+    // Blocked before waiting, whatever the arrival order.
+    expect(layout.positions.perm!.x).toBeLessThan(layout.positions.ask!.x);
+    expect(layout.positions.work!.y).toBeGreaterThan(layout.positions.ask!.y + NODE_HEIGHT);
+    expect(layout.regions.find((r) => r.id === "project:/p/a")).toMatchObject({ count: 1, needsYou: 1 });
+  });
+
+  it("orders a project's sessions unread done, working, done, ended", () => {
+    const items: LayoutItem[] = [
+      { id: "ended", project: "/p/a", rank: 6 },
+      { id: "done", project: "/p/a", rank: 5 },
+      { id: "working", project: "/p/a", rank: 3 },
+      { id: "unread", project: "/p/a", rank: 2 },
+    ];
+    const layout = layoutCanvas(items, {}, PANE);
+    const reading = Object.keys(layout.positions).sort(
+      (a, b) => layout.positions[a]!.y - layout.positions[b]!.y || layout.positions[a]!.x - layout.positions[b]!.x,
+    );
+    expect(reading).toEqual(["unread", "working", "done", "ended"]);
+  });
+});
+
+describe("grouping by project", () => {
+  it("groups by cwd, a cwd inside another session's cwd counting as the same project", () => {
+    const projects = projectsOf([
+      makeSession({ sessionId: "root", cwd: "/home/maya/src/webapp" }),
+      makeSession({ sessionId: "pkg", cwd: "/home/maya/src/webapp/packages/core/" }),
+      makeSession({ sessionId: "other", cwd: "/home/maya/src/webapp-legacy" }),
+      makeSession({ sessionId: "none", cwd: null }),
+    ]);
+    expect(projects).toEqual({
+      root: "/home/maya/src/webapp",
+      pkg: "/home/maya/src/webapp",
+      other: "/home/maya/src/webapp-legacy",
+      none: null,
     });
   });
 
-  it("keeps remembered positions and puts the others in free cells around them", () => {
-    const remembered = { b: { x: 10, y: 5 } }; // dragged onto a's cell
-    const placed = placeNodes(["a", "b", "c"], {}, remembered, 3);
-    expect(placed.b).toEqual({ x: 10, y: 5 });
-    expect(placed.a).toEqual({ x: CELL_WIDTH, y: 0 }); // b sits 14 px left of this cell
-    assertNoOverlap(placed);
+  it("does not let a session started in the home folder swallow every project", () => {
+    const projects = projectsOf([
+      makeSession({ sessionId: "home", cwd: "/home/maya" }),
+      makeSession({ sessionId: "a", cwd: "/home/maya/src/a" }),
+      makeSession({ sessionId: "tmp", cwd: "/tmp" }),
+      makeSession({ sessionId: "b", cwd: "/tmp/b" }),
+    ]);
+    expect(projects).toEqual({ home: "/home/maya", a: "/home/maya/src/a", tmp: "/tmp", b: "/tmp/b" });
   });
 
-  it("never moves a node that is already on the canvas", () => {
-    const current = { a: { x: 500, y: 500 } };
-    const placed = placeNodes(["a", "b"], current, { a: { x: 0, y: 0 } }, 3);
-    expect(placed.a).toEqual({ x: 500, y: 500 });
-    expect(placed.b).toEqual({ x: 0, y: 0 });
+  it("gives each project a labelled region holding all of its sessions", () => {
+    const layout = layoutCanvas(crowd(), {}, PANE);
+    const projectRegions = layout.regions.filter((r) => r.kind === "project");
+    expect(projectRegions).toHaveLength(12);
+    expect(projectRegions.find((r) => r.id === "project:/home/maya/src/p0")).toMatchObject({ label: "p0", path: "~/src/p0" });
+    for (const item of crowd()) {
+      expect(regionOf(layout, item.id)).toBe(item.rank <= 1 ? "needs-you" : `project:${item.project}`);
+    }
+    assertNoOverlap(layout);
+    // Regions do not overlap either.
+    for (let i = 0; i < layout.regions.length; i++) {
+      for (let j = i + 1; j < layout.regions.length; j++) {
+        expect(boxesOverlap(layout.regions[i]!, layout.regions[j]!)).toBe(false);
+      }
+    }
+  });
+});
+
+describe("sizing to the window", () => {
+  it("keeps every session a full card while they fit at a readable zoom", () => {
+    const items = Array.from({ length: 6 }, (_, i) => ({ id: `s${i}`, project: "/p/a", rank: 3 }));
+    const layout = layoutCanvas(items, {}, PANE);
+    expect(new Set(Object.values(layout.sizes))).toEqual(new Set(["full"]));
+    expect(layout.fitZoom).toBeGreaterThanOrEqual(ZOOM_COMPACT);
   });
 
-  it("gives up a remembered spot that a node on the canvas now covers", () => {
-    const placed = placeNodes(["a", "b"], { a: { x: 0, y: 0 } }, { b: { x: 30, y: 20 } }, 3);
-    expect(placed.a).toEqual({ x: 0, y: 0 });
-    expect(placed.b).toEqual({ x: CELL_WIDTH, y: 0 });
+  it("with a hundred sessions keeps Needs you full-size and makes the rest strips", () => {
+    const layout = layoutCanvas(crowd(), {}, PANE);
+    for (const item of crowd()) expect(layout.sizes[item.id]).toBe(item.rank <= 1 ? "full" : "strip");
+    // Fit-view of 100 sessions stays big enough for the zoomed-out titles (≥ 11 px on screen
+    // at 12.5 / zoom canvas px, capped at 32): comfortably above 12.5 / 32.
+    expect(layout.fitZoom).toBeGreaterThan(0.4);
+  });
+
+  it("shapes the layout like the window: wide for a wide window, tall for a tall one", () => {
+    const wide = boundsOfBoxes(layoutCanvas(crowd(), {}, { width: 1600, height: 700 }).regions)!;
+    const tall = boundsOfBoxes(layoutCanvas(crowd(), {}, { width: 700, height: 1200 }).regions)!;
+    expect(wide.width / wide.height).toBeGreaterThan(1.4);
+    expect(tall.width / tall.height).toBeLessThan(1);
+  });
+});
+
+describe("dragged positions", () => {
+  it("win: a dragged node stays where the user left it, the grid flows around it", () => {
+    const items = crowd();
+    const pinned: Record<string, XY> = { s001: { x: 0, y: 0 }, s003: { x: 300, y: 40 }, s050: { x: -900, y: 5000 } };
+    const layout = layoutCanvas(items, pinned, PANE);
+    for (const [id, p] of Object.entries(pinned)) expect(layout.positions[id]).toEqual(p);
+    expect(Object.keys(layout.positions)).toHaveLength(100);
+    assertNoOverlap(layout, new Set(Object.keys(pinned)));
+  });
+
+  it("never puts a laid-out node on top of a dragged one, wherever they were dragged", () => {
+    let seed = 42;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let round = 0; round < 20; round++) {
+      const items = Array.from({ length: 25 }, (_, i) => ({ id: `s${i}`, project: `/p/${i % 3}`, rank: i % 7 }));
+      const pinned: Record<string, XY> = {};
+      for (const item of items) {
+        if (random() < 0.4) pinned[item.id] = { x: Math.round(random() * 1500), y: Math.round(random() * 900) };
+      }
+      const layout = layoutCanvas(items, pinned, PANE);
+      expect(Object.keys(layout.positions)).toHaveLength(items.length);
+      assertNoOverlap(layout, new Set(Object.keys(pinned)));
+    }
   });
 
   it("toCoordinate makes whole numbers Rust's i32 holds", () => {
@@ -66,53 +197,38 @@ describe("placeNodes", () => {
     expect(toCoordinate(Number.NaN)).toBe(0);
     expect(toCoordinate(1e12)).toBe(2 ** 31 - 1);
   });
+});
 
-  it("never places a new node on top of another, whatever was dragged where", () => {
-    let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    for (let round = 0; round < 40; round++) {
-      const ids = Array.from({ length: 25 }, (_, i) => `s${i}`);
-      const remembered: Record<string, XY> = {};
-      for (const id of ids) {
-        if (random() < 0.4) remembered[id] = { x: Math.round(random() * 1500), y: Math.round(random() * 900) };
-      }
-      const placed = placeNodes(ids, {}, remembered, 2 + (round % 4));
-      expect(Object.keys(placed)).toHaveLength(ids.length);
-      assertNoOverlap(placed, new Set(Object.keys(remembered)));
-    }
-  });
+describe("arrow-key neighbours", () => {
+  const box = (x: number, y: number) => ({ x, y, width: NODE_WIDTH, height: NODE_HEIGHT });
+  const grid = { a: box(0, 0), b: box(300, 0), c: box(0, 150), d: box(300, 150), far: box(300, 900) };
 
-  it("firstFreeCell skips every occupied cell", () => {
-    expect(firstFreeCell([{ x: 0, y: 0 }, { x: CELL_WIDTH, y: 0 }], 2)).toEqual({ x: 0, y: CELL_HEIGHT });
+  it("moves to the nearest node that way, the same row or column first", () => {
+    expect(neighbourOf("a", grid, "right")).toBe("b");
+    expect(neighbourOf("a", grid, "down")).toBe("c");
+    expect(neighbourOf("d", grid, "up")).toBe("b");
+    expect(neighbourOf("d", grid, "left")).toBe("c");
+    expect(neighbourOf("d", grid, "down")).toBe("far");
+    expect(neighbourOf("a", grid, "left")).toBeNull();
   });
 });
 
 describe("arrivalViewport", () => {
   const pane = { width: 1280, height: 756 };
 
-  it("shows a few arrivals at full size from the top, the grid's width centred", () => {
+  it("shows a few arrivals at full size from the top, centred across", () => {
     const bounds = boundsOf([{ x: 0, y: 0 }])!;
     expect(bounds).toEqual({ x: 0, y: 0, width: NODE_WIDTH, height: NODE_HEIGHT });
-    const view = arrivalViewport(bounds, pane, 4)!;
-    const gridWidth = 4 * CELL_WIDTH - GAP_X;
-    expect(view.zoom).toBe(1);
-    expect(view.y).toBe(32);
-    expect(view.x).toBe(Math.round((pane.width - gridWidth) / 2));
-  });
-
-  it("keeps a narrow pane's grid at the left edge", () => {
-    const view = arrivalViewport(boundsOf([{ x: 0, y: 0 }])!, { width: 700, height: 700 }, 4)!;
-    expect(view.x).toBe(24);
+    const view = arrivalViewport(bounds, pane)!;
+    expect(view).toEqual({ x: Math.round((pane.width - NODE_WIDTH) / 2), y: 32, zoom: 1 });
   });
 
   it("leaves arrivals that do not fit at full size to fitView", () => {
-    const many = Array.from({ length: 30 }, (_, i) => ({ x: (i % 4) * CELL_WIDTH, y: Math.floor(i / 4) * CELL_HEIGHT }));
-    expect(arrivalViewport(boundsOf(many)!, pane, 4)).toBeNull();
+    expect(arrivalViewport({ x: 0, y: 0, width: 2400, height: 1200 }, pane)).toBeNull();
   });
 
   it("brings dragged positions far from the origin into view", () => {
-    const bounds = boundsOf([{ x: 2000, y: 1500 }])!;
-    const view = arrivalViewport(bounds, pane, 4)!;
+    const view = arrivalViewport(boundsOf([{ x: 2000, y: 1500 }])!, pane)!;
     expect(2000 + view.x).toBeGreaterThanOrEqual(0);
     expect(1500 + view.y).toBe(32);
   });

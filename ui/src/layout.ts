@@ -1,14 +1,50 @@
-// Where nodes go on the canvas: a grid in arrival order, new nodes in the first free cell,
-// dragged nodes where the user left them (the Rust side keeps those). Pure: no store, no IO.
+// Where nodes go on the canvas. Sessions that need the user (blocked, waiting) sit in a
+// "Needs you" lane at the top; the others are grouped by project, each group a labelled
+// region, ordered inside by what needs the user first. The lane and the groups are packed to
+// the window's aspect ratio, so that fit-view keeps them as large as possible. Positions the
+// user dragged win: those nodes stay put and the grid flows around them.
+// Pure: no store, no IO.
+import type { Session } from "./bindings/Session";
+import { lastFolder, shortenHome } from "./sessionLabels";
 
 export type XY = { x: number; y: number };
+export type Box = { x: number; y: number; width: number; height: number };
+export type Pane = { width: number; height: number };
+
+/** A full card; a strip is the compact form the non-urgent sessions take when there are many. */
+export type NodeSize = "full" | "strip";
 
 export const NODE_WIDTH = 272;
 export const NODE_HEIGHT = 118;
+export const STRIP_HEIGHT = 46;
 export const GAP_X = 24;
 export const GAP_Y = 24;
+export const STRIP_GAP_Y = 10;
 export const CELL_WIDTH = NODE_WIDTH + GAP_X;
 export const CELL_HEIGHT = NODE_HEIGHT + GAP_Y;
+
+/** Inside a region: room for its label above the nodes, and a margin around them. */
+export const REGION_LABEL = 34;
+export const REGION_PAD = 14;
+/** Between regions. */
+export const REGION_GAP = 36;
+
+/**
+ * Below this zoom a full card is too small to read: nodes switch to their compact form (status,
+ * agent, title, unread dot) with text that grows as the view zooms out. The canvas also stays
+ * "roomy" (every session a full card) only while fit-view of it stays above this zoom.
+ */
+export const ZOOM_COMPACT = 0.8;
+
+/** Fit-view's margin around the layout (a fraction of its size, as React Flow takes it). */
+export const FIT_PADDING = 0.05;
+
+/** The pane a layout is made for before the canvas has measured one. */
+export const DEFAULT_PANE: Pane = { width: 1280, height: 756 };
+
+export function sizeOf(size: NodeSize): { width: number; height: number } {
+  return { width: NODE_WIDTH, height: size === "full" ? NODE_HEIGHT : STRIP_HEIGHT };
+}
 
 /** The largest coordinate Rust's `i32` position holds. */
 const I32_MAX = 2 ** 31 - 1;
@@ -19,109 +55,375 @@ export function toCoordinate(value: number): number {
   return Math.min(I32_MAX, Math.max(-I32_MAX, Math.round(value)));
 }
 
-/** Columns that fit a window of this width, within reason. */
-export function columnsFor(viewportWidth: number): number {
-  const fit = Math.floor((viewportWidth - 2 * GAP_X) / CELL_WIDTH);
-  return Math.min(6, Math.max(2, fit));
-}
-
-export function cellPosition(index: number, columns: number): XY {
-  return { x: (index % columns) * CELL_WIDTH, y: Math.floor(index / columns) * CELL_HEIGHT };
-}
-
-/** True when two nodes' boxes touch or come closer than `gap`. */
+/** True when two full-size node boxes touch or come closer than `gap`. */
 export function overlaps(a: XY, b: XY, gap = 0): boolean {
-  return (
-    a.x < b.x + NODE_WIDTH + gap &&
-    b.x < a.x + NODE_WIDTH + gap &&
-    a.y < b.y + NODE_HEIGHT + gap &&
-    b.y < a.y + NODE_HEIGHT + gap
-  );
+  return boxesOverlap({ ...a, width: NODE_WIDTH, height: NODE_HEIGHT }, { ...b, width: NODE_WIDTH, height: NODE_HEIGHT }, gap);
 }
 
-/** Breathing room a new node keeps from a dragged one that sits off the grid. */
-const PLACEMENT_MARGIN = 8;
+export function boxesOverlap(a: Box, b: Box, gap = 0): boolean {
+  return a.x < b.x + b.width + gap && b.x < a.x + a.width + gap && a.y < b.y + b.height + gap && b.y < a.y + a.height + gap;
+}
 
-/** The first grid cell (row by row) whose node box overlaps none of `occupied`. */
-export function firstFreeCell(occupied: readonly XY[], columns: number): XY {
-  for (let index = 0; ; index++) {
-    const cell = cellPosition(index, columns);
-    if (!occupied.some((taken) => overlaps(cell, taken, PLACEMENT_MARGIN))) return cell;
+/** The box around boxes. */
+export function boundsOfBoxes(boxes: readonly Box[]): Box | null {
+  if (boxes.length === 0) return null;
+  let left = Infinity;
+  let top = Infinity;
+  let right = -Infinity;
+  let bottom = -Infinity;
+  for (const b of boxes) {
+    left = Math.min(left, b.x);
+    top = Math.min(top, b.y);
+    right = Math.max(right, b.x + b.width);
+    bottom = Math.max(bottom, b.y + b.height);
   }
+  return { x: left, y: top, width: right - left, height: bottom - top };
+}
+
+/** The box around full-size nodes at these positions. */
+export function boundsOf(positions: readonly XY[]): Box | null {
+  return boundsOfBoxes(positions.map((p) => ({ ...p, width: NODE_WIDTH, height: NODE_HEIGHT })));
+}
+
+// ── What needs the user first ────────────────────────────────────────────────────────────────
+
+/**
+ * 0 blocked, 1 waiting (the "Needs you" lane), 2 unread done, 3 working, 4 not started / idle,
+ * 5 done and read, 6 ended. Lower comes first.
+ */
+export function rankOf(session: Session): number {
+  if (session.ended) return 6;
+  switch (session.status) {
+    case "blocked":
+      return 0;
+    case "waiting":
+      return 1;
+    case "done":
+      return session.unread ? 2 : 5;
+    case "working":
+      return 3;
+    default:
+      return session.unread ? 2 : 4;
+  }
+}
+
+export const NEEDS_YOU_RANK = 1;
+
+// ── Projects ─────────────────────────────────────────────────────────────────────────────────
+
+function normalizePath(cwd: string): string {
+  const trimmed = cwd.replace(/[\\/]+$/, "");
+  return trimmed === "" ? cwd.slice(0, 1) : trimmed;
+}
+
+function isInside(path: string, root: string): boolean {
+  if (path === root) return true;
+  return path.startsWith(root) && (path[root.length] === "/" || path[root.length] === "\\");
+}
+
+/** A home folder or a top-level one is where people start agents by accident, not a project. */
+function tooBroadForAProject(path: string): boolean {
+  if (shortenHome(path) === "~") return true;
+  return path.split(/[\\/]+/).filter(Boolean).length < 2;
 }
 
 /**
- * Positions for `ids` (in arrival order). Nodes already on the canvas keep theirs, then
- * remembered (dragged) positions apply, then the rest take free cells in order. A remembered
- * position that a node already on the canvas now covers (a session back from the Older list
- * whose spot was taken meanwhile) is given up for a free cell: nothing lands on top of a node.
+ * The project of each session: its cwd, or the cwd of another session that contains it (the
+ * outermost one), since the UI does not know git roots. A home or top-level folder does not
+ * swallow the projects below it. `null`: the session has no cwd.
  */
-export function placeNodes(
-  ids: readonly string[],
-  current: Readonly<Record<string, XY>>,
-  remembered: Readonly<Record<string, XY>>,
+export function projectsOf(sessions: readonly Session[]): Record<string, string | null> {
+  const paths = [...new Set(sessions.map((s) => (s.cwd ? normalizePath(s.cwd) : null)).filter((p): p is string => p != null))];
+  paths.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+  const roots: string[] = [];
+  const rootOf = new Map<string, string>();
+  for (const path of paths) {
+    const root = roots.find((r) => isInside(path, r));
+    if (root) rootOf.set(path, root);
+    else {
+      rootOf.set(path, path);
+      if (!tooBroadForAProject(path)) roots.push(path);
+    }
+  }
+  const out: Record<string, string | null> = {};
+  for (const s of sessions) out[s.sessionId] = s.cwd ? rootOf.get(normalizePath(s.cwd))! : null;
+  return out;
+}
+
+// ── Packing ──────────────────────────────────────────────────────────────────────────────────
+
+export type LayoutItem = { id: string; project: string | null; rank: number };
+
+export type Region = {
+  /** "needs-you", or "project:<path>". */
+  id: string;
+  kind: "needs-you" | "project";
+  /** "Needs you", or the project's folder name. */
+  label: string;
+  /** The project's folder, home shortened; null for the lane and for sessions without a cwd. */
+  path: string | null;
+  /** Sessions laid out in the region. */
+  count: number;
+  /** For a project: how many of its sessions are up in the "Needs you" lane. */
+  needsYou: number;
+} & Box;
+
+export type Layout = {
+  positions: Record<string, XY>;
+  sizes: Record<string, NodeSize>;
+  regions: Region[];
+  /** Fit-view zoom of the whole layout in the pane it was made for (uncapped). */
+  fitZoom: number;
+};
+
+type Group = { region: Omit<Region, keyof Box>; items: LayoutItem[]; size: NodeSize };
+
+function stepOf(size: NodeSize) {
+  const { height } = sizeOf(size);
+  return { x: CELL_WIDTH, y: height + (size === "full" ? GAP_Y : STRIP_GAP_Y) };
+}
+
+/** Fill a region's grid from `origin`, row by row, skipping cells that a pinned node covers. */
+function fillCells(
+  group: Group,
   columns: number,
-): Record<string, XY> {
-  const placed: Record<string, XY> = {};
-  const onCanvas: XY[] = [];
-  for (const id of ids) {
-    const here = current[id];
-    if (here) {
-      placed[id] = here;
-      onCanvas.push(here);
+  origin: XY,
+  pinned: readonly Box[],
+  out: Layout,
+): Box {
+  const step = stepOf(group.size);
+  const { width, height } = sizeOf(group.size);
+  const left = origin.x + REGION_PAD;
+  const top = origin.y + REGION_LABEL;
+  let index = 0;
+  let bottom = top;
+  for (const item of group.items) {
+    for (;;) {
+      const cell = { x: left + (index % columns) * step.x, y: top + Math.floor(index / columns) * step.y, width, height };
+      index++;
+      if (pinned.some((p) => boxesOverlap(cell, p, 8))) continue;
+      out.positions[item.id] = { x: cell.x, y: cell.y };
+      out.sizes[item.id] = group.size;
+      bottom = Math.max(bottom, cell.y + height);
+      break;
     }
   }
-  const taken = [...onCanvas];
-  const pending: string[] = [];
-  for (const id of ids) {
-    if (placed[id]) continue;
-    const spot = remembered[id];
-    if (spot && !onCanvas.some((other) => overlaps(spot, other))) {
-      placed[id] = spot;
-      taken.push(spot);
-    } else {
-      pending.push(id);
+  const used = Math.min(columns, Math.max(1, group.items.length));
+  return { x: origin.x, y: origin.y, width: 2 * REGION_PAD + used * step.x - GAP_X, height: bottom - origin.y + REGION_PAD };
+}
+
+/** Columns that give a group of `n` cells about the pane's shape, within `maxColumns`. */
+function columnsFor(n: number, size: NodeSize, aspect: number, maxColumns: number): number {
+  const step = stepOf(size);
+  const ideal = Math.round(Math.sqrt((n * aspect * step.y) / step.x));
+  return Math.max(1, Math.min(n, maxColumns, ideal));
+}
+
+/** The lane at the top, then the project regions on shelves no wider than `width`. */
+function pack(groups: readonly Group[], width: number, aspect: number, pinned: readonly Box[]): Layout {
+  const out: Layout = { positions: {}, sizes: {}, regions: [], fitZoom: 0 };
+  let x = 0;
+  let y = 0;
+  let shelf = 0;
+  for (const group of groups) {
+    const maxColumns = Math.max(1, Math.floor((width - 2 * REGION_PAD + GAP_X) / CELL_WIDTH));
+    const lane = group.region.kind === "needs-you";
+    const columns = lane
+      ? Math.min(group.items.length, maxColumns)
+      : columnsFor(group.items.length, group.size, aspect, maxColumns);
+    const regionWidth = 2 * REGION_PAD + columns * CELL_WIDTH - GAP_X;
+    if (x > 0 && (lane || x + regionWidth > width)) {
+      x = 0;
+      y += shelf + REGION_GAP;
+      shelf = 0;
     }
+    const box = fillCells(group, columns, { x, y }, pinned, out);
+    out.regions.push({ ...group.region, ...box });
+    shelf = Math.max(shelf, box.height);
+    x += box.width + REGION_GAP;
+    // Nothing shares a shelf with the lane: it reads as the first thing, full width.
+    if (lane) x = width + 1;
   }
-  for (const id of pending) {
-    const cell = firstFreeCell(taken, columns);
-    placed[id] = cell;
-    taken.push(cell);
-  }
-  return placed;
+  return out;
 }
 
-export type Box = { x: number; y: number; width: number; height: number };
-
-/** The box around nodes at these positions. */
-export function boundsOf(positions: readonly XY[]): Box | null {
-  if (positions.length === 0) return null;
-  const left = Math.min(...positions.map((p) => p.x));
-  const top = Math.min(...positions.map((p) => p.y));
-  const right = Math.max(...positions.map((p) => p.x + NODE_WIDTH));
-  const bottom = Math.max(...positions.map((p) => p.y + NODE_HEIGHT));
-  return { x: left, y: top, width: right - left, height: bottom - top };
+function zoomToFit(boxes: readonly Box[], pane: Pane): number {
+  const bounds = boundsOfBoxes(boxes);
+  if (!bounds) return Infinity;
+  return Math.min(pane.width / bounds.width, pane.height / bounds.height);
 }
+
+/**
+ * Try shelf widths and keep the packing that fit-view shows largest: a coarse pass over the
+ * range, then every width around the best one (the fit zoom rises, then falls, with the width).
+ */
+function bestPacking(groups: readonly Group[], pane: Pane, pinnedBoxes: readonly Box[]): Layout {
+  const aspect = pane.width / pane.height;
+  const total = groups.reduce((n, g) => n + g.items.length, 0);
+  const widest = Math.max(1, Math.ceil(Math.sqrt(total * 4)) + 2);
+  const tried = new Map<number, Layout>();
+  const attempt = (columns: number): Layout => {
+    const known = tried.get(columns);
+    if (known) return known;
+    const width = 2 * REGION_PAD + columns * CELL_WIDTH - GAP_X;
+    const layout = pack(groups, width, aspect, pinnedBoxes);
+    layout.fitZoom = zoomToFit([...layout.regions, ...pinnedBoxes], pane);
+    tried.set(columns, layout);
+    return layout;
+  };
+  const better = (a: Layout, b: Layout | null) => !b || a.fitZoom > b.fitZoom + 1e-9;
+  const stride = Math.max(1, Math.ceil(widest / 12));
+  let best: Layout | null = null;
+  let bestColumns = 1;
+  for (let columns = 1; columns <= widest; columns += stride) {
+    const layout = attempt(columns);
+    if (better(layout, best)) [best, bestColumns] = [layout, columns];
+  }
+  const around = bestColumns;
+  for (let columns = Math.max(1, around - stride + 1); columns <= Math.min(widest, around + stride - 1); columns++) {
+    const layout = attempt(columns);
+    if (better(layout, best)) [best, bestColumns] = [layout, columns];
+  }
+  return best!;
+}
+
+function projectLabel(project: string | null): { label: string; path: string | null } {
+  if (project == null) return { label: "No folder", path: null };
+  return { label: lastFolder(project) ?? project, path: shortenHome(project) };
+}
+
+/**
+ * Lay out `items` (in arrival order). `pinned` positions (dragged by the user) win: those nodes
+ * stay where they are and the grid skips the cells they cover.
+ */
+export function layoutCanvas(
+  items: readonly LayoutItem[],
+  pinned: Readonly<Record<string, XY>>,
+  pane: Pane,
+): Layout {
+  const usable = pane.width > 0 && pane.height > 0 ? pane : DEFAULT_PANE;
+  const arrival = new Map(items.map((item, i) => [item.id, i]));
+  const byNeed = (a: LayoutItem, b: LayoutItem) => a.rank - b.rank || arrival.get(a.id)! - arrival.get(b.id)!;
+  const free = items.filter((item) => !pinned[item.id]);
+
+  const lane = free.filter((item) => item.rank <= NEEDS_YOU_RANK).sort(byNeed);
+  const needsYouByProject = new Map<string | null, number>();
+  for (const item of items) {
+    if (item.rank <= NEEDS_YOU_RANK) needsYouByProject.set(item.project, (needsYouByProject.get(item.project) ?? 0) + 1);
+  }
+  const projects = new Map<string | null, LayoutItem[]>();
+  for (const item of free) {
+    if (item.rank <= NEEDS_YOU_RANK) continue;
+    const list = projects.get(item.project) ?? [];
+    list.push(item);
+    projects.set(item.project, list);
+  }
+  // Projects keep their place (first arrival first), so a status change moves a node inside
+  // its region, never the regions; a project whose sessions all ended goes last.
+  const allEnded = (list: LayoutItem[]) => list.every((item) => item.rank === 6);
+  const projectOrder = [...projects.entries()].sort(
+    ([, a], [, b]) => Number(allEnded(a)) - Number(allEnded(b)) || arrival.get(a[0]!.id)! - arrival.get(b[0]!.id)!,
+  );
+
+  const groupsAt = (rest: NodeSize): Group[] => {
+    const groups: Group[] = [];
+    if (lane.length > 0) {
+      groups.push({
+        region: { id: "needs-you", kind: "needs-you", label: "Needs you", path: null, count: lane.length, needsYou: 0 },
+        items: lane,
+        size: "full",
+      });
+    }
+    for (const [project, list] of projectOrder) {
+      groups.push({
+        region: {
+          id: `project:${project ?? ""}`,
+          kind: "project",
+          ...projectLabel(project),
+          count: list.length,
+          needsYou: needsYouByProject.get(project) ?? 0,
+        },
+        items: [...list].sort(byNeed),
+        size: rest,
+      });
+    }
+    return groups;
+  };
+
+  const pinnedSize = (item: LayoutItem, rest: NodeSize): NodeSize => (item.rank <= NEEDS_YOU_RANK ? "full" : rest);
+  const attempt = (rest: NodeSize): Layout => {
+    const pinnedItems = items.filter((item) => pinned[item.id]);
+    const pinnedBoxes = pinnedItems.map((item) => ({ ...pinned[item.id]!, ...sizeOf(pinnedSize(item, rest)) }));
+    const layout = bestPacking(groupsAt(rest), usable, pinnedBoxes);
+    for (const item of pinnedItems) {
+      layout.positions[item.id] = { ...pinned[item.id]! };
+      layout.sizes[item.id] = pinnedSize(item, rest);
+    }
+    return layout;
+  };
+
+  // Every session a full card while fit-view can show them at a readable size; else the ones
+  // that can wait become strips, and only the "Needs you" lane keeps full cards.
+  // (Too many full cards to fit the pane at that zoom even packed edge to edge: skip the try.)
+  const fullArea = items.length * CELL_WIDTH * CELL_HEIGHT * ZOOM_COMPACT ** 2;
+  if (fullArea <= usable.width * usable.height) {
+    const roomy = attempt("full");
+    if (roomy.fitZoom / (1 + 2 * FIT_PADDING) >= ZOOM_COMPACT) return roomy;
+  }
+  return attempt("strip");
+}
+
+// ── Arriving on an empty canvas ──────────────────────────────────────────────────────────────
 
 const ARRIVAL_SIDE = 24;
 const ARRIVAL_TOP = 32;
 
 /**
  * Where to look when sessions arrive on an empty canvas. If they fit at full size, show them
- * at zoom 1 from the top, the grid's full width centred: later arrivals fill the row to the
- * right and the rows below, in view, with no empty band above. `null` when they do not fit:
- * then fit the view to them (zoomed out).
+ * at zoom 1 from the top, centred across. `null` when they do not fit: then fit the view to
+ * them (zoomed out).
  */
-export function arrivalViewport(
-  bounds: Box,
-  pane: { width: number; height: number },
-  columns: number,
-): { x: number; y: number; zoom: number } | null {
+export function arrivalViewport(bounds: Box, pane: Pane): { x: number; y: number; zoom: number } | null {
   const fitsAcross = bounds.width + 2 * ARRIVAL_SIDE <= pane.width;
   const fitsDown = bounds.height + ARRIVAL_TOP + ARRIVAL_SIDE <= pane.height;
   if (!fitsAcross || !fitsDown) return null;
-  const gridWidth = columns * CELL_WIDTH - GAP_X;
-  const span = Math.max(bounds.width, gridWidth);
-  const left = span + 2 * ARRIVAL_SIDE <= pane.width ? (pane.width - span) / 2 : ARRIVAL_SIDE;
+  const left = (pane.width - bounds.width) / 2;
   return { x: Math.round(left - bounds.x), y: ARRIVAL_TOP - bounds.y, zoom: 1 };
+}
+
+// ── Keyboard navigation ──────────────────────────────────────────────────────────────────────
+
+export type Direction = "left" | "right" | "up" | "down";
+
+/**
+ * The node an arrow key moves the selection to: the nearest whose centre lies in that
+ * direction, straight lines preferred over diagonals. `null` when there is none.
+ */
+export function neighbourOf(
+  from: string,
+  boxes: Readonly<Record<string, Box>>,
+  direction: Direction,
+): string | null {
+  const origin = boxes[from];
+  if (!origin) return null;
+  const cx = origin.x + origin.width / 2;
+  const cy = origin.y + origin.height / 2;
+  let best: string | null = null;
+  let bestScore = Infinity;
+  for (const id in boxes) {
+    if (id === from) continue;
+    const b = boxes[id]!;
+    const dx = b.x + b.width / 2 - cx;
+    const dy = b.y + b.height / 2 - cy;
+    const along = direction === "left" ? -dx : direction === "right" ? dx : direction === "up" ? -dy : dy;
+    const across = direction === "left" || direction === "right" ? Math.abs(dy) : Math.abs(dx);
+    if (along <= 1) continue;
+    // Off to the side counts three times: the row (or column) you are in comes first.
+    const score = along + 3 * across;
+    if (score < bestScore) {
+      bestScore = score;
+      best = id;
+    }
+  }
+  return best;
 }

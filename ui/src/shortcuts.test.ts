@@ -14,6 +14,17 @@ describe("canvas shortcuts", () => {
     expect(shortcutFor(key("x"))).toBeNull();
   });
 
+  it("opens the filter with Ctrl+K, Cmd+K and /, and moves the selection with the arrows", () => {
+    expect(shortcutFor(key("k", { ctrlKey: true }))).toBe("filter");
+    expect(shortcutFor(key("k", { metaKey: true }))).toBe("filter");
+    expect(shortcutFor(key("/"))).toBe("filter");
+    expect(shortcutFor(key("ArrowLeft"))).toBe("left");
+    expect(shortcutFor(key("ArrowRight"))).toBe("right");
+    expect(shortcutFor(key("ArrowUp"))).toBe("up");
+    expect(shortcutFor(key("ArrowDown"))).toBe("down");
+    expect(shortcutFor(key("ArrowDown", { ctrlKey: true }))).toBeNull();
+  });
+
   it("leaves modified keys to the system (Ctrl+N, Cmd+F)", () => {
     expect(shortcutFor(key("n", { ctrlKey: true }))).toBeNull();
     expect(shortcutFor(key("f", { metaKey: true }))).toBeNull();

@@ -1,6 +1,18 @@
 // Canvas keyboard shortcuts: which key means what, and when keys belong to something else.
 
-export type Shortcut = "next" | "previous" | "open" | "fit" | "close";
+export type Shortcut =
+  | "next"
+  | "previous"
+  | "open"
+  | "fit"
+  | "close"
+  | "filter"
+  | "left"
+  | "right"
+  | "up"
+  | "down";
+
+const ARROWS: Record<string, Shortcut> = { ArrowLeft: "left", ArrowRight: "right", ArrowUp: "up", ArrowDown: "down" };
 
 /** Keys typed into a field, or pressed on a button, are not canvas shortcuts. */
 export function isTypingTarget(target: EventTarget | null): boolean {
@@ -13,8 +25,15 @@ export function isTypingTarget(target: EventTarget | null): boolean {
 type KeyLike = Pick<KeyboardEvent, "key" | "shiftKey" | "ctrlKey" | "metaKey" | "altKey" | "target" | "repeat">;
 
 export function shortcutFor(event: KeyLike): Shortcut | null {
+  // Ctrl+K (Cmd+K on a Mac) opens the filter, like a command palette.
+  if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && (event.key === "k" || event.key === "K")) {
+    return "filter";
+  }
   if (event.ctrlKey || event.metaKey || event.altKey) return null;
+  if (ARROWS[event.key] && !event.shiftKey) return ARROWS[event.key]!;
   switch (event.key) {
+    case "/":
+      return "filter";
     case "n":
     case "N":
       return event.shiftKey ? "previous" : "next";

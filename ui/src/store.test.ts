@@ -9,7 +9,7 @@ import {
   selectSelectedId,
   useSwitchboard,
 } from "./store";
-import { CELL_WIDTH, overlaps } from "./layout";
+import { boxesOverlap, overlaps, sizeOf } from "./layout";
 import { makeSession, NOW } from "./test/sessions";
 import * as ipc from "./ipc";
 
@@ -23,7 +23,7 @@ const store = () => useSwitchboard.getState();
 const at = (minutesAgo: number) => NOW - minutesAgo * 60_000;
 
 beforeEach(() => {
-  useSwitchboard.setState({ ...initialData(), columns: 3 });
+  useSwitchboard.setState(initialData());
   vi.mocked(ipc.clearUnread).mockClear();
   vi.mocked(ipc.setPosition).mockClear();
 });
@@ -66,12 +66,22 @@ describe("sessions from the Rust side", () => {
     expect(store().nodes.map((n) => n.id).sort()).toEqual(["a", "c", "d", "e"]);
   });
 
-  it("a status change keeps the node list (and so every node's position) untouched", () => {
+  it("a change that does not move a session in the ordering keeps the node list untouched", () => {
     store().applySnapshot([makeSession({ sessionId: "a" }), makeSession({ sessionId: "b", firstEventAt: NOW })]);
     const nodes = store().nodes;
-    store().applyChanges({ changed: [makeSession({ sessionId: "a", status: "done" })], removed: [] });
+    store().applyChanges({ changed: [makeSession({ sessionId: "a", tool: "Edit", message: "still at it" })], removed: [] });
     expect(store().nodes).toBe(nodes);
-    expect(store().sessions.a?.status).toBe("done");
+    expect(store().sessions.a?.tool).toBe("Edit");
+  });
+
+  it("a session that starts needing the user moves up into the Needs you lane", () => {
+    store().applySnapshot([makeSession({ sessionId: "a" }), makeSession({ sessionId: "b", firstEventAt: NOW })]);
+    const before = positionOf("b")!;
+    store().applyChanges({ changed: [makeSession({ sessionId: "b", firstEventAt: NOW, status: "blocked" })], removed: [] });
+    expect(positionOf("b")!.y).toBeLessThan(before.y);
+    expect(store().regions.map((r) => r.id)).toEqual(["needs-you", "project:/home/maya/src/webapp"]);
+    // Only the node that moved is a new object.
+    expect(store().nodes.find((n) => n.id === "b")?.data.size).toBe("full");
   });
 
   it("an empty burst changes nothing", () => {
@@ -82,9 +92,9 @@ describe("sessions from the Rust side", () => {
 });
 
 describe("placement", () => {
-  it("new sessions take the first free grid cell, never on top of another node", () => {
+  it("new sessions are laid out around dragged ones, never on top of another node", () => {
     store().applySnapshot(["a", "b", "c", "d"].map((id, i) => makeSession({ sessionId: id, firstEventAt: at(50 - i) })));
-    // The user drags "a" away, freeing the first cell, then drags "b" half over "c".
+    // The user drags "a" away, then drags "b" half over "c"'s spot.
     const c = store().nodes.find((n) => n.id === "c")!.position;
     store().onNodesChange([{ id: "a", type: "position", position: { x: 900, y: 600 }, dragging: false }]);
     store().onNodesChange([{ id: "b", type: "position", position: { x: c.x - 40, y: c.y + 30 }, dragging: false }]);
@@ -92,11 +102,12 @@ describe("placement", () => {
       store().applyChanges({ changed: [makeSession({ sessionId: `new${i}`, firstEventAt: at(5 - i) })], removed: [] });
     }
     const nodes = store().nodes;
-    const fresh = nodes.filter((n) => n.id.startsWith("new"));
-    expect(fresh[0]!.position).toEqual({ x: 0, y: 0 });
-    for (const node of fresh) {
+    expect(positionOf("a")).toEqual({ x: 900, y: 600 });
+    expect(positionOf("b")).toEqual({ x: c.x - 40, y: c.y + 30 });
+    const box = (n: (typeof nodes)[number]) => ({ ...n.position, ...sizeOf(n.data.size) });
+    for (const node of nodes) {
       for (const other of nodes) {
-        if (other.id !== node.id) expect(overlaps(node.position, other.position), `${node.id}/${other.id}`).toBe(false);
+        if (other.id !== node.id) expect(boxesOverlap(box(node), box(other)), `${node.id}/${other.id}`).toBe(false);
       }
     }
   });
@@ -130,8 +141,8 @@ describe("placement", () => {
     ]);
     expect(positionOf("a")).toEqual({ x: 40, y: 600 });
     expect(positionOf("c")).toEqual({ x: 0, y: 0 });
-    // "b" would have had the first cell, which "c" holds.
-    expect(positionOf("b")).toEqual({ x: CELL_WIDTH, y: 0 });
+    // "b" is laid out in its project's region, clear of "c" sitting where the region starts.
+    expect(overlaps(positionOf("b")!, { x: 0, y: 0 })).toBe(false);
   });
 
   it("keeps a node where it is when the echo of its drag (or any change) arrives", () => {
@@ -269,11 +280,14 @@ describe("archived sessions (the Older list)", () => {
     expect(overlaps(positionOf("old-ask")!, positionOf("live")!)).toBe(false);
   });
 
-  it("a returning session whose dragged spot is now taken goes to a free cell instead", () => {
+  it("a returning session goes back to its dragged spot and the grid makes room", () => {
     store().applySnapshot([makeSession({ sessionId: "a", archived: true, position: { x: 10, y: 10 } })]);
     store().applyChanges({ changed: [makeSession({ sessionId: "b", firstEventAt: NOW })], removed: [] });
-    expect(positionOf("b")).toEqual({ x: 0, y: 0 });
+    const first = positionOf("b")!;
+    expect(overlaps(first, { x: 10, y: 10 })).toBe(true);
     store().applyChanges({ changed: [makeSession({ sessionId: "a", position: { x: 10, y: 10 } })], removed: [] });
+    // The user's spot wins; the laid-out node moves out of its way.
+    expect(positionOf("a")).toEqual({ x: 10, y: 10 });
     expect(overlaps(positionOf("a")!, positionOf("b")!)).toBe(false);
     // Nobody else there: it goes back to where the user left it.
     store().applyChanges({ changed: [makeSession({ sessionId: "c", archived: true, position: { x: 900, y: 700 } })], removed: [] });

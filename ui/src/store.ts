@@ -5,11 +5,30 @@ import { applyNodeChanges, type Node, type NodeChange } from "@xyflow/react";
 import type { Session } from "./bindings/Session";
 import type { SessionsChanged } from "./bindings/SessionsChanged";
 import { categoryOf, type Category } from "./status";
-import { columnsFor, placeNodes, toCoordinate, type XY } from "./layout";
+import {
+  DEFAULT_PANE,
+  layoutCanvas,
+  neighbourOf,
+  projectsOf,
+  rankOf,
+  sizeOf,
+  toCoordinate,
+  type Box,
+  type Direction,
+  type NodeSize,
+  type Pane,
+  type Region,
+  type XY,
+} from "./layout";
+import { filterMatches, isFiltering, NO_FILTER, type Filter } from "./filter";
 import * as ipc from "./ipc";
+import { DOCTOR_SESSION_PREFIX } from "./bindings/doctor";
 
-/** A canvas node carries no session data: the node component reads it from the store by id. */
-export type SessionNodeType = Node<Record<string, never>, "session">;
+/**
+ * A canvas node carries no session data, only the size of its cell: the node component reads
+ * the session from the store by id.
+ */
+export type SessionNodeType = Node<{ size: NodeSize }, "session">;
 
 export type Focus = { id: string; seq: number };
 
@@ -23,7 +42,23 @@ type Data = {
   nodes: SessionNodeType[];
   /** True once the first snapshot (or its absence outside the app) is in. */
   loaded: boolean;
-  columns: number;
+  /** The window's canvas area the layout is shaped for (not the pane: the details panel must
+   * not reflow the canvas). */
+  pane: Pane;
+  /** The labelled regions behind the nodes: the "Needs you" lane and one per project. */
+  regions: Region[];
+  /** Each canvas session's project folder (see `projectsOf`). */
+  projects: Record<string, string | null>;
+  /** Where the user dropped nodes this run, until Rust's echo of `position` catches up. */
+  dragged: Record<string, XY>;
+  /** What the layout was last made from: skip the work when a change does not move anything. */
+  layoutKey: string;
+  filter: Filter;
+  /** Sessions the filter lets through; `null` when nothing is filtered. */
+  matches: ReadonlySet<string> | null;
+  filterOpen: boolean;
+  /** Bumped when the user asks to see the filter's matches (chip click, Enter in the filter). */
+  showMatches: number;
   /** The latest request to bring a node into view; `seq` makes repeats distinct. */
   focus: Focus | null;
   /** A focus request for a session not seen yet (a notification can beat the event). */
@@ -43,6 +78,18 @@ type Actions = {
   focusSession(id: string): void;
   /** The user opened a node (click, Enter): ask Rust to clear its unread dot. */
   openSession(id: string): void;
+  /** The window was resized: reshape the layout when its shape changed noticeably. */
+  setPane(pane: Pane): void;
+  setFilterText(text: string): void;
+  /** A header chip: show only that state; the same chip again shows everything. */
+  toggleCategory(category: Category): void;
+  setFilterOpen(open: boolean): void;
+  /** Empty the filter and close it. */
+  clearFilter(): void;
+  /** Ask the canvas to bring the matches into view; selects the first. */
+  showFilterMatches(): void;
+  /** Arrow keys: select the nearest lit node that way (the first one if none is selected). */
+  moveSelection(direction: Direction): string | null;
   /** Step through the sessions of one header chip. */
   cycle(category: Category): void;
   /** `n` / `Shift+n`: the next or previous session that needs the user. */
@@ -64,12 +111,31 @@ export function initialData(): Data {
     older: [],
     nodes: [],
     loaded: false,
-    columns: columnsFor(typeof window === "undefined" ? 1280 : window.innerWidth),
+    pane: windowPane(),
+    regions: [],
+    projects: {},
+    dragged: {},
+    layoutKey: "",
+    filter: NO_FILTER,
+    matches: null,
+    filterOpen: false,
+    showMatches: 0,
     focus: null,
     pendingFocus: null,
     pickedOlder: null,
     olderOpen: false,
   };
+}
+
+/** `switchboard doctor`'s test events are sessions too; they never reach the canvas. */
+function shown(session: Session): boolean {
+  return !session.sessionId.startsWith(DOCTOR_SESSION_PREFIX);
+}
+
+/** The canvas area of the window: all of it but the header. */
+export function windowPane(): Pane {
+  if (typeof window === "undefined" || !window.innerWidth) return DEFAULT_PANE;
+  return { width: window.innerWidth, height: Math.max(200, window.innerHeight - 44) };
 }
 
 function byArrival(sessions: Record<string, Session>) {
@@ -149,29 +215,47 @@ function withSelection(nodes: SessionNodeType[], id: string | null): SessionNode
   });
 }
 
+type LayoutInput = Pick<Data, "sessions" | "order" | "nodes" | "pane" | "dragged" | "layoutKey">;
+
 /**
- * Rebuild the node list for `order`, keeping existing nodes (and their identity) untouched.
- * New nodes go where the user last dragged them (Rust's `position`), else on the grid.
+ * Lay the canvas out again: the node objects whose place and size did not change are kept (so
+ * React Flow leaves them alone), and the list itself when no node moved.
  */
-function nodesFor(
-  order: readonly string[],
-  nodes: readonly SessionNodeType[],
-  sessions: Record<string, Session>,
-  columns: number,
-) {
+function relayout(state: LayoutInput): Partial<Data> {
+  const { sessions, order, nodes, pane, dragged } = state;
+  const projects = projectsOf(order.map((id) => sessions[id]!));
+  const items = order.map((id) => ({ id, project: projects[id] ?? null, rank: rankOf(sessions[id]!) }));
   const existing = new Map(nodes.map((n) => [n.id, n]));
-  const current: Record<string, XY> = {};
-  for (const n of nodes) current[n.id] = n.position;
-  const remembered: Record<string, XY> = {};
+  const pinned: Record<string, XY> = {};
   for (const id of order) {
-    const position = sessions[id]?.position;
-    if (position) remembered[id] = { x: position.x, y: position.y };
+    const node = existing.get(id);
+    const position = sessions[id]!.position;
+    // Mid-drag, the pointer holds the node; then this run's drop, then what Rust remembers.
+    if (node?.dragging) pinned[id] = node.position;
+    else if (dragged[id]) pinned[id] = dragged[id];
+    else if (position) pinned[id] = { x: position.x, y: position.y };
   }
-  const positions = placeNodes(order, current, remembered, columns);
-  return order.map(
-    (id): SessionNodeType =>
-      existing.get(id) ?? { id, type: "session", position: positions[id]!, data: {} },
-  );
+  const key = JSON.stringify([items, pinned, Math.round(pane.width), Math.round(pane.height)]);
+  if (key === state.layoutKey && sameIds(nodes, order)) return { projects };
+  const layout = layoutCanvas(items, pinned, pane);
+  let moved = nodes.length !== order.length;
+  const next = order.map((id, i): SessionNodeType => {
+    const previous = existing.get(id);
+    const position = layout.positions[id]!;
+    const size = layout.sizes[id]!;
+    const same =
+      previous &&
+      previous.position.x === position.x &&
+      previous.position.y === position.y &&
+      previous.data.size === size;
+    if (same && nodes[i] === previous) return previous;
+    moved = true;
+    if (same) return previous;
+    return previous
+      ? { ...previous, position, data: { size } }
+      : { id, type: "session", position, data: { size } };
+  });
+  return { nodes: moved ? next : nodes, regions: layout.regions, projects, layoutKey: key };
 }
 
 function sameIds(a: readonly SessionNodeType[], b: readonly string[]): boolean {
@@ -189,6 +273,7 @@ function onCanvas(state: Pick<Data, "sessions">, id: string): boolean {
  */
 function settle(state: Data, previousSelected: string | null): Partial<Data> {
   const out: Partial<Data> = {};
+  if (isFiltering(state.filter)) out.matches = filterMatches(state.sessions, state.order, state.projects, state.filter);
   let nodes = state.nodes;
   let picked = state.pickedOlder;
   // Picked in Older and reporting again: it is back on the canvas, so select its node.
@@ -220,12 +305,13 @@ export const useSwitchboard = create<SwitchboardState>()((set, get) => ({
 
   applySnapshot(list) {
     const sessions: Record<string, Session> = {};
-    for (const s of list) sessions[s.sessionId] = s;
+    for (const s of list) if (shown(s)) sessions[s.sessionId] = s;
     set((state) => {
       const previousSelected = selectedId(state.nodes);
       const { order, older } = partition(sessions, state);
-      const next = { ...state, sessions, order, older, loaded: true };
-      next.nodes = nodesFor(order, state.nodes, sessions, state.columns);
+      const dragged = keepDragged(state.dragged, sessions);
+      const base = { ...state, sessions, order, older, dragged, loaded: true };
+      const next = { ...base, ...relayout(base) };
       return { ...next, ...settle(next, previousSelected) };
     });
   },
@@ -235,11 +321,12 @@ export const useSwitchboard = create<SwitchboardState>()((set, get) => ({
     set((state) => {
       const sessions = { ...state.sessions };
       for (const id of removed) delete sessions[id];
-      for (const s of changed) sessions[s.sessionId] = s;
+      for (const s of changed) if (shown(s)) sessions[s.sessionId] = s;
       // Arrivals, removals and sessions aging off (or back onto) the canvas all land here.
       const { order, older } = partition(sessions, state);
-      const nodes = sameIds(state.nodes, order) ? state.nodes : nodesFor(order, state.nodes, sessions, state.columns);
-      const next = { ...state, sessions, order, older, nodes };
+      const dragged = keepDragged(state.dragged, sessions);
+      const base = { ...state, sessions, order, older, dragged };
+      const next = { ...base, ...relayout(base) };
       return { ...next, ...settle(next, selectedId(state.nodes)) };
     });
   },
@@ -250,7 +337,6 @@ export const useSwitchboard = create<SwitchboardState>()((set, get) => ({
     if (relevant.length === 0) return;
     const nodes = applyNodeChanges(relevant, get().nodes);
     const selecting = relevant.some((c) => c.type === "select" && c.selected);
-    set(selecting ? { nodes, pickedOlder: null } : { nodes });
     // A finished drag (or a keyboard move) is a position the user chose: Rust keeps it. Never
     // during a drag: that would be a write per pointer move.
     const finished = new Map<string, XY>();
@@ -259,11 +345,78 @@ export const useSwitchboard = create<SwitchboardState>()((set, get) => ({
       const position = change.position ?? nodes.find((n) => n.id === change.id)?.position;
       if (position) finished.set(change.id, position);
     }
+    if (finished.size === 0) {
+      set(selecting ? { nodes, pickedOlder: null } : { nodes });
+      return;
+    }
+    // A drop pins the node there; the others flow around it.
+    set((state) => {
+      const dragged = { ...state.dragged };
+      for (const [id, position] of finished) dragged[id] = position;
+      const base = { ...state, nodes, dragged, ...(selecting ? { pickedOlder: null } : {}) };
+      return { ...base, ...relayout(base) };
+    });
     for (const [id, position] of finished) {
       ipc
         .setPosition(id, toCoordinate(position.x), toCoordinate(position.y))
         .catch((err: unknown) => console.warn("set_position failed", err));
     }
+  },
+
+  setPane(pane) {
+    set((state) => {
+      const { width, height } = state.pane;
+      const change = Math.max(Math.abs(pane.width - width) / width, Math.abs(pane.height - height) / height);
+      if (!(pane.width > 0 && pane.height > 0) || change < 0.08) return {};
+      const base = { ...state, pane };
+      return { ...base, ...relayout(base) };
+    });
+  },
+
+  setFilterText(text) {
+    set((state) => withFilter(state, { ...state.filter, text }));
+  },
+
+  toggleCategory(category) {
+    set((state) => {
+      const next = withFilter(state, { ...state.filter, category: state.filter.category === category ? null : category });
+      // Turning a chip on shows its sessions; turning it off leaves the view where it is.
+      return state.filter.category === category ? next : { ...next, showMatches: state.showMatches + 1 };
+    });
+  },
+
+  setFilterOpen(open) {
+    set({ filterOpen: open });
+  },
+
+  clearFilter() {
+    set((state) => ({ ...withFilter(state, NO_FILTER), filterOpen: false }));
+  },
+
+  showFilterMatches() {
+    set((state) => {
+      const first = state.matches ? readingOrder(state.nodes).find((id) => state.matches!.has(id)) : undefined;
+      const out: Partial<Data> = { showMatches: state.showMatches + 1 };
+      if (first) out.nodes = withSelection(state.nodes, first);
+      return out;
+    });
+  },
+
+  moveSelection(direction) {
+    const { nodes, matches } = get();
+    const lit = nodes.filter((n) => !matches || matches.has(n.id));
+    if (lit.length === 0) return null;
+    const current = selectedId(nodes);
+    let target: string | null;
+    if (current == null || !lit.some((n) => n.id === current)) {
+      target = readingOrder(lit)[0] ?? null;
+    } else {
+      const boxes: Record<string, Box> = {};
+      for (const n of lit) boxes[n.id] = { ...n.position, ...sizeOf(n.data.size) };
+      target = neighbourOf(current, boxes, direction);
+    }
+    if (target) get().select(target);
+    return target;
   },
 
   select(id) {
@@ -322,6 +475,29 @@ export const useSwitchboard = create<SwitchboardState>()((set, get) => ({
     if (target) get().focusSession(target);
   },
 }));
+
+/** Top to bottom, then left to right: where the eye starts. */
+function readingOrder(nodes: readonly SessionNodeType[]): string[] {
+  return [...nodes].sort((a, b) => a.position.y - b.position.y || a.position.x - b.position.x).map((n) => n.id);
+}
+
+function withFilter(state: Data, filter: Filter): Partial<Data> {
+  return { filter, matches: filterMatches(state.sessions, state.order, state.projects, filter) };
+}
+
+/** Drops are kept until the session is gone or Rust reports the same position back. */
+function keepDragged(dragged: Record<string, XY>, sessions: Record<string, Session>): Record<string, XY> {
+  let out: Record<string, XY> | null = null;
+  for (const id in dragged) {
+    const session = sessions[id];
+    const echoed = session?.position && session.position.x === toCoordinate(dragged[id]!.x) && session.position.y === toCoordinate(dragged[id]!.y);
+    if (!session || echoed) {
+      out ??= { ...dragged };
+      delete out[id];
+    }
+  }
+  return out ?? dragged;
+}
 
 export function selectSelectedId(state: SwitchboardState): string | null {
   return selectedId(state.nodes);

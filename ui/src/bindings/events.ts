@@ -2,3 +2,4 @@
 
 export const SESSIONS_CHANGED = "sessions-changed";
 export const FOCUS_SESSION = "focus-session";
+export const NOTICES_CHANGED = "notices-changed";

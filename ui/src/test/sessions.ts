@@ -27,6 +27,8 @@ export function makeSession(overrides: Partial<Session> & { sessionId: string })
     restored: false,
     archived: false,
     position: null,
+    process: null,
+    exited: false,
     ...overrides,
   };
 }

@@ -1,0 +1,236 @@
+// Connections: whether each agent CLI is wired to Switchboard (`switchboard doctor` in the app).
+// The header button opens a drawer that lists every check with the one command that fixes a
+// failure; the empty state shows the same list.
+import { useEffect, useState } from "react";
+import { create } from "zustand";
+import type { AgentReport } from "./bindings/AgentReport";
+import type { Check } from "./bindings/Check";
+import type { DoctorReport } from "./bindings/DoctorReport";
+import type { Outcome } from "./bindings/Outcome";
+import type { Tone } from "./status";
+import { CloseIcon, PlugIcon, StatusGlyph } from "./icons";
+import * as ipc from "./ipc";
+
+type ConnectionsState = {
+  open: boolean;
+  report: DoctorReport | null;
+  checking: boolean;
+  error: string | null;
+  setOpen(open?: boolean): void;
+  /** Runs the checks again (they take a moment: each CLI's `--version`, a test event). */
+  refresh(): Promise<void>;
+};
+
+export const useConnections = create<ConnectionsState>((set, get) => ({
+  open: false,
+  report: null,
+  checking: false,
+  error: null,
+  setOpen(open) {
+    const next = open ?? !get().open;
+    set({ open: next });
+    if (next) void get().refresh();
+  },
+  async refresh() {
+    if (get().checking) return;
+    set({ checking: true, error: null });
+    try {
+      const report = await ipc.doctor();
+      set({ report, checking: false });
+    } catch (err) {
+      set({ error: ipc.toIpcError(err).message, checking: false });
+    }
+  },
+}));
+
+const TONE: Record<Outcome, Tone> = { pass: "done", fail: "error", skip: "idle" };
+const WORD: Record<Outcome, string> = { pass: "OK", fail: "Needs fixing", skip: "Skipped" };
+
+function CopyButton({ text }: { text: string }) {
+  const [copied, setCopied] = useState(false);
+  useEffect(() => {
+    if (!copied) return;
+    const timer = setTimeout(() => setCopied(false), 1500);
+    return () => clearTimeout(timer);
+  }, [copied]);
+  const copy = () => {
+    navigator.clipboard
+      ?.writeText(text)
+      .then(() => setCopied(true))
+      .catch((err: unknown) => console.warn("copy failed", err));
+  };
+  return (
+    <button
+      type="button"
+      className="copy-button"
+      data-testid="copy-fix"
+      aria-label={`Copy: ${text}`}
+      title="Copy to the clipboard"
+      onClick={copy}
+    >
+      {copied ? "Copied" : "Copy"}
+    </button>
+  );
+}
+
+function CheckRow({ check }: { check: Check }) {
+  return (
+    <li
+      className={`check-row tone-${TONE[check.outcome]}`}
+      data-testid="check"
+      data-check={check.id}
+      data-outcome={check.outcome}
+    >
+      <StatusGlyph tone={TONE[check.outcome]} className="check-glyph" />
+      <div className="check-body">
+        <div className="check-line">
+          <span className="check-label">{check.label}</span>
+          <span className="visually-hidden">: {WORD[check.outcome]}</span>
+        </div>
+        <div className="check-detail" title={check.detail}>
+          {check.detail}
+        </div>
+        {check.fix && (
+          <div className="check-fix">
+            <code className="check-command" data-testid="check-fix">
+              {check.fix}
+            </code>
+            <CopyButton text={check.fix} />
+          </div>
+        )}
+      </div>
+    </li>
+  );
+}
+
+function AgentSection({ agent }: { agent: AgentReport }) {
+  return (
+    <section className="check-group" data-testid="check-group" data-agent={agent.agent}>
+      <h3 className="check-heading">
+        {agent.name}
+        {agent.version && <span className="check-version">{agent.version}</span>}
+      </h3>
+      <ul className="check-list">
+        {agent.checks.map((check) => (
+          <CheckRow key={check.id} check={check} />
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** Every check of a report, grouped by CLI, then Switchboard itself. */
+export function DoctorChecks({ report }: { report: DoctorReport }) {
+  return (
+    <div className="doctor-checks" data-testid="doctor-checks" data-ok={report.ok}>
+      {report.agents.map((agent) => (
+        <AgentSection key={agent.agent} agent={agent} />
+      ))}
+      <section className="check-group" data-testid="check-group" data-agent="switchboard">
+        <h3 className="check-heading">Switchboard</h3>
+        <ul className="check-list">
+          {report.switchboard.map((check) => (
+            <CheckRow key={check.id} check={check} />
+          ))}
+        </ul>
+      </section>
+    </div>
+  );
+}
+
+function failures(report: DoctorReport | null): number {
+  if (!report) return 0;
+  return [...report.agents.flatMap((a) => a.checks), ...report.switchboard].filter((c) => c.outcome === "fail")
+    .length;
+}
+
+/** One line: all good, or how many checks need fixing. */
+export function DoctorSummary({ report }: { report: DoctorReport }) {
+  const failed = failures(report);
+  return (
+    <p className={failed ? "doctor-summary is-failing" : "doctor-summary is-ok"} data-testid="doctor-summary">
+      {failed === 0 ? "Everything is connected." : failed === 1 ? "1 check needs fixing." : `${failed} checks need fixing.`}
+    </p>
+  );
+}
+
+/** The header button. A dot marks failing checks once they have been run. */
+export function ConnectionsToggle() {
+  const open = useConnections((s) => s.open);
+  const failed = useConnections((s) => failures(s.report));
+  const setOpen = useConnections((s) => s.setOpen);
+  return (
+    <button
+      type="button"
+      className={open ? "header-action is-on" : "header-action"}
+      data-testid="connections-toggle"
+      aria-pressed={open}
+      aria-controls="connections-drawer"
+      title="Which agent CLIs are connected, and how to fix the ones that are not"
+      onClick={() => setOpen()}
+    >
+      <PlugIcon />
+      Connections
+      {failed > 0 && <span className="connections-alert" aria-label={`${failed} failing`} />}
+    </button>
+  );
+}
+
+export function ConnectionsDrawer() {
+  const open = useConnections((s) => s.open);
+  const report = useConnections((s) => s.report);
+  const checking = useConnections((s) => s.checking);
+  const error = useConnections((s) => s.error);
+  const setOpen = useConnections((s) => s.setOpen);
+  const refresh = useConnections((s) => s.refresh);
+  if (!open) return null;
+  return (
+    <aside
+      className="connections-drawer"
+      id="connections-drawer"
+      data-testid="connections-drawer"
+      aria-label="Connections"
+      aria-busy={checking}
+    >
+      <div className="drawer-head">
+        <h2 className="drawer-title">Connections</h2>
+        <button
+          type="button"
+          className="icon-button"
+          aria-label="Close Connections"
+          title="Close"
+          onClick={() => setOpen(false)}
+        >
+          <CloseIcon />
+        </button>
+      </div>
+      <p className="drawer-note">
+        The same checks as <code>switchboard doctor</code>. Each failing one shows what fixes it.
+      </p>
+      <div className="connections-actions">
+        {report && <DoctorSummary report={report} />}
+        <button
+          type="button"
+          className="header-action"
+          data-testid="connections-refresh"
+          disabled={checking}
+          onClick={() => void refresh()}
+        >
+          {checking ? "Checking…" : "Check again"}
+        </button>
+      </div>
+      {error && (
+        <p className="install-result is-error connections-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="connections-body">
+        {report ? (
+          <DoctorChecks report={report} />
+        ) : (
+          !error && <p className="drawer-note">{checking ? "Checking…" : "Not available outside the app."}</p>
+        )}
+      </div>
+    </aside>
+  );
+}

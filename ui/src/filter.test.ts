@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { filterMatches, isFiltering, matchesFilter, NO_FILTER } from "./filter";
+import { makeSession } from "./test/sessions";
+
+const auth = makeSession({ sessionId: "a", title: "auth-refactor", agent: "claude", status: "blocked", tool: "Bash" });
+const db = makeSession({ sessionId: "b", title: "Pick a database", agent: "codex", status: "waiting", cwd: "/home/maya/src/api" });
+const docs = makeSession({ sessionId: "c", title: "Rewrite README", agent: "gemini", status: "done", unread: true });
+const old = makeSession({ sessionId: "d", title: "Old spike", status: "done", ended: true });
+const sessions = { a: auth, b: db, c: docs, d: old };
+const order = ["a", "b", "c", "d"];
+const projects = { a: "/home/maya/src/webapp", b: "/home/maya/src/api", c: "/home/maya/src/webapp", d: "/home/maya/src/webapp" };
+const match = (text: string, category: "needs" | "working" | "done" | null = null) =>
+  [...(filterMatches(sessions, order, projects, { text, category }) ?? [])];
+
+describe("the quick filter", () => {
+  it("matches the title, case-insensitively", () => {
+    expect(match("AUTH")).toEqual(["a"]);
+  });
+
+  it("matches the project by folder name or home-shortened path", () => {
+    expect(match("api")).toEqual(["b"]);
+    expect(match("~/src/webapp")).toEqual(["a", "c", "d"]);
+  });
+
+  it("matches the agent by id or name", () => {
+    expect(match("codex")).toEqual(["b"]);
+    expect(match("Gemini")).toEqual(["c"]);
+  });
+
+  it("matches the status in the UI's words and the model's", () => {
+    expect(match("permission")).toEqual(["a"]);
+    expect(match("blocked")).toEqual(["a"]);
+    expect(match("needs you")).toEqual(["a", "b"]);
+    expect(match("unread")).toEqual(["c"]);
+    expect(match("ended")).toEqual(["d"]);
+  });
+
+  it("wants every term to match somewhere", () => {
+    expect(match("webapp done")).toEqual(["c", "d"]);
+    expect(match("webapp codex")).toEqual([]);
+  });
+
+  it("combines with a status chip; ended sessions count towards no chip", () => {
+    expect(match("", "done")).toEqual(["c"]);
+    expect(match("webapp", "needs")).toEqual(["a"]);
+  });
+
+  it("filters nothing when empty", () => {
+    expect(isFiltering(NO_FILTER)).toBe(false);
+    expect(isFiltering({ text: "  ", category: null })).toBe(false);
+    expect(filterMatches(sessions, order, projects, NO_FILTER)).toBeNull();
+    expect(matchesFilter(auth, null, NO_FILTER)).toBe(true);
+  });
+});

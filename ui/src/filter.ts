@@ -1,0 +1,49 @@
+// The quick filter (Ctrl+K or `/`) and the header's status chips: which sessions stay lit.
+// Pure: the store keeps the result so each node only reads a boolean.
+import type { Session } from "./bindings/Session";
+import { badgeOf, categoryOf, type Category } from "./status";
+import { agentName, lastFolder, shortenHome, titleOf } from "./sessionLabels";
+
+export type Filter = { text: string; category: Category | null };
+
+export const NO_FILTER: Filter = { text: "", category: null };
+
+export function isFiltering(filter: Filter): boolean {
+  return filter.category != null || filter.text.trim() !== "";
+}
+
+/** Words a session answers to: its title, project, agent and status (in the UI's words too). */
+function wordsOf(session: Session, project: string | null): string {
+  const words = [titleOf(session), agentName(session.agent), session.agent, badgeOf(session, 0).word];
+  if (session.status) words.push(session.status);
+  const category = categoryOf(session);
+  if (category === "needs") words.push("needs you");
+  if (session.unread) words.push("unread");
+  if (session.ended) words.push("ended");
+  if (session.stale) words.push("stale");
+  for (const path of [project, session.cwd]) {
+    if (!path) continue;
+    words.push(shortenHome(path), lastFolder(path) ?? "");
+  }
+  return words.join("\n").toLowerCase();
+}
+
+/** Every whitespace-separated term must appear somewhere (title, project, agent or status). */
+export function matchesFilter(session: Session, project: string | null, filter: Filter): boolean {
+  if (filter.category != null && categoryOf(session) !== filter.category) return false;
+  const terms = filter.text.toLowerCase().split(/\s+/).filter(Boolean);
+  if (terms.length === 0) return true;
+  const words = wordsOf(session, project);
+  return terms.every((term) => words.includes(term));
+}
+
+/** The ids that match, or `null` when nothing is filtered (everything is lit). */
+export function filterMatches(
+  sessions: Readonly<Record<string, Session>>,
+  order: readonly string[],
+  projects: Readonly<Record<string, string | null>>,
+  filter: Filter,
+): ReadonlySet<string> | null {
+  if (!isFiltering(filter)) return null;
+  return new Set(order.filter((id) => matchesFilter(sessions[id]!, projects[id] ?? null, filter)));
+}

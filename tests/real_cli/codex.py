@@ -155,8 +155,12 @@ class Rollout:
         text = "\n".join(lines[start:]) + "\n"
         for path, alias in ((self.home, "/home/dev"), (self.workdir, "/home/dev/run")):
             text = text.replace(str(path), alias)
+        # Recorded fixtures are rewritten only on request, so a test run leaves the tree as it was.
+        target = TRANSCRIPTS / f"{name}.jsonl"
+        if target.exists() and os.environ.get("SWITCHBOARD_SAVE_TRANSCRIPTS") != "1":
+            return
         TRANSCRIPTS.mkdir(parents=True, exist_ok=True)
-        (TRANSCRIPTS / f"{name}.jsonl").write_text(text)
+        target.write_text(text)
         self.saved[name] = what
 
     def write_readme(self):

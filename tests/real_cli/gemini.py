@@ -171,6 +171,9 @@ class Run:
         if path is None:
             self.report.check(f"found the chat file of {self.sid}", False, "no session-*.jsonl under the temp HOME")
             return
+        # Recorded fixtures are rewritten only on request, so a test run leaves the tree as it was.
+        if (TRANSCRIPTS / f"{name}.jsonl").exists() and os.environ.get("SWITCHBOARD_SAVE_TRANSCRIPTS") != "1":
+            return
         lines = path.read_text().splitlines()[start:]
         TRANSCRIPTS.mkdir(parents=True, exist_ok=True)
         body = "\n".join(lines).replace(str(self.root), "/home/dev")

@@ -117,8 +117,16 @@ class Tmux:
         self.socket = socket
         env_args = [f"{k}={v}" for k, v in env.items()]
         inner = " ".join(_quote(a) for a in ["env", "-i", *env_args, *command])
-        subprocess.run(["tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", "main",
-                        "-x", str(width), "-y", str(height), "-c", str(cwd), inner], check=True)
+        args = ["tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", "main",
+                "-x", str(width), "-y", str(height), "-c", str(cwd), inner]
+        # A server of the same socket from a previous launch may still be going away.
+        for attempt in range(20):
+            result = subprocess.run(args, capture_output=True, text=True)
+            if result.returncode == 0:
+                return
+            subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+            time.sleep(0.25)
+        raise RuntimeError(f"tmux new-session failed: {result.stderr.strip()}")
 
     def send(self, *keys: str, literal: bool = False):
         args = ["tmux", "-L", self.socket, "send-keys", "-t", "main"]

@@ -94,7 +94,7 @@ mod tests {
 
     #[test]
     fn the_recorded_esc_and_refusal_records_settle_the_turn() {
-        for scenario in ["permission-refused-esc", "esc-during-tool", "esc-during-stream"] {
+        for scenario in ["permission-refused-esc", "permission-refused-no", "esc-during-tool", "esc-during-stream"] {
             assert!(settles("claude", scenario), "claude {scenario}");
         }
         for scenario in ["refused-esc", "refused-no", "esc-during-stream", "esc-during-tool"] {

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Bounds under floods, against a private `switchboard serve`:
+
+  bench/flood.py ids [--count 1000000]   1,000,000 distinct session ids: RSS and db size after
+  bench/flood.py idle [--conns 3000]     3,000 idle connections held open while 200 real hooks
+                                         (one connection each, like the forwarder) are timed: p50/p99
+  bench/flood.py snapshot                hook p99 while GET /sessions is fetched in a loop (5,000 sessions)
+  bench/flood.py forwarder               worst-case wall time of `switchboard hook` (stdin never closes,
+                                         a server answering a byte a second, a FIFO endpoint.json)
+"""
+
+import argparse
+import http.client
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+
+def start(bin_path):
+    work = Path(tempfile.mkdtemp(prefix="sb-flood-"))
+    env = {**os.environ, "SWITCHBOARD_HOME": str(work / "state"), "SWITCHBOARD_NO_NOTIFY": "1"}
+    proc = subprocess.Popen([bin_path, "serve", "--no-notify"], env=env, stderr=subprocess.DEVNULL)
+    while not (work / "state" / "endpoint.json").exists():
+        time.sleep(0.05)
+    endpoint = json.loads((work / "state" / "endpoint.json").read_text())
+    return proc, work, env, endpoint
+
+
+def rss_mib(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0
+
+
+def post_many(port, key, bodies):
+    conn = http.client.HTTPConnection("127.0.0.1", port)
+    for body in bodies:
+        conn.request("POST", f"/hook/custom?key={key}", body, {"Content-Type": "application/json"})
+        conn.getresponse().read()
+    conn.close()
+
+
+def one_hook(port, key, body):
+    started = time.perf_counter()
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    req = f"POST /hook/custom?key={key} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n{body}"
+    s.sendall(req.encode())
+    while s.recv(4096):
+        pass
+    s.close()
+    return (time.perf_counter() - started) * 1000
+
+
+def pct(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * p / 100))]
+
+
+def ids(args):
+    proc, work, env, ep = start(args.bin)
+    n, threads = args.count, 4
+    started = time.time()
+    chunks = [(json.dumps({"sessionId": f"id-{i}", "status": "working"}) for i in range(t, n, threads)) for t in range(threads)]
+    ts = [threading.Thread(target=post_many, args=(ep["port"], ep["key"], c)) for c in chunks]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    took = time.time() - started
+    time.sleep(2)
+    db = sum(f.stat().st_size for f in (work / "state").glob("switchboard.db*"))
+    print(f"{n} session ids in {took:.0f} s ({n / took:.0f}/s): serve RSS {rss_mib(proc.pid):.1f} MiB, "
+          f"database {db / 1e6:.1f} MB (sessions capped at 5,000)")
+    proc.terminate(); proc.wait(); shutil.rmtree(work, ignore_errors=True)
+
+
+def idle(args):
+    proc, work, env, ep = start(args.bin)
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    held = []
+    for _ in range(args.conns):
+        try:
+            held.append(socket.create_connection(("127.0.0.1", ep["port"]), timeout=5))
+        except OSError:
+            break
+    times = [one_hook(ep["port"], ep["key"], json.dumps({"sessionId": f"real-{i}", "status": "blocked"})) for i in range(200)]
+    time.sleep(1)
+    conn = http.client.HTTPConnection("127.0.0.1", ep["port"]); conn.request("GET", f"/sessions?key={ep['key']}")
+    arrived = len([s for s in json.loads(conn.getresponse().read())["sessions"] if s["sessionId"].startswith("real-")])
+    print(f"{len(held)} idle connections held: 200 real hooks, {arrived} arrived, p50 {pct(times, 50):.2f} ms, "
+          f"p99 {pct(times, 99):.2f} ms, max {max(times):.2f} ms")
+    for s in held:
+        s.close()
+    proc.terminate(); proc.wait(); shutil.rmtree(work, ignore_errors=True)
+
+
+def snapshot(args):
+    proc, work, env, ep = start(args.bin)
+    post_many(ep["port"], ep["key"], (json.dumps({"sessionId": f"s-{i}", "status": "done", "message": "m" * 2000}) for i in range(5000)))
+    stop = threading.Event()
+
+    def fetch():
+        while not stop.is_set():
+            c = http.client.HTTPConnection("127.0.0.1", ep["port"]); c.request("GET", f"/sessions?key={ep['key']}"); c.getresponse().read()
+    t = threading.Thread(target=fetch); t.start()
+    times = [one_hook(ep["port"], ep["key"], json.dumps({"sessionId": f"s-{i % 5000}", "status": "working"})) for i in range(500)]
+    stop.set(); t.join()
+    print(f"hooks while /sessions (5,000 sessions, ~11 MB) is fetched in a loop: p50 {pct(times, 50):.2f} ms, "
+          f"p99 {pct(times, 99):.2f} ms")
+    proc.terminate(); proc.wait(); shutil.rmtree(work, ignore_errors=True)
+
+
+def forwarder(args):
+    work = Path(tempfile.mkdtemp(prefix="sb-fwd-"))
+    results = []
+    env = {**os.environ, "SWITCHBOARD_HOME": str(work)}
+    # stdin that never closes
+    r, w = os.pipe()
+    t0 = time.perf_counter(); subprocess.run([args.bin, "hook", "claude"], stdin=r, env=env); results.append(("stdin never closes", time.perf_counter() - t0))
+    os.close(r); os.close(w)
+    # a byte a second
+    srv = socket.socket(); srv.bind(("127.0.0.1", 0)); srv.listen(); port = srv.getsockname()[1]
+    (work / "endpoint.json").write_text(json.dumps({"port": port, "key": "k", "pid": os.getpid()})); os.chmod(work / "endpoint.json", 0o600)
+
+    def slow():
+        c, _ = srv.accept(); c.recv(65536)
+        for b in b"HTTP/1.1 204 No Content\r\n\r\n":
+            try:
+                c.send(bytes([b])); time.sleep(1)
+            except OSError:
+                return
+    threading.Thread(target=slow, daemon=True).start()
+    t0 = time.perf_counter(); subprocess.run([args.bin, "hook", "claude"], input=b'{"hook_event_name":"Stop","session_id":"s"}', env=env); results.append(("server answers a byte a second", time.perf_counter() - t0))
+    # FIFO endpoint
+    os.remove(work / "endpoint.json"); os.mkfifo(work / "endpoint.json", 0o600)
+    t0 = time.perf_counter(); subprocess.run([args.bin, "hook", "claude"], input=b"{}", env=env); results.append(("endpoint.json is a FIFO", time.perf_counter() - t0))
+    for what, took in results:
+        print(f"forwarder, {what}: {took * 1000:.0f} ms")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("what", choices=["ids", "idle", "snapshot", "forwarder"])
+    ap.add_argument("--bin", default="target/release/switchboard")
+    ap.add_argument("--count", type=int, default=1_000_000)
+    ap.add_argument("--conns", type=int, default=3000)
+    args = ap.parse_args()
+    {"ids": ids, "idle": idle, "snapshot": snapshot, "forwarder": forwarder}[args.what](args)

@@ -4,20 +4,20 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
-BUILD_PACKAGES := build-essential pkg-config libwebkit2gtk-4.1-dev
-TEST_PACKAGES  := curl ca-certificates xvfb xauth dbus webkit2gtk-driver xdotool x11-apps tmux python3 procps
+BUILD_PACKAGES := build-essential pkg-config libwebkit2gtk-4.1-dev libayatana-appindicator3-dev
+TEST_PACKAGES  := curl ca-certificates xvfb xauth dbus webkit2gtk-driver xdotool x11-apps xterm tmux python3 procps
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_BIN := $(HOME)/.cargo/bin
 export PATH := $(CARGO_BIN):$(PATH)
 
-.PHONY: run test deps-build deps-test deps-node ui ui-deps lint test-rust test-ui test-e2e test-real-clis bench screenshot clean
+.PHONY: run test deps-build deps-test deps-node ui ui-deps lint test-rust test-ui test-e2e test-real-clis package test-package bench screenshot clean
 
 ## Start the desktop app (needs a display; headless machines: `cargo run -- serve`).
 run: deps-build ui
 	cargo run --bin switchboard
 
 ## Every test: linters, core, engine, whole-process and web-view end-to-end tests.
-test: deps-build deps-test ui lint test-ui test-rust test-e2e test-real-clis
+test: deps-build deps-test ui lint test-ui test-rust test-e2e test-real-clis test-package
 
 deps-build:
 	@missing=$$(for p in $(BUILD_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -64,6 +64,17 @@ test-e2e:
 test-real-clis:
 	cargo build --bin switchboard
 	python3 tests/real_cli/run.py
+
+## The Debian package, built by the Tauri bundler (`@tauri-apps/cli` from ui/'s devDependencies,
+## a prebuilt binary): a release build, then target/release/bundle/deb/switchboard_<version>_amd64.deb
+## with `switchboard` and `switchboard-app` in /usr/bin, the desktop entry and the icons.
+package: deps-build ui
+	TAURI_APP_PATH=$(CURDIR) TAURI_FRONTEND_PATH=$(CURDIR)/ui ui/node_modules/.bin/tauri build --bundles deb --ci
+
+## Installs that package (dpkg -i, then apt-get install -f for its dependencies), starts the
+## installed app under Xvfb with a private D-Bus, checks it answers, and removes the package.
+test-package: package deps-test
+	bash tests/package.sh
 
 bench:
 	bench/run.sh

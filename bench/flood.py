@@ -5,6 +5,7 @@
   bench/flood.py idle [--conns 3000]     3,000 idle connections held open while 200 real hooks
                                          (one connection each, like the forwarder) are timed: p50/p99
   bench/flood.py snapshot                hook p99 while GET /sessions is fetched in a loop (5,000 sessions)
+  bench/flood.py watch [--sessions 50]   idle CPU of serve while it watches transcripts and processes
   bench/flood.py forwarder               worst-case wall time of `switchboard hook` (stdin never closes,
                                          a server answering a byte a second, a FIFO endpoint.json)
 """
@@ -120,6 +121,34 @@ def snapshot(args):
     proc.terminate(); proc.wait(); shutil.rmtree(work, ignore_errors=True)
 
 
+def watch(args):
+    """Idle CPU of serve while it watches `--sessions` working sessions (transcript + process)."""
+    proc, work, env, ep = start(args.bin)
+    me = os.getpid()
+    start_ticks = int(open(f"/proc/{me}/stat").read().rsplit(")", 1)[1].split()[19])
+    header = json.dumps({"pid": me, "start": start_ticks, "tty": None, "tmuxPane": None, "tmuxSocket": None,
+                         "windowId": None, "termProgram": None})
+    for i in range(args.sessions):
+        transcript = work / f"t{i}.jsonl"
+        transcript.write_text('{"type":"user"}\n')
+        body = json.dumps({"hook_event_name": "PermissionRequest" if i % 2 else "UserPromptSubmit", "session_id": f"w{i}",
+                           "transcript_path": str(transcript), "tool_name": "Bash", "tool_input": {"command": "x"}})
+        s = socket.create_connection(("127.0.0.1", ep["port"]))
+        s.sendall((f"POST /hook/claude?key={ep['key']} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n"
+                   f"x-switchboard-process: {header}\r\nConnection: close\r\n\r\n{body}").encode())
+        while s.recv(4096):
+            pass
+    time.sleep(3)
+    ticks = lambda: sum(int(x) for x in open(f"/proc/{proc.pid}/stat").read().rsplit(")", 1)[1].split()[11:13])
+    hz = os.sysconf("SC_CLK_TCK")
+    before, t0 = ticks(), time.time()
+    time.sleep(args.seconds)
+    used = (ticks() - before) / hz
+    print(f"serve watching {args.sessions} sessions (half working, half blocked; transcript + process each): "
+          f"{100 * used / (time.time() - t0):.2f} % of a core over {args.seconds} s")
+    proc.terminate(); proc.wait(); shutil.rmtree(work, ignore_errors=True)
+
+
 def forwarder(args):
     work = Path(tempfile.mkdtemp(prefix="sb-fwd-"))
     results = []
@@ -151,9 +180,11 @@ def forwarder(args):
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["ids", "idle", "snapshot", "forwarder"])
+    ap.add_argument("what", choices=["ids", "idle", "snapshot", "forwarder", "watch"])
+    ap.add_argument("--sessions", type=int, default=50)
+    ap.add_argument("--seconds", type=int, default=60)
     ap.add_argument("--bin", default="target/release/switchboard")
     ap.add_argument("--count", type=int, default=1_000_000)
     ap.add_argument("--conns", type=int, default=3000)
     args = ap.parse_args()
-    {"ids": ids, "idle": idle, "snapshot": snapshot, "forwarder": forwarder}[args.what](args)
+    {"ids": ids, "idle": idle, "snapshot": snapshot, "forwarder": forwarder, "watch": watch}[args.what](args)

@@ -104,6 +104,11 @@ pub struct App {
 
 impl App {
     pub async fn start(notify: Notify) -> Self {
+        Self::start_with(notify, &[]).await
+    }
+
+    /// The same, with more environment variables for the app.
+    pub async fn start_with(notify: Notify, env: &[(&str, &str)]) -> Self {
         let serial = SERIAL.lock().await;
         let home = tempfile::tempdir().expect("a temp dir");
         let (port, native_port) = (free_port(), free_port());
@@ -132,6 +137,7 @@ impl App {
             Notify::On => command.env_remove("SWITCHBOARD_NO_NOTIFY"),
             Notify::Off => command.env("SWITCHBOARD_NO_NOTIFY", "1"),
         };
+        command.envs(env.iter().copied());
         // Guarded from here on: a panic while connecting must not leave the driver running.
         let driver = Driver(command.spawn().expect("tauri-driver (cargo install tauri-driver --locked)"));
         let app = Self::connect(driver, home, serial, port, native_port).await;
@@ -197,6 +203,11 @@ impl App {
         self.endpoint.pid
     }
 
+    /// The app's `SWITCHBOARD_HOME`.
+    pub fn state_dir(&self) -> std::path::PathBuf {
+        self.home.path().join("state")
+    }
+
     // ---- the hook server ----
 
     pub fn post(&self, agent: &str, body: &Value) {
@@ -210,6 +221,46 @@ impl App {
         )
         .expect("POST a hook");
         assert_eq!(response.status, 204, "POST /hook/{agent}");
+    }
+
+    /// POSTs a hook as the forwarder would from an agent whose process is `process` (the
+    /// `x-switchboard-process` header).
+    pub fn post_from(&self, agent: &str, body: &Value, process: &Value) {
+        let path = format!("/hook/{agent}?key={}", self.endpoint.key);
+        let header = format!("{}: {process}\r\n", switchboard_engine::forward::PROCESS_HEADER);
+        let response = switchboard_engine::client::request_until(
+            self.endpoint.addr(),
+            "POST",
+            &path,
+            &header,
+            body.to_string().as_bytes(),
+            Instant::now() + Duration::from_secs(5),
+        )
+        .expect("POST a hook");
+        assert_eq!(response.status, 204, "POST /hook/{agent}");
+    }
+
+    /// Clicks the element with `data-testid` = `test_id` (the first one).
+    pub async fn click_test_id(&self, test_id: &str) {
+        let selector = format!(r#"[data-testid="{test_id}"]"#);
+        let element = self.client.find(Locator::Css(&selector)).await.expect("find the element");
+        element.click().await.expect("click it");
+    }
+
+    /// The text of the element with `data-testid` = `test_id`, once it exists (bounded).
+    pub async fn text_of(&self, test_id: &str) -> String {
+        let script = format!(
+            r#"const e = document.querySelector('[data-testid="{test_id}"]'); return e ? e.textContent : null;"#
+        );
+        let started = Instant::now();
+        loop {
+            let value = self.client.execute(&script, vec![]).await.expect("read an element");
+            if let Some(text) = value.as_str() {
+                return text.to_owned();
+            }
+            assert!(started.elapsed() < Duration::from_secs(10), "{test_id} never appeared");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     pub fn sessions(&self) -> Vec<Value> {

@@ -11,8 +11,10 @@
 //! add `--ignored --nocapture` (see `bench/e2e-measure.sh`).
 
 mod harness;
+mod jump;
 mod measure;
 mod notifications;
+mod window;
 
 use std::time::{Duration, Instant};
 

@@ -10,6 +10,7 @@ import * as ipc from "./ipc";
 
 vi.mock("./ipc", () => ({
   sessionHistory: vi.fn(),
+  jumpToTerminal: vi.fn(),
 }));
 
 const MIN = 60_000;
@@ -151,5 +152,34 @@ describe("the details panel", () => {
     render(<DetailsPanel />);
     expect(screen.getByTestId("details-panel")).toHaveTextContent("From the last run — no news for 3 h.");
     await screen.findAllByTestId("history-entry");
+  });
+
+  it("says where the agent runs and jumps to its tmux pane", async () => {
+    useSwitchboard.getState().applySnapshot([
+      makeSession({
+        sessionId: "t",
+        process: { pid: 4242, start: 1, tty: "/dev/pts/3", tmuxPane: "%7", tmuxSocket: "/tmp/tmux-0/default", windowId: null, termProgram: null },
+      }),
+    ]);
+    useSwitchboard.getState().select("t");
+    vi.mocked(ipc.jumpToTerminal).mockResolvedValue({ how: "tmux", pane: "%7" });
+    render(<DetailsPanel />);
+    expect(screen.getByTestId("details-where")).toHaveTextContent("tmux pane %7 · /dev/pts/3 · pid 4242");
+    fireEvent.click(screen.getByTestId("jump-to-terminal"));
+    expect(await screen.findByTestId("jump-result")).toHaveTextContent("Switched tmux to pane %7.");
+    expect(ipc.jumpToTerminal).toHaveBeenCalledWith("t");
+  });
+
+  it("copies the resume command when there is no terminal to show", async () => {
+    const writeText = vi.fn(async () => {});
+    Object.defineProperty(navigator, "clipboard", { value: { writeText }, configurable: true });
+    useSwitchboard.getState().applySnapshot([makeSession({ sessionId: "r", exited: true })]);
+    useSwitchboard.getState().select("r");
+    vi.mocked(ipc.jumpToTerminal).mockResolvedValue({ how: "resume", command: "cd /w && claude --resume r" });
+    render(<DetailsPanel />);
+    expect(screen.getByTestId("details-where")).toHaveTextContent("Its process has exited.");
+    fireEvent.click(screen.getByTestId("jump-to-terminal"));
+    expect(await screen.findByTestId("jump-result")).toHaveTextContent("copied: cd /w && claude --resume r");
+    expect(writeText).toHaveBeenCalledWith("cd /w && claude --resume r");
   });
 });

@@ -3,6 +3,8 @@
 // panel opens and again whenever that session changes (its sessions-changed).
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { HistoryEntry } from "./bindings/HistoryEntry";
+import type { Jump } from "./bindings/Jump";
+import type { Session } from "./bindings/Session";
 import { selectDetailsId, useSwitchboard } from "./store";
 import { useClock } from "./clock";
 import { badgeOf, historyReason, statusBadge } from "./status";
@@ -58,6 +60,58 @@ export function HistoryItem({ entry, now }: { entry: HistoryEntry; now: number }
         )}
       </div>
     </li>
+  );
+}
+
+/** Where the agent runs, from what its hooks reported: a tmux pane, a terminal, or gone. */
+function whereItRuns(session: Session): string | null {
+  const p = session.process;
+  if (session.exited) return "Its process has exited.";
+  if (!p) return null;
+  const parts = [p.tmuxPane ? `tmux pane ${p.tmuxPane}` : null, p.tty, p.termProgram, `pid ${p.pid}`];
+  return `Runs in ${parts.filter(Boolean).join(" · ")}`;
+}
+
+function jumpMessage(jump: Jump, copied: boolean): string {
+  switch (jump.how) {
+    case "tmux":
+      return `Switched tmux to pane ${jump.pane}.`;
+    case "window":
+      return "Brought its terminal window forward.";
+    case "resume":
+      return copied ? `No terminal to show; copied: ${jump.command}` : `No terminal to show; run: ${jump.command}`;
+  }
+}
+
+function JumpButton({ id }: { id: string }) {
+  const [result, setResult] = useState<string | null>(null);
+  const onJump = async () => {
+    try {
+      const jump = await ipc.jumpToTerminal(id);
+      if (!jump) return;
+      let copied = false;
+      if (jump.how === "resume") {
+        copied = await navigator.clipboard?.writeText(jump.command).then(
+          () => true,
+          () => false,
+        );
+      }
+      setResult(jumpMessage(jump, copied));
+    } catch (err) {
+      setResult(`Could not jump: ${errorMessage(err)}`);
+    }
+  };
+  return (
+    <div className="details-jump">
+      <button type="button" className="header-button" data-testid="jump-to-terminal" onClick={() => void onJump()}>
+        Jump to terminal
+      </button>
+      {result && (
+        <p className="details-note" role="status" data-testid="jump-result">
+          {result}
+        </p>
+      )}
+    </div>
   );
 }
 
@@ -131,6 +185,12 @@ function Details({ id }: { id: string }) {
             ? `From the last run — ${silenceFor(session.lastEventAt, now)}.`
             : `Last event ${relativeAge(session.lastEventAt, now)}.`}
       </p>
+      {whereItRuns(session) && (
+        <p className="details-note" data-testid="details-where">
+          {whereItRuns(session)}
+        </p>
+      )}
+      {!session.ended && <JumpButton id={id} />}
 
       <h3 className="details-subhead">Recent history</h3>
       {history.phase === "failed" && (

@@ -9,6 +9,7 @@ import type { SessionsChanged } from "./bindings/SessionsChanged";
 import { toCoordinate } from "./layout";
 
 import type { CommandError } from "./bindings/CommandError";
+import type { Jump } from "./bindings/Jump";
 import { FOCUS_SESSION, NOTICES_CHANGED, SESSIONS_CHANGED } from "./bindings/events";
 
 /** The shape every error that reaches the UI has (see STYLE.md), generated from Rust. */
@@ -72,6 +73,12 @@ export async function sessionHistory(sessionId: string): Promise<HistoryEntry[]>
 }
 
 /** Removes every ended session; resolves with how many went. */
+/** Brings the agent's terminal forward, or returns the command that resumes the session. */
+export async function jumpToTerminal(sessionId: string): Promise<Jump | null> {
+  if (!isTauri()) return null;
+  return invoke<Jump>("jump_to_terminal", { sessionId });
+}
+
 export async function removeEnded(): Promise<number> {
   if (!isTauri()) return 0;
   const removed = await invoke<number>("remove_ended");

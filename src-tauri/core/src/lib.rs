@@ -8,10 +8,13 @@ pub mod hook_config;
 pub mod normalize;
 pub mod notify;
 pub mod reducer;
+pub mod session;
 pub mod status;
 
 #[cfg(test)]
 mod bindings;
+#[cfg(test)]
+mod fuzz_tests;
 #[cfg(test)]
 mod real_sequences;
 

@@ -54,6 +54,30 @@ impl Config {
     }
 }
 
+/// What only the desktop app reads (apart from [`Config`], which `serve` shares, so that adding a
+/// window setting does not touch every place a `Config` is built).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AppConfig {
+    /// Closing the window hides it to the tray icon; `SWITCHBOARD_CLOSE_TO_TRAY=0` (or `false`,
+    /// `no`, `off`) makes closing the window quit the app.
+    pub close_to_tray: bool,
+}
+
+impl AppConfig {
+    pub fn from_env() -> Self {
+        Self::from_vars(|name| std::env::var(name).ok())
+    }
+
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Self {
+        // On unless switched off: unset and empty keep the default.
+        let close_to_tray = match var("SWITCHBOARD_CLOSE_TO_TRAY") {
+            Some(value) if !value.trim().is_empty() => flag(Some(value)),
+            _ => true,
+        };
+        Self { close_to_tray }
+    }
+}
+
 /// A switch variable: unset, empty, `0`, `false`, `no` and `off` mean off.
 pub fn flag(value: Option<String>) -> bool {
     value.is_some_and(|v| !matches!(v.trim().to_ascii_lowercase().as_str(), "" | "0" | "false" | "no" | "off"))
@@ -91,5 +115,21 @@ mod tests {
         assert_eq!(c.ages, Ages { stale_after: 120_000, archive_after: 1_800_000 });
         assert_eq!(c.codex_home, Some(PathBuf::from("/codex")));
         assert_eq!(config(&[("SWITCHBOARD_HOME", "/s"), ("SWITCHBOARD_STALE_MINUTES", "-3")]).ages, Ages::default());
+    }
+
+    #[test]
+    fn closing_the_window_hides_it_to_the_tray_unless_switched_off() {
+        let app = |value: Option<&str>| {
+            AppConfig::from_vars(|name| {
+                (name == "SWITCHBOARD_CLOSE_TO_TRAY").then(|| value.map(str::to_owned)).flatten()
+            })
+        };
+        assert!(app(None).close_to_tray);
+        assert!(app(Some("")).close_to_tray);
+        assert!(app(Some("1")).close_to_tray);
+        assert!(app(Some("yes")).close_to_tray);
+        for off in ["0", "false", "no", "off", " OFF "] {
+            assert!(!app(Some(off)).close_to_tray, "{off:?}");
+        }
     }
 }

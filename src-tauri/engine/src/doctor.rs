@@ -865,6 +865,8 @@ mod tests {
             ("AgentReport.ts", file(AgentReport::decl(), &["Check"])),
             ("DoctorReport.ts", file(DoctorReport::decl(), &["AgentReport", "Check"])),
             ("doctor.ts", format!("{header}\nexport const DOCTOR_SESSION_PREFIX = {DOCTOR_SESSION_PREFIX:?};\n")),
+            // The other engine type that crosses the IPC boundary.
+            ("Jump.ts", file(crate::jump::Jump::decl(), &[])),
         ];
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/bindings");
         for (name, text) in files {

@@ -11,6 +11,7 @@ pub mod files;
 pub mod forward;
 pub mod hub;
 pub mod install;
+pub mod jump;
 pub mod lock;
 pub mod notifier;
 pub mod process;

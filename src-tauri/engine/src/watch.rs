@@ -236,8 +236,11 @@ impl Tail {
     /// The complete JSON lines appended since the last look. A replaced or truncated file is
     /// read from its start; more than [`READ_CAP`] at once is skipped to its last part.
     fn new_records(&mut self) -> Vec<Value> {
-        let Ok(mut file) = open_regular(&self.path) else { return Vec::new() };
-        let Ok(meta) = file.metadata() else { return Vec::new() };
+        // A stat per look; the file is opened only when it changed.
+        let Ok(meta) = std::fs::metadata(&self.path) else { return Vec::new() };
+        if !meta.is_file() {
+            return Vec::new();
+        }
         if meta.ino() != self.inode || meta.len() < self.offset {
             self.inode = meta.ino();
             self.offset = 0;
@@ -245,6 +248,8 @@ impl Tail {
         if meta.len() == self.offset {
             return Vec::new();
         }
+        let Ok(mut file) = open_regular(&self.path) else { return Vec::new() };
+        let Ok(meta) = file.metadata() else { return Vec::new() };
         let mut start = self.offset;
         let mut skipped_to_middle = false;
         if meta.len() - start > READ_CAP {

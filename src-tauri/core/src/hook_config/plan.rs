@@ -1,0 +1,402 @@
+//! Planning an install or an uninstall: the settings as they should become, and each edit that
+//! gets them there.
+
+use std::fmt;
+
+use serde_json::{json, Map, Value};
+
+use super::cli::{hook_command, is_ours, Cli};
+
+/// One change to a settings file, for the installer's report and `--dry-run`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Edit {
+    pub action: EditAction,
+    /// Where: `hooks.<Event>` for our hook, or the setting's dotted path.
+    pub key: String,
+    /// The group added, the handler updated or removed, or the value set.
+    pub value: Value,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditAction {
+    /// Our hook registered for an event that lacked it.
+    Add,
+    /// Our existing hook rewritten (the binary moved, or an older shape).
+    Update,
+    /// Our hook taken out (uninstall, a duplicate, or an event we no longer use).
+    Remove,
+    /// A setting that enables hooks, set because it was absent.
+    Set,
+}
+
+impl fmt::Display for Edit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sign = match self.action {
+            EditAction::Add | EditAction::Set => '+',
+            EditAction::Update => '~',
+            EditAction::Remove => '-',
+        };
+        write!(f, "{sign} {}: {}", self.key, self.value)
+    }
+}
+
+impl Edit {
+    fn hook(action: EditAction, event: &str, value: Value) -> Self {
+        Edit { action, key: format!("hooks.{event}"), value }
+    }
+}
+
+/// The settings after an install or uninstall, and what changed to get there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub settings: Value,
+    pub edits: Vec<Edit>,
+}
+
+impl Plan {
+    /// False when the settings are already as wanted: then nothing needs writing.
+    pub fn changes(&self) -> bool {
+        !self.edits.is_empty()
+    }
+
+    pub fn count(&self, action: EditAction) -> usize {
+        self.edits.iter().filter(|edit| edit.action == action).count()
+    }
+}
+
+/// Settings whose shape leaves no safe place for our hook. The file is left as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShapeError {
+    /// `the top level`, or a dotted path such as `hooks.PreToolUse`.
+    pub at: String,
+    pub expected: &'static str,
+}
+
+impl fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.at.is_empty() {
+            write!(f, "the top level is not {}", self.expected)
+        } else {
+            write!(f, "`{}` is not {}", self.at, self.expected)
+        }
+    }
+}
+
+impl std::error::Error for ShapeError {}
+
+fn shape_error(at: impl Into<String>, expected: &'static str) -> ShapeError {
+    ShapeError { at: at.into(), expected }
+}
+
+/// `settings` with our hook registered for each of `events` (normally [`events_for`] the CLI),
+/// once each, pointing at `program` (the absolute path of the `switchboard` binary); our hook
+/// leaves any other event. Idempotent: planning over its own result changes nothing.
+pub fn plan_install(settings: &Value, cli: Cli, program: &str, events: &[&str]) -> Result<Plan, ShapeError> {
+    let command = hook_command(program, cli);
+    let desired = cli.handler(&command);
+    let mut root = settings.as_object().cloned().ok_or_else(|| shape_error("", "an object"))?;
+    let mut edits = Vec::new();
+
+    let hooks = root.entry("hooks").or_insert_with(|| json!({}));
+    let hooks = hooks.as_object_mut().ok_or_else(|| shape_error("hooks", "an object"))?;
+    // An older Switchboard (or an older CLI release) may have had events that are not wanted now.
+    remove_ours(hooks, cli, events, &mut edits);
+    for &event in events {
+        let groups = hooks.entry(event).or_insert_with(|| json!([]));
+        let groups = groups.as_array_mut().ok_or_else(|| shape_error(format!("hooks.{event}"), "a list"))?;
+        let mut found = false;
+        retain_ours(groups, cli, |handler| {
+            if found {
+                edits.push(Edit::hook(EditAction::Remove, event, handler.clone()));
+                return false;
+            }
+            found = true;
+            if refresh(handler, &desired) {
+                edits.push(Edit::hook(EditAction::Update, event, handler.clone()));
+            }
+            true
+        });
+        if !found {
+            let group = cli.group(event, &command);
+            edits.push(Edit::hook(EditAction::Add, event, group.clone()));
+            groups.push(group);
+        }
+    }
+
+    if cli == Cli::Gemini {
+        let config = root.entry("hooksConfig").or_insert_with(|| json!({}));
+        let config = config.as_object_mut().ok_or_else(|| shape_error("hooksConfig", "an object"))?;
+        if !config.contains_key("enabled") {
+            config.insert("enabled".into(), true.into());
+            edits.push(Edit { action: EditAction::Set, key: "hooksConfig.enabled".into(), value: true.into() });
+        }
+    }
+    Ok(Plan { settings: Value::Object(root), edits })
+}
+
+/// `settings` without any Switchboard hook for `cli`, in any event. A group, an event list or
+/// the `hooks` object left empty by that removal goes too; anything else stays, including the
+/// settings that enable hooks (other hooks may rely on them).
+pub fn plan_uninstall(settings: &Value, cli: Cli) -> Result<Plan, ShapeError> {
+    let mut root = settings.as_object().cloned().ok_or_else(|| shape_error("", "an object"))?;
+    let mut edits = Vec::new();
+    if let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) {
+        remove_ours(hooks, cli, &[], &mut edits);
+        if hooks.is_empty() && !edits.is_empty() {
+            root.retain(|key, _| key != "hooks");
+        }
+    }
+    Ok(Plan { settings: Value::Object(root), edits })
+}
+
+/// Removes our handlers from every event not in `keep`, dropping the event lists that leaves
+/// empty.
+fn remove_ours(hooks: &mut Map<String, Value>, cli: Cli, keep: &[&str], edits: &mut Vec<Edit>) {
+    let mut emptied = Vec::new();
+    for (event, groups) in hooks.iter_mut() {
+        let Some(groups) = groups.as_array_mut().filter(|_| !keep.contains(&event.as_str())) else { continue };
+        let before = edits.len();
+        retain_ours(groups, cli, |handler| {
+            edits.push(Edit::hook(EditAction::Remove, event, handler.clone()));
+            false
+        });
+        if groups.is_empty() && edits.len() > before {
+            emptied.push(event.clone());
+        }
+    }
+    hooks.retain(|event, _| !emptied.contains(event));
+}
+
+/// Calls `keep` on each of our handlers in one event's groups, in order; a handler it returns
+/// `false` for is removed, and so is a group that removal leaves without hooks. Groups and
+/// handlers that are not ours are never touched.
+fn retain_ours(groups: &mut Vec<Value>, cli: Cli, mut keep: impl FnMut(&mut Value) -> bool) {
+    groups.retain_mut(|group| {
+        let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else { return true };
+        let before = handlers.len();
+        handlers.retain_mut(|handler| !is_ours(handler, cli) || keep(handler));
+        !(handlers.is_empty() && handlers.len() < before)
+    });
+}
+
+/// Brings our existing handler to the desired shape, keeping any key a user added; true if it
+/// changed.
+fn refresh(handler: &mut Value, desired: &Value) -> bool {
+    let (Some(handler), Some(desired)) = (handler.as_object_mut(), desired.as_object()) else { return false };
+    let mut changed = false;
+    for (key, value) in desired {
+        if handler.get(key) != Some(value) {
+            handler.insert(key.clone(), value.clone());
+            changed = true;
+        }
+    }
+    // A CLI may skip async hooks, and the others would deliver events out of order.
+    if handler.contains_key("async") {
+        handler.retain(|key, _| key != "async");
+        changed = true;
+    }
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::events_for;
+    use super::super::testing::{install, PROGRAM};
+    use super::super::Version;
+    use super::*;
+
+    fn ours_in(settings: &Value, cli: Cli, event: &str) -> usize {
+        settings["hooks"][event]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|group| group["hooks"].as_array())
+            .flatten()
+            .filter(|handler| is_ours(handler, cli))
+            .count()
+    }
+
+    #[test]
+    fn fresh_settings_get_one_hook_per_event_with_the_cli_s_units() {
+        let claude = install(&json!({}), Cli::Claude);
+        assert_eq!(claude.count(EditAction::Add), Cli::Claude.events().len());
+        assert_eq!(
+            claude.settings["hooks"]["PreToolUse"],
+            json!([{"matcher": "*", "hooks": [{"type": "command", "command": hook_command(PROGRAM, Cli::Claude), "timeout": 3}]}])
+        );
+        assert_eq!(
+            claude.settings["hooks"]["Stop"],
+            json!([{"hooks": [{"type": "command", "command": hook_command(PROGRAM, Cli::Claude), "timeout": 3}]}])
+        );
+
+        let codex = install(&json!({}), Cli::Codex);
+        assert_eq!(codex.settings.as_object().unwrap().keys().collect::<Vec<_>>(), ["hooks"]);
+        assert_eq!(
+            codex.settings["hooks"]["PreToolUse"],
+            json!([{"hooks": [{"type": "command", "command": hook_command(PROGRAM, Cli::Codex), "timeout": 3}]}])
+        );
+        assert_eq!(
+            codex.settings["hooks"].as_object().unwrap().keys().cloned().collect::<Vec<_>>(),
+            Cli::Codex.events()
+        );
+
+        let gemini = install(&json!({}), Cli::Gemini);
+        assert_eq!(
+            gemini.settings["hooks"]["BeforeTool"],
+            json!([{"matcher": "*", "hooks": [{
+                "name": "switchboard", "type": "command", "command": hook_command(PROGRAM, Cli::Gemini), "timeout": 3000
+            }]}])
+        );
+        assert_eq!(gemini.settings["hooksConfig"], json!({"enabled": true}));
+        for (cli, plan) in [(Cli::Claude, &claude), (Cli::Codex, &codex), (Cli::Gemini, &gemini)] {
+            for event in cli.events() {
+                assert_eq!(ours_in(&plan.settings, cli, event), 1, "{cli:?} {event}");
+            }
+            let text = serde_json::to_string(&plan.settings).unwrap();
+            assert!(!text.contains("async"), "{cli:?}");
+        }
+    }
+
+    #[test]
+    fn installing_twice_changes_nothing_the_second_time() {
+        for cli in Cli::ALL {
+            let once = install(&json!({"model": "x"}), cli);
+            let twice = install(&once.settings, cli);
+            assert!(!twice.changes(), "{cli:?}: {:?}", twice.edits);
+            assert_eq!(twice.settings, once.settings);
+        }
+    }
+
+    #[test]
+    fn user_keys_and_hooks_keep_their_content_and_order() {
+        let settings = json!({
+            "model": "opus",
+            "hooks": {
+                "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
+                "PreToolUse": [
+                    {"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh", "timeout": 30}]}
+                ],
+                "Custom": "left alone"
+            },
+            "permissions": {"allow": ["Bash(ls)"]}
+        });
+        let plan = install(&settings, Cli::Claude);
+        let root = plan.settings.as_object().unwrap();
+        assert_eq!(root.keys().collect::<Vec<_>>(), ["model", "hooks", "permissions"]);
+        let hooks = root["hooks"].as_object().unwrap();
+        assert_eq!(hooks.keys().take(3).collect::<Vec<_>>(), ["Stop", "PreToolUse", "Custom"]);
+        assert_eq!(hooks["Stop"][0], settings["hooks"]["Stop"][0]);
+        assert_eq!(hooks["PreToolUse"][0], settings["hooks"]["PreToolUse"][0]);
+        assert_eq!(hooks["Stop"].as_array().unwrap().len(), 2, "ours goes after the user's group");
+        assert_eq!(hooks["Custom"], "left alone");
+        assert_eq!(root["permissions"], settings["permissions"]);
+    }
+
+    #[test]
+    fn a_moved_binary_is_updated_in_place_and_duplicates_collapse() {
+        let old = r#""/old/place/switchboard" hook claude"#;
+        let settings = json!({"hooks": {"Stop": [
+            {"hooks": [{"type": "command", "command": "say done"}, {"type": "command", "command": old, "timeout": 60, "async": true}]},
+            {"hooks": [{"type": "command", "command": "/old/place/switchboard hook claude"}]}
+        ]}});
+        let plan = install(&settings, Cli::Claude);
+        assert_eq!(
+            plan.settings["hooks"]["Stop"],
+            json!([{"hooks": [
+                {"type": "command", "command": "say done"},
+                {"type": "command", "command": hook_command(PROGRAM, Cli::Claude), "timeout": 3}
+            ]}])
+        );
+        assert_eq!(plan.count(EditAction::Update), 1);
+        assert_eq!(plan.count(EditAction::Remove), 1);
+    }
+
+    #[test]
+    fn install_drops_our_hook_from_events_we_no_longer_register() {
+        let settings = json!({"hooks": {
+            "Setup": [{"hooks": [{"type": "command", "command": "/x/switchboard hook claude"}]}],
+            "WorktreeCreate": [{"hooks": [{"type": "command", "command": "mine"}]}]
+        }});
+        let plan = install(&settings, Cli::Claude);
+        let hooks = plan.settings["hooks"].as_object().unwrap();
+        assert!(!hooks.contains_key("Setup"));
+        assert_eq!(hooks["WorktreeCreate"], settings["hooks"]["WorktreeCreate"]);
+    }
+
+    #[test]
+    fn uninstall_removes_only_our_entries_and_what_it_emptied() {
+        for cli in Cli::ALL {
+            let event = cli.events()[0];
+            let mine = json!({"hooks": [{"type": "command", "command": "mine.sh"}]});
+            let user = json!({"theme": "dark", "hooks": {event: [mine.clone()]}});
+            let installed = install(&user, cli).settings;
+            let plan = plan_uninstall(&installed, cli).unwrap();
+            assert_eq!(plan.count(EditAction::Remove), cli.events().len(), "{cli:?}");
+            let mut expected = user.clone();
+            if cli == Cli::Gemini {
+                // Enabling hooks is left as it is: the user's own hooks may need it.
+                expected["hooksConfig"] = json!({"enabled": true});
+            }
+            assert_eq!(plan.settings, expected, "{cli:?}");
+            assert!(!plan_uninstall(&plan.settings, cli).unwrap().changes());
+        }
+    }
+
+    #[test]
+    fn uninstall_keeps_a_group_that_still_holds_user_hooks() {
+        let settings = json!({"hooks": {"Stop": [{"matcher": "", "hooks": [
+            {"type": "command", "command": "/x/switchboard hook claude"},
+            {"type": "command", "command": "mine.sh"}
+        ]}]}});
+        let plan = plan_uninstall(&settings, Cli::Claude).unwrap();
+        assert_eq!(
+            plan.settings,
+            json!({"hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "mine.sh"}]}]}})
+        );
+    }
+
+    #[test]
+    fn uninstall_leaves_hooks_for_another_agent() {
+        let codex_entry = json!({"hooks": [{"type": "command", "command": "/x/switchboard hook codex"}]});
+        let mut settings = install(&json!({}), Cli::Claude).settings;
+        settings["hooks"]["Stop"].as_array_mut().unwrap().push(codex_entry.clone());
+        let plan = plan_uninstall(&settings, Cli::Claude).unwrap();
+        assert_eq!(plan.settings, json!({"hooks": {"Stop": [codex_entry]}}));
+    }
+
+    #[test]
+    fn settings_without_room_for_a_hook_are_refused() {
+        let cases = [
+            (json!([]), ""),
+            (json!({"hooks": []}), "hooks"),
+            (json!({"hooks": {"Stop": {"hooks": []}}}), "hooks.Stop"),
+        ];
+        for (settings, at) in cases {
+            assert_eq!(plan_install(&settings, Cli::Claude, PROGRAM, Cli::Claude.events()).unwrap_err().at, at);
+        }
+        let error =
+            plan_install(&json!({"hooksConfig": true}), Cli::Gemini, PROGRAM, Cli::Gemini.events()).unwrap_err();
+        assert_eq!(error.to_string(), "`hooksConfig` is not an object");
+        assert!(plan_uninstall(&json!("x"), Cli::Codex).is_err());
+    }
+
+    #[test]
+    fn edits_read_as_a_dry_run_would_print_them() {
+        let plan = install(&json!({}), Cli::Gemini);
+        let last = plan.edits.last().unwrap().to_string();
+        assert_eq!(last, "+ hooksConfig.enabled: true");
+        assert!(plan.edits[0].to_string().starts_with("+ hooks.BeforeAgent: {\"hooks\":"));
+    }
+
+    #[test]
+    fn installing_for_an_older_claude_code_takes_out_an_event_a_newer_one_had() {
+        let old = events_for(Cli::Claude, Some(Version(2, 1, 77)));
+        let newer = install(&json!({}), Cli::Claude).settings;
+        let plan = plan_install(&newer, Cli::Claude, PROGRAM, &old).unwrap();
+        assert!(!plan.settings["hooks"].as_object().unwrap().contains_key("StopFailure"));
+        assert_eq!(
+            plan.edits,
+            [Edit::hook(EditAction::Remove, "StopFailure", newer["hooks"]["StopFailure"][0]["hooks"][0].clone())]
+        );
+    }
+}

@@ -1,0 +1,151 @@
+//! The session as everyone outside the reducer sees it (SPEC 6): the snapshot, the changes the
+//! reducer reports, the history entries and what the store keeps. Fields are only ever added.
+
+use serde::{Deserialize, Serialize};
+
+use crate::status::{AgentProcess, AgentStatus, Millis, SessionKind};
+
+/// One session as the UI, `GET /sessions` and `status --json` see it (SPEC 6). Fields are only
+/// ever added beside these, never renamed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Session {
+    pub session_id: String,
+    pub agent: String,
+    /// `null` until the first status event.
+    pub status: Option<AgentStatus>,
+    pub kind: SessionKind,
+    pub tool: Option<String>,
+    /// The node title: the agent's own name for the session, else the event's title, else the
+    /// last folder of `cwd`.
+    pub title: Option<String>,
+    pub cwd: Option<String>,
+    pub awaiting_input: bool,
+    pub question: Option<String>,
+    pub message: Option<String>,
+    pub interrupted: bool,
+    pub errored: bool,
+    pub ended: bool,
+    pub unread: bool,
+    /// How many subagents are running.
+    pub subagents: u32,
+    #[cfg_attr(test, ts(type = "number"))]
+    pub first_event_at: Millis,
+    #[cfg_attr(test, ts(type = "number"))]
+    pub last_event_at: Millis,
+    #[cfg_attr(test, ts(type = "number | null"))]
+    pub status_changed_at: Option<Millis>,
+    pub transcript_path: Option<String>,
+    /// `working` with no event for a long while (a flag, not a status); cleared by its next event.
+    #[serde(default)]
+    pub stale: bool,
+    /// Loaded from the store at start-up and not heard from since.
+    #[serde(default)]
+    pub restored: bool,
+    /// Silent for so long that it has aged off the canvas into the list of older sessions;
+    /// cleared by its next event.
+    #[serde(default)]
+    pub archived: bool,
+    /// Where the user dragged the node; `null` until then (the canvas places it).
+    #[serde(default)]
+    pub position: Option<Position>,
+    /// The agent CLI's process and where it runs (tty, tmux pane, terminal window), when known.
+    #[serde(default)]
+    pub process: Option<AgentProcess>,
+    /// Its process exited without ending the session (closed or crashed).
+    #[serde(default)]
+    pub exited: bool,
+}
+
+/// A node's place on the canvas, in whole canvas pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Position {
+    pub x: i32,
+    pub y: i32,
+}
+
+/// The snapshot of every session, in arrival order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Snapshot {
+    pub sessions: Vec<Session>,
+    /// What the user should know about the instance itself (e.g. sessions are not being
+    /// saved), with the fix; absent when all is well.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub notices: Option<Vec<String>>,
+}
+
+/// What the web view is told after a burst of changes: sessions to upsert, ids to drop.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct SessionsChanged {
+    pub changed: Vec<Session>,
+    pub removed: Vec<String>,
+}
+
+/// How long a silence makes a session stale, and how long takes it off the canvas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ages {
+    pub stale_after: Millis,
+    pub archive_after: Millis,
+}
+
+impl Default for Ages {
+    fn default() -> Self {
+        Self { stale_after: 10 * 60_000, archive_after: 24 * 3_600_000 }
+    }
+}
+
+/// One status change in a session's history (SPEC 7): what, when, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryEntry {
+    #[cfg_attr(test, ts(type = "number"))]
+    pub at: Millis,
+    pub status: AgentStatus,
+    pub tool: Option<String>,
+    pub question: Option<String>,
+    pub message: Option<String>,
+    pub interrupted: bool,
+    pub errored: bool,
+}
+
+impl HistoryEntry {
+    /// The entry for a change, if the change moved the status (or marked a new done).
+    pub fn of(change: &Change) -> Option<Self> {
+        let session = &change.session;
+        let status = session.status?;
+        let moved = change.previous != Some(status) || change.notify;
+        moved.then(|| Self {
+            at: session.status_changed_at.unwrap_or(session.last_event_at),
+            status,
+            tool: session.tool.clone(),
+            question: session.question.clone(),
+            message: session.message.clone(),
+            interrupted: session.interrupted,
+            errored: session.errored,
+        })
+    }
+}
+
+/// A session as the store keeps it: its snapshot plus the titles the node title derives from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Restored {
+    pub session: Session,
+    pub event_title: Option<String>,
+    pub agent_title: Option<String>,
+}
+
+/// What one event did to one session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub session: Session,
+    pub previous: Option<AgentStatus>,
+    /// `should_notify` held: the session is now unread and, if enabled, an OS notification is due.
+    pub notify: bool,
+}

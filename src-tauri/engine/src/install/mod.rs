@@ -1,0 +1,407 @@
+//! `switchboard install` (SPEC 5): registers `"<switchboard>" hook <agent>` in each CLI's own
+//! settings, or takes it out again, without putting the user's config at risk.
+//!
+//! What the settings become is planned in `switchboard_core::hook_config`; this module is the IO
+//! around that plan, one stage a file:
+//! - where each CLI keeps its hooks ([`ConfigDirs`], here) and which release it is ([`version`]);
+//! - reading and parsing ([`read`]): a file that does not parse is refused with its name and
+//!   line, and left byte for byte as it was;
+//! - writing ([`write`]): a one-time backup `<file>.switchboard.bak` of the user's original, then
+//!   an atomic write (a temporary file in the same folder, fsync, rename) that keeps the file's
+//!   permissions; a symlinked settings file is written through the link, so the link stays a
+//!   link; `--dry-run` plans and reports and writes nothing;
+//! - what the user reads ([`messages`]), including what they still have to do in the CLI (Codex
+//!   runs a new hook only once it is trusted);
+//! - [`status`], for the Connections panel and `switchboard doctor`.
+
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use switchboard_core::hook_config::{self, Edit, EditAction, ShapeError};
+
+mod messages;
+mod read;
+mod status;
+mod version;
+mod write;
+
+pub use status::{status, CliStatus, HooksState, Warning};
+pub use switchboard_core::hook_config::{Cli, Version};
+pub use version::claude_code_version;
+
+pub(crate) use read::without_comments;
+pub(crate) use version::version_output;
+
+/// Where each CLI keeps its configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigDirs {
+    /// `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+    pub claude: PathBuf,
+    /// `$CODEX_HOME`, else `~/.codex`.
+    pub codex: PathBuf,
+    /// `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`.
+    pub gemini: PathBuf,
+}
+
+impl ConfigDirs {
+    /// From this process's environment; `None` when `HOME` is unset and some CLI has no override.
+    pub fn from_env() -> Option<Self> {
+        Self::from_vars(|name| std::env::var_os(name))
+    }
+
+    /// From the environment variables `var` returns (an empty value counts as unset).
+    pub fn from_vars(var: impl Fn(&str) -> Option<OsString>) -> Option<Self> {
+        let set = |name: &str| var(name).filter(|value| !value.is_empty()).map(PathBuf::from);
+        let home = set("HOME");
+        let in_home = |dir: &str| home.as_ref().map(|home| home.join(dir));
+        Some(ConfigDirs {
+            claude: set("CLAUDE_CONFIG_DIR").or_else(|| in_home(".claude"))?,
+            codex: set("CODEX_HOME").or_else(|| in_home(".codex"))?,
+            gemini: set("GEMINI_CLI_HOME").map(|home| home.join(".gemini")).or_else(|| in_home(".gemini"))?,
+        })
+    }
+
+    /// The default folders under `home`, with no overrides.
+    pub fn in_home(home: &Path) -> Self {
+        ConfigDirs { claude: home.join(".claude"), codex: home.join(".codex"), gemini: home.join(".gemini") }
+    }
+
+    pub fn dir(&self, cli: Cli) -> &Path {
+        match cli {
+            Cli::Claude => &self.claude,
+            Cli::Codex => &self.codex,
+            Cli::Gemini => &self.gemini,
+        }
+    }
+
+    /// The file that holds the CLI's hooks: `settings.json`, or Codex's `hooks.json`.
+    pub fn settings_file(&self, cli: Cli) -> PathBuf {
+        self.dir(cli).join(match cli {
+            Cli::Codex => "hooks.json",
+            Cli::Claude | Cli::Gemini => "settings.json",
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct InstallOptions {
+    pub clis: Vec<Cli>,
+    pub uninstall: bool,
+    pub dry_run: bool,
+    /// The absolute path of the `switchboard` binary the hooks will run.
+    pub command_path: PathBuf,
+    pub dirs: ConfigDirs,
+    /// The installed Claude Code's release ([`claude_code_version`]), when known: hook events it
+    /// predates are left out, because Claude Code skips a settings file with an unknown event
+    /// entirely. `None` registers every event.
+    pub claude_version: Option<Version>,
+}
+
+/// The CLIs `switchboard install <target>` names: one by its agent id, or `all`.
+pub fn clis_named(target: &str) -> Option<Vec<Cli>> {
+    match target {
+        "all" => Some(Cli::ALL.to_vec()),
+        agent => Cli::from_agent(agent).map(|cli| vec![cli]),
+    }
+}
+
+impl InstallOptions {
+    /// For the user's own settings (found through the environment), registering `command_path`.
+    /// `None` when `HOME` is unset and some CLI has no override.
+    pub fn for_user(clis: Vec<Cli>, uninstall: bool, dry_run: bool, command_path: PathBuf) -> Option<Self> {
+        Some(Self {
+            clis,
+            uninstall,
+            dry_run,
+            command_path,
+            dirs: ConfigDirs::from_env()?,
+            claude_version: claude_code_version(),
+        })
+    }
+}
+
+/// Installs (or uninstalls) for each CLI in turn; one CLI's failure does not stop the others.
+pub fn install(options: &InstallOptions) -> Vec<InstallOutcome> {
+    options
+        .clis
+        .iter()
+        .map(|&cli| {
+            let path = options.dirs.settings_file(cli);
+            let result = install_one(cli, &path, options);
+            InstallOutcome { cli, path, result }
+        })
+        .collect()
+}
+
+/// What happened to one CLI's settings. Its `Display` is the message for the user.
+#[derive(Debug)]
+pub struct InstallOutcome {
+    pub cli: Cli,
+    /// The settings file, as the CLI names it (it may be a symlink).
+    pub path: PathBuf,
+    pub result: Result<InstallReport, InstallError>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct InstallReport {
+    pub uninstall: bool,
+    pub dry_run: bool,
+    /// The file actually written: `path` itself, or the target of the link `path` is.
+    pub target: PathBuf,
+    /// What changed (or would change, on a dry run); empty when the file was already right.
+    pub edits: Vec<Edit>,
+    /// The file did not exist before.
+    pub created: bool,
+    /// The copy of the previous file this run made, if it made one (only the first run does).
+    pub backup: Option<PathBuf>,
+    /// Settings that will keep the CLI from running the hook even so.
+    pub warnings: Vec<String>,
+}
+
+impl InstallReport {
+    pub fn changed(&self) -> bool {
+        !self.edits.is_empty()
+    }
+
+    pub fn count(&self, action: EditAction) -> usize {
+        self.edits.iter().filter(|edit| edit.action == action).count()
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    #[error(
+        "{} is not valid JSON (line {line}, column {column}: {reason}); Switchboard left it unchanged. \
+         Fix it, then install again",
+        path.display()
+    )]
+    Unparsable { path: PathBuf, line: usize, column: usize, reason: String },
+    #[error(
+        "{} has comments, which Switchboard cannot keep when it rewrites the file, so it left the file unchanged. \
+         Remove the comments (or add the hooks by hand), then install again",
+        path.display()
+    )]
+    HasComments { path: PathBuf },
+    #[error("{}: {problem}, so Switchboard has no safe place for its hook there and left the file unchanged", path.display())]
+    Shape { path: PathBuf, problem: ShapeError },
+    #[error("{} is read-only, so Switchboard left it unchanged; make it writable, then install again", path.display())]
+    ReadOnly { path: PathBuf },
+    #[error("cannot {action} {}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("the switchboard binary's path {} is not an absolute UTF-8 path", path.display())]
+    CommandPath { path: PathBuf },
+}
+
+impl InstallError {
+    /// A stable name for the UI's `{kind, message}`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            InstallError::Unparsable { .. } => "unparsable",
+            InstallError::HasComments { .. } => "hasComments",
+            InstallError::Shape { .. } => "shape",
+            InstallError::ReadOnly { .. } => "readOnly",
+            InstallError::Io { .. } => "io",
+            InstallError::CommandPath { .. } => "commandPath",
+        }
+    }
+}
+
+fn install_one(cli: Cli, path: &Path, options: &InstallOptions) -> Result<InstallReport, InstallError> {
+    let read::SettingsFile { target, original, settings } = read::load(cli, path)?;
+    let events = version::wanted_events(cli, options.claude_version);
+    let plan = if options.uninstall {
+        hook_config::plan_uninstall(&settings, cli)
+    } else {
+        hook_config::plan_install(&settings, cli, program(&options.command_path)?, &events)
+    }
+    .map_err(|problem| InstallError::Shape { path: target.clone(), problem })?;
+
+    let warnings = if options.uninstall {
+        Vec::new()
+    } else {
+        let mut warnings: Vec<String> =
+            status::warnings(cli, &plan.settings, &options.dirs).into_iter().map(|warning| warning.message).collect();
+        warnings.extend(messages::left_out(cli, &events, options.claude_version));
+        warnings
+    };
+    let mut report = InstallReport {
+        uninstall: options.uninstall,
+        dry_run: options.dry_run,
+        target: target.clone(),
+        edits: plan.edits,
+        created: original.is_none(),
+        backup: None,
+        warnings,
+    };
+    if report.changed() && !options.dry_run {
+        let bytes = write::render(&plan.settings, original.as_ref().map(|original| original.bytes.as_slice()));
+        report.backup = write::write_settings(path, &target, original.as_ref(), &bytes)?;
+    }
+    Ok(report)
+}
+
+fn program(command_path: &Path) -> Result<&str, InstallError> {
+    command_path
+        .to_str()
+        .filter(|_| command_path.is_absolute())
+        .ok_or_else(|| InstallError::CommandPath { path: command_path.to_owned() })
+}
+
+fn io_error(action: &'static str, path: &Path, source: io::Error) -> InstallError {
+    let denied = matches!(source.kind(), io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem);
+    if denied && !action.starts_with("read") {
+        InstallError::ReadOnly { path: path.to_owned() }
+    } else {
+        InstallError::Io { action, path: path.to_owned(), source }
+    }
+}
+
+/// The homes, options and files the tests of every stage start from.
+#[cfg(all(test, unix))]
+mod testing;
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::testing::*;
+    use super::*;
+    use serde_json::{json, Value};
+    use std::fs;
+
+    #[test]
+    fn a_fresh_home_gets_one_hook_per_event_in_a_new_file() {
+        for cli in Cli::ALL {
+            let home = home();
+            let outcome = installed(&home, cli);
+            let report = outcome.result.as_ref().unwrap();
+            assert!(report.created && report.backup.is_none(), "{cli:?}");
+            assert_eq!(report.count(EditAction::Add), cli.events().len());
+            assert_eq!(outcome.path, home.dirs.settings_file(cli));
+            let found = hook_config::installed(&json_at(&outcome.path), cli, cli.events());
+            assert!(found.missing.is_empty(), "{cli:?}: {found:?}");
+            assert_eq!(found.commands, [hook_config::hook_command(PROGRAM, cli)]);
+            let message = outcome.to_string();
+            assert!(
+                message.contains(&format!("added the Switchboard hook for {} events", cli.events().len())),
+                "{message}"
+            );
+            assert!(message.contains("(new file)"), "{message}");
+        }
+    }
+
+    #[test]
+    fn installing_twice_is_installing_once() {
+        for cli in Cli::ALL {
+            let home = home();
+            installed(&home, cli).result.unwrap();
+            let path = home.dirs.settings_file(cli);
+            let first = fs::read(&path).unwrap();
+            let again = installed(&home, cli);
+            assert!(!again.result.as_ref().unwrap().changed(), "{cli:?}");
+            assert_eq!(fs::read(&path).unwrap(), first);
+            assert!(again.to_string().contains("already connected"), "{again}");
+        }
+    }
+
+    #[test]
+    fn uninstall_leaves_the_user_s_settings_as_they_were() {
+        for cli in Cli::ALL {
+            let home = home();
+            let path = home.dirs.settings_file(cli);
+            let (_, text) = user_settings(cli);
+            write(&path, &text);
+            installed(&home, cli).result.unwrap();
+            let outcome = uninstalled(&home, cli);
+            assert_eq!(outcome.result.as_ref().unwrap().count(EditAction::Remove), cli.events().len());
+            assert!(outcome.to_string().contains("removed the Switchboard hook from"), "{outcome}");
+
+            let mut expected: Value = serde_json::from_str(&text).unwrap();
+            if cli == Cli::Gemini {
+                expected["hooksConfig"] = json!({"enabled": true});
+            }
+            assert_eq!(json_at(&path), expected, "{cli:?}");
+            let backup = fs::read_to_string(format!("{}.switchboard.bak", path.display())).unwrap();
+            assert_eq!(backup, text, "the backup is the user's original");
+            assert!(uninstalled(&home, cli).to_string().contains("nothing to remove"));
+        }
+    }
+
+    #[test]
+    fn uninstall_with_no_settings_file_creates_nothing() {
+        let home = home();
+        let outcome = uninstalled(&home, Cli::Claude);
+        assert!(!outcome.result.unwrap().changed());
+        assert!(!home.dirs.claude.exists());
+    }
+
+    #[test]
+    fn settings_with_no_place_for_a_hook_are_refused() {
+        let home = home();
+        let path = home.dirs.settings_file(Cli::Claude);
+        write(&path, "{\"hooks\": []}");
+        let error = installed(&home, Cli::Claude).result.unwrap_err();
+        assert_eq!(error.kind(), "shape");
+        assert!(error.to_string().contains("`hooks` is not an object"), "{error}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "{\"hooks\": []}");
+    }
+
+    #[test]
+    fn the_command_path_must_be_absolute() {
+        let home = home();
+        let outcome = run(&InstallOptions { command_path: "switchboard".into(), ..options(&home, Cli::Claude) });
+        assert_eq!(outcome.result.unwrap_err().kind(), "commandPath");
+        assert!(!home.dirs.claude.exists());
+    }
+
+    #[test]
+    fn one_cli_failing_does_not_stop_the_others() {
+        let home = home();
+        write(&home.dirs.settings_file(Cli::Claude), "nope");
+        let outcomes = install(&InstallOptions { clis: Cli::ALL.to_vec(), ..options(&home, Cli::Claude) });
+        let ok: Vec<bool> = outcomes.iter().map(|outcome| outcome.result.is_ok()).collect();
+        assert_eq!(ok, [false, true, true]);
+    }
+
+    #[test]
+    fn config_dirs_follow_each_cli_s_environment_variables() {
+        let vars = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| pairs.iter().find(|(key, _)| *key == name).map(|(_, value)| OsString::from(value))
+        };
+        let defaults = ConfigDirs::from_vars(vars(&[("HOME", "/home/u"), ("CODEX_HOME", "")])).unwrap();
+        assert_eq!(defaults, ConfigDirs::in_home(Path::new("/home/u")));
+        assert_eq!(defaults.settings_file(Cli::Codex), Path::new("/home/u/.codex/hooks.json"));
+        let custom = ConfigDirs::from_vars(vars(&[
+            ("HOME", "/home/u"),
+            ("CLAUDE_CONFIG_DIR", "/cfg/claude"),
+            ("CODEX_HOME", "/cfg/codex"),
+            ("GEMINI_CLI_HOME", "/cfg"),
+        ]))
+        .unwrap();
+        assert_eq!(custom.settings_file(Cli::Claude), Path::new("/cfg/claude/settings.json"));
+        assert_eq!(custom.settings_file(Cli::Codex), Path::new("/cfg/codex/hooks.json"));
+        assert_eq!(custom.settings_file(Cli::Gemini), Path::new("/cfg/.gemini/settings.json"));
+        assert_eq!(ConfigDirs::from_vars(vars(&[("CODEX_HOME", "/cfg/codex")])), None);
+    }
+
+    #[test]
+    fn an_older_claude_code_is_not_given_an_event_it_would_reject_the_file_for() {
+        let home = home();
+        let old = Some(Version(2, 1, 70));
+        let outcome = run(&InstallOptions { claude_version: old, ..options(&home, Cli::Claude) });
+        let settings = json_at(&home.dirs.settings_file(Cli::Claude));
+        assert!(!settings["hooks"].as_object().unwrap().contains_key("StopFailure"));
+        assert_eq!(outcome.result.as_ref().unwrap().count(EditAction::Add), Cli::Claude.events().len() - 1);
+        let message = outcome.to_string();
+        assert!(message.contains("Claude Code 2.1.70 predates the StopFailure hook event"), "{message}");
+        assert_eq!(status(&home.dirs, Path::new(PROGRAM), old)[0].hooks, HooksState::Installed { current: true });
+
+        // After an update of Claude Code, installing again adds it.
+        let newer = run(&InstallOptions { claude_version: Some(Version(2, 1, 90)), ..options(&home, Cli::Claude) });
+        assert_eq!(newer.result.unwrap().count(EditAction::Add), 1);
+    }
+}

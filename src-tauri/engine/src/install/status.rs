@@ -1,0 +1,191 @@
+//! Whether each CLI is connected, and what in its settings keeps our hook from running: read by
+//! the Connections panel and `switchboard doctor`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+use switchboard_core::hook_config::{self, Notice};
+
+use super::{program, read, version, Cli, ConfigDirs, Version};
+use crate::codex_trust::{self, HookTrust};
+
+/// One CLI's connection, for the Connections panel.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CliStatus {
+    pub cli: Cli,
+    pub config_dir: PathBuf,
+    /// The CLI's config folder exists: it has been used on this machine.
+    pub found: bool,
+    pub settings_file: PathBuf,
+    pub hooks: HooksState,
+    /// Settings that keep the CLI from running the hook even when it is installed.
+    pub warnings: Vec<Warning>,
+    /// Codex only, once our hooks are in `hooks.json`: which of them Codex trusts to run.
+    pub trust: Option<HookTrust>,
+    /// What the user may have to do in the CLI for installed hooks to run.
+    pub next_step: Option<String>,
+}
+
+/// A setting that keeps the CLI from running Switchboard's hook, and how to undo it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    pub message: String,
+    pub fix: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "camelCase")]
+pub enum HooksState {
+    /// Every event has our hook; `current` is false when some run another switchboard binary
+    /// than this one (it moved): install again to repoint them.
+    Installed {
+        current: bool,
+    },
+    /// Some events lack our hook: install again to complete it.
+    Partial {
+        missing: Vec<String>,
+    },
+    NotInstalled,
+    /// The settings file cannot be read or parsed.
+    Unreadable {
+        message: String,
+    },
+}
+
+/// Whether each CLI is on this machine and connected to this `switchboard` binary.
+/// `claude_version` as in [`InstallOptions`].
+pub fn status(dirs: &ConfigDirs, command_path: &Path, claude_version: Option<Version>) -> Vec<CliStatus> {
+    Cli::ALL
+        .into_iter()
+        .map(|cli| {
+            let settings_file = dirs.settings_file(cli);
+            let settings = read::load(cli, &settings_file).map(|file| file.settings);
+            let (hooks, warnings, trust) = match settings {
+                Ok(settings) => {
+                    let events = version::wanted_events(cli, claude_version);
+                    let hooks = hooks_state(cli, &settings, command_path, &events);
+                    let installed = matches!(hooks, HooksState::Installed { .. } | HooksState::Partial { .. });
+                    let trust = (cli == Cli::Codex && installed)
+                        .then(|| codex_trust::hook_trust(&dirs.codex, &settings_file, &settings));
+                    (hooks, warnings(cli, &settings, dirs), trust)
+                }
+                Err(error) => (HooksState::Unreadable { message: error.to_string() }, Vec::new(), None),
+            };
+            let next_step = trust.as_ref().filter(|trust| !trust.complete()).map(|_| {
+                "start Codex and choose \"Trust all and continue\" when it says hooks need review (or trust \
+                 Switchboard's hooks in /hooks)"
+                    .to_owned()
+            });
+            CliStatus {
+                cli,
+                config_dir: dirs.dir(cli).to_owned(),
+                found: dirs.dir(cli).is_dir(),
+                settings_file,
+                hooks,
+                warnings,
+                trust,
+                next_step,
+            }
+        })
+        .collect()
+}
+
+fn hooks_state(cli: Cli, settings: &Value, command_path: &Path, events: &[&'static str]) -> HooksState {
+    let installed = hook_config::installed(settings, cli, events);
+    if installed.events.is_empty() {
+        return HooksState::NotInstalled;
+    }
+    if !installed.missing.is_empty() {
+        return HooksState::Partial { missing: installed.missing.iter().map(|event| event.to_string()).collect() };
+    }
+    let current = program(command_path).map(|program| hook_config::hook_command(program, cli));
+    HooksState::Installed { current: current.is_ok_and(|command| installed.commands == [command]) }
+}
+
+/// What in the settings (or, for Codex, in `config.toml`) will keep the CLI from running our
+/// hook, each with what undoes it.
+pub(super) fn warnings(cli: Cli, settings: &Value, dirs: &ConfigDirs) -> Vec<Warning> {
+    let file = dirs.settings_file(cli);
+    let mut warnings: Vec<Warning> = hook_config::notices(settings, cli)
+        .into_iter()
+        .map(|notice| {
+            let fix = match notice {
+                Notice::ClaudeHooksDisabled => format!("set \"disableAllHooks\": false in {}", file.display()),
+                Notice::GeminiHooksDisabled => {
+                    format!("set \"hooksConfig\": {{\"enabled\": true}} in {}", file.display())
+                }
+                Notice::GeminiHookDisabled => "run /hooks enable switchboard in Gemini CLI".to_owned(),
+            };
+            Warning { message: notice.to_string(), fix }
+        })
+        .collect();
+    if cli == Cli::Codex {
+        warnings.extend(codex_switch_off(&dirs.codex));
+    }
+    warnings
+}
+
+/// Codex runs hooks unless `[features] hooks = false` (or the older `codex_hooks = false`) is
+/// set in `config.toml`. Switchboard reports that choice rather than overriding it.
+fn codex_switch_off(codex_dir: &Path) -> Option<Warning> {
+    let config = codex_dir.join("config.toml");
+    let table: toml::Table = fs::read_to_string(&config).ok()?.parse().ok()?;
+    let features = table.get("features")?.as_table()?;
+    let key = ["hooks", "codex_hooks"]
+        .into_iter()
+        .find(|key| features.get(*key).and_then(toml::Value::as_bool) == Some(false))?;
+    Some(Warning {
+        message: format!(
+            "`[features] {key} = false` in {}: Codex runs no hook, Switchboard's included, until you remove it",
+            config.display()
+        ),
+        fix: format!("delete `{key} = false` under [features] in {}", config.display()),
+    })
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::super::testing::*;
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn status_tells_found_installed_moved_and_unreadable_apart() {
+        let home = home();
+        fs::create_dir_all(&home.dirs.claude).unwrap();
+        installed(&home, Cli::Codex).result.unwrap();
+        write(&home.dirs.settings_file(Cli::Gemini), "{oops");
+
+        let statuses = status(&home.dirs, Path::new(PROGRAM), None);
+        let [claude, codex, gemini] = statuses.as_slice() else { panic!("{statuses:?}") };
+        assert!(claude.found && claude.hooks == HooksState::NotInstalled);
+        assert_eq!(codex.hooks, HooksState::Installed { current: true });
+        assert!(codex.next_step.is_some(), "Codex has not trusted the new hooks yet");
+        let trust = codex.trust.as_ref().unwrap();
+        assert_eq!((trust.trusted.len(), trust.untrusted.len()), (0, Cli::Codex.events().len()));
+        assert_eq!((claude.trust.as_ref(), gemini.trust.as_ref()), (None, None));
+        assert!(matches!(&gemini.hooks, HooksState::Unreadable { message } if message.contains("line 1")));
+
+        let moved = status(&home.dirs, Path::new("/elsewhere/switchboard"), None);
+        assert_eq!(moved[1].hooks, HooksState::Installed { current: false });
+
+        let json = serde_json::to_value(&statuses[1]).unwrap();
+        assert_eq!(json["cli"], "codex");
+        assert_eq!(json["hooks"], json!({"state": "installed", "current": true}));
+        assert!(json.get("settingsFile").is_some());
+    }
+
+    #[test]
+    fn status_lists_the_events_a_partial_install_lacks() {
+        let home = home();
+        let command = hook_config::hook_command(PROGRAM, Cli::Claude);
+        let settings = json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}});
+        write(&home.dirs.settings_file(Cli::Claude), &settings.to_string());
+        let HooksState::Partial { missing } = &status(&home.dirs, Path::new(PROGRAM), None)[0].hooks else { panic!() };
+        assert_eq!(missing.len(), Cli::Claude.events().len() - 1);
+        assert!(!missing.contains(&"Stop".to_owned()));
+    }
+}

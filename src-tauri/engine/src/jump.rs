@@ -1,0 +1,195 @@
+//! Jump to the agent's terminal (issue "act from the board"): from what the forwarder reported
+//! about the agent's process, bring its tmux pane or its terminal window forward; when neither
+//! is possible, hand back the command that resumes the session, for the user to paste.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde::Serialize;
+use switchboard_core::Session;
+
+use crate::process;
+
+/// What the jump did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase", tag = "how")]
+pub enum Jump {
+    /// The agent's tmux pane is now the active pane of its window, and its window the current
+    /// one of every client attached to its session.
+    Tmux { pane: String },
+    /// The terminal window holding the agent has the input focus.
+    Window { window: String },
+    /// Nothing to focus: this command resumes the session in a new terminal.
+    Resume { command: String },
+}
+
+/// Jumps to the session's terminal.
+pub fn jump(session: &Session) -> Jump {
+    let process = session.process.as_ref();
+    if let Some(pane) = process.and_then(|p| p.tmux_pane.as_deref()) {
+        if focus_tmux_pane(process.and_then(|p| p.tmux_socket.as_deref()).map(Path::new), pane) {
+            // The terminal that shows tmux may be a window of its own: raise it too.
+            if let Some(window) = process.and_then(|p| p.window_id.as_deref()) {
+                focus_window(window);
+            }
+            return Jump::Tmux { pane: pane.to_owned() };
+        }
+    }
+    let window = process.and_then(|p| p.window_id.clone()).or_else(|| process.and_then(|p| window_of(p.pid)));
+    if let Some(window) = window {
+        if focus_window(&window) {
+            return Jump::Window { window };
+        }
+    }
+    Jump::Resume { command: resume_command(session) }
+}
+
+/// `tmux select-window` + `select-pane` on the pane, and `switch-client` for clients attached
+/// elsewhere; `true` when the pane exists and was selected.
+pub fn focus_tmux_pane(socket: Option<&Path>, pane: &str) -> bool {
+    let tmux = |args: &[&str]| {
+        let mut command = Command::new("tmux");
+        if let Some(socket) = socket {
+            command.arg("-S").arg(socket);
+        }
+        run(command.args(args))
+    };
+    if !tmux(&["select-window", "-t", pane]) || !tmux(&["select-pane", "-t", pane]) {
+        return false;
+    }
+    // Clients attached to another session follow; none attached is fine.
+    let _ = tmux(&["switch-client", "-t", pane]);
+    true
+}
+
+/// Gives the X11 window the input focus (and asks the window manager to raise it).
+pub fn focus_window(window: &str) -> bool {
+    if !window.bytes().all(|b| b.is_ascii_digit()) || window.is_empty() {
+        return false;
+    }
+    // `windowactivate` needs a window manager (EWMH); `windowfocus` works without one.
+    let activated = run(Command::new("xdotool").args(["windowactivate", window]));
+    activated || run(Command::new("xdotool").args(["windowfocus", window]))
+}
+
+/// The X11 window of the terminal running the agent: the first ancestor of the agent process
+/// that owns a window (`_NET_WM_PID`).
+fn window_of(pid: u32) -> Option<String> {
+    let mut pid = pid;
+    for _ in 0..8 {
+        let output = Command::new("xdotool")
+            .args(["search", "--onlyvisible", "--pid", &pid.to_string()])
+            .stderr(Stdio::null())
+            .output()
+            .ok()?;
+        if let Some(window) = String::from_utf8_lossy(&output.stdout).lines().next() {
+            return Some(window.trim().to_owned());
+        }
+        pid = process::stat(pid)?.ppid;
+        if pid <= 1 {
+            return None;
+        }
+    }
+    None
+}
+
+/// The command that resumes the session, run from its folder.
+pub fn resume_command(session: &Session) -> String {
+    let id = shell_quote(&session.session_id);
+    let resume = match session.agent.as_str() {
+        "claude" => format!("claude --resume {id}"),
+        "codex" => format!("codex resume {id}"),
+        "gemini" => format!("gemini --resume {id}"),
+        other => format!("{other} # session {id}"),
+    };
+    match &session.cwd {
+        Some(cwd) => format!("cd {} && {resume}", shell_quote(cwd)),
+        None => resume,
+    }
+}
+
+fn shell_quote(text: &str) -> String {
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./:@%+".contains(&b)) {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// Runs a short helper command with a deadline; `true` when it exits 0.
+fn run(command: &mut Command) -> bool {
+    let Ok(mut child) = command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn() else {
+        return false;
+    };
+    for _ in 0..100 {
+        match child.try_wait() {
+            Ok(Some(status)) => return status.success(),
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(_) => return false,
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use switchboard_core::{normalize, AgentProcess, Reducer};
+
+    fn session(agent: &str, id: &str, cwd: &str) -> Session {
+        let event = normalize("custom", &serde_json::json!({"sessionId": id, "agent": agent, "cwd": cwd}), 1).unwrap();
+        Reducer::new().apply(&event, false).unwrap().session
+    }
+
+    #[test]
+    fn the_resume_command_names_the_cli_the_folder_and_the_session() {
+        assert_eq!(
+            resume_command(&session("claude", "00893aaf-19fa", "/home/ana/src/webapp")),
+            "cd /home/ana/src/webapp && claude --resume 00893aaf-19fa"
+        );
+        assert_eq!(resume_command(&session("codex", "019f", "/w/my app")), "cd '/w/my app' && codex resume 019f");
+        assert_eq!(resume_command(&session("gemini", "g1", "/w")), "cd /w && gemini --resume g1");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+    }
+
+    #[test]
+    fn without_a_terminal_to_focus_the_jump_hands_back_the_resume_command() {
+        let mut s = session("claude", "abc", "/w");
+        s.process =
+            Some(AgentProcess { pid: u32::MAX - 1, window_id: Some("not-a-window".into()), ..Default::default() });
+        assert_eq!(jump(&s), Jump::Resume { command: "cd /w && claude --resume abc".into() });
+    }
+
+    #[test]
+    fn a_tmux_pane_among_several_is_selected() {
+        if !run(Command::new("tmux").arg("-V")) {
+            eprintln!("tmux is not installed: skipped");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("tmux.sock");
+        let tmux = |args: &[&str]| {
+            let output = Command::new("tmux").arg("-S").arg(&socket).args(args).output().unwrap();
+            String::from_utf8_lossy(&output.stdout).trim().to_owned()
+        };
+        tmux(&["-f", "/dev/null", "new-session", "-d", "-s", "agents", "sleep 60"]);
+        let target = tmux(&["new-window", "-P", "-F", "#{pane_id}", "sleep 60"]);
+        tmux(&["split-window", "-P", "-F", "#{pane_id}", "sleep 60"]);
+        tmux(&["new-window", "sleep 60"]);
+        assert_ne!(tmux(&["display", "-p", "#{pane_id}"]), target, "another pane is active first");
+        let mut s = session("claude", "abc", "/w");
+        s.process = Some(AgentProcess {
+            pid: std::process::id(),
+            tmux_pane: Some(target.clone()),
+            tmux_socket: Some(socket.to_string_lossy().into_owned()),
+            ..Default::default()
+        });
+        assert_eq!(jump(&s), Jump::Tmux { pane: target.clone() });
+        assert_eq!(tmux(&["display", "-p", "#{pane_id}"]), target);
+        tmux(&["kill-server"]);
+    }
+}

@@ -1,0 +1,95 @@
+//! Act from the board: the details panel's "Jump to terminal" focuses the agent's tmux pane or
+//! its terminal window, among several, through the real app.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::harness::{eventually, hook, xdotool, App, Notify};
+
+fn process(pane: Option<&str>, socket: Option<&str>, window: Option<&str>) -> Value {
+    // This test process plays the agent: alive, with its real start time.
+    let me = std::process::id();
+    let start = switchboard_engine::process::stat(me).expect("/proc/self/stat").start;
+    json!({"pid": me, "start": start, "tty": null, "tmuxPane": pane, "tmuxSocket": socket,
+        "windowId": window, "termProgram": null})
+}
+
+async fn jump(app: &App, id: &str) -> String {
+    app.click_node(id).await;
+    app.click_test_id("jump-to-terminal").await;
+    app.text_of("jump-result").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jump_selects_the_agents_tmux_pane_among_several() {
+    let app = App::start(Notify::Off).await;
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("tmux.sock");
+    let tmux = |args: &[&str]| {
+        let out = Command::new("tmux").arg("-S").arg(&socket).args(args).output().expect("tmux (apt-get install tmux)");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    tmux(&["-f", "/dev/null", "new-session", "-d", "-s", "agents", "sleep 120"]);
+    let first = tmux(&["display", "-p", "#{pane_id}"]);
+    let target = tmux(&["new-window", "-P", "-F", "#{pane_id}", "sleep 120"]);
+    tmux(&["split-window", "-P", "-F", "#{pane_id}", "sleep 120"]);
+    tmux(&["select-window", "-t", &first]);
+    let socket_path = socket.to_string_lossy().into_owned();
+    for (id, pane) in [("in-first", first.as_str()), ("in-target", target.as_str())] {
+        app.post_from(
+            "claude",
+            &hook("claude/PermissionRequest.json", id, Some("/src/app")),
+            &process(Some(pane), Some(&socket_path), None),
+        );
+        app.wait_node(id, "blocked", |n| n.status == "blocked").await;
+    }
+    let said = jump(&app, "in-target").await;
+    assert!(said.contains(&format!("pane {target}")), "{said}");
+    assert_eq!(tmux(&["display", "-p", "#{pane_id}"]), target, "the agent's pane is the active one");
+    tmux(&["kill-server"]);
+    app.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jump_focuses_the_agents_terminal_window_among_several() {
+    let app = App::start(Notify::Off).await;
+    let mut terminals = Vec::new();
+    let mut windows = Vec::new();
+    for n in 0..3 {
+        let title = format!("sb-e2e-term-{}-{n}", std::process::id());
+        let child = Command::new("xterm")
+            .args(["-title", &title, "-geometry", "40x5+0+0", "-e", "sleep", "120"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("xterm (apt-get install xterm)");
+        terminals.push(child);
+        let window = eventually(Duration::from_secs(10), || {
+            xdotool(&["search", "--onlyvisible", "--name", &format!("^{title}$")])
+                .and_then(|o| o.lines().next().map(str::to_owned))
+        })
+        .expect("the terminal maps");
+        windows.push(window);
+    }
+    for (n, window) in windows.iter().enumerate() {
+        let id = format!("term-{n}");
+        app.post_from(
+            "codex",
+            &hook("codex/PermissionRequest.json", &id, Some("/src/api")),
+            &process(None, None, Some(window)),
+        );
+        app.wait_node(&id, "blocked", |n| n.status == "blocked").await;
+    }
+    let said = jump(&app, "term-1").await;
+    assert!(said.contains("terminal window"), "{said}");
+    let focused = xdotool(&["getwindowfocus"]).map(|w| w.trim().to_owned());
+    assert_eq!(focused.as_deref(), Some(windows[1].as_str()), "the second terminal has the focus");
+    for mut child in terminals {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    app.close().await;
+}

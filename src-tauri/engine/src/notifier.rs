@@ -62,6 +62,11 @@ impl Notifier {
                         continue;
                     }
                     recent.insert(session_id.clone(), (text.clone(), Instant::now()));
+                    // Only recent notifications matter: forget the rest, so a long run with many
+                    // sessions does not keep one entry per session ever seen.
+                    if recent.len() > 1024 {
+                        recent.retain(|_, (_, at)| at.elapsed() < REPEAT_WINDOW);
+                    }
                     if stuck.load(Ordering::Relaxed) >= MAX_STUCK {
                         continue;
                     }

@@ -110,6 +110,12 @@ impl TitleWatch {
         let spawned = std::thread::Builder::new().name("titles".into()).spawn(move || {
             let mut last_read: HashMap<String, Instant> = HashMap::new();
             for update in updates {
+                if let Update::Removed(id) = &update {
+                    last_read.remove(id);
+                }
+                if last_read.len() > 8192 {
+                    last_read.retain(|_, at| at.elapsed() < REFRESH_EVERY);
+                }
                 let Update::Changed(changed) = update else { continue };
                 let session = &changed.change.session;
                 let Some(source) = title_source(session, codex_home.as_deref()) else { continue };

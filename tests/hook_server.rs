@@ -247,3 +247,19 @@ fn real_hooks_get_through_three_thousand_idle_connections() {
     assert!((0..50).all(|i| serve.session(&format!("real-{i}")).is_some()));
     drop(idle);
 }
+
+#[test]
+fn a_keyless_request_is_answered_before_its_body_is_read() {
+    use std::io::{Read, Write};
+    let serve = Serve::start();
+    // Headers announcing 250 KiB, and not one byte of body: a server that read the body first
+    // would wait for it (5 s, then time out).
+    let mut stream = std::net::TcpStream::connect(serve.addr()).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(4))).unwrap();
+    stream.write_all(b"POST /hook/claude?key=wrong HTTP/1.1\r\nHost: x\r\nContent-Length: 256000\r\n\r\n").unwrap();
+    let started = std::time::Instant::now();
+    let mut answer = [0u8; 64];
+    let n = stream.read(&mut answer).expect("answered without the body");
+    assert!(answer[..n].starts_with(b"HTTP/1.1 204"), "{}", String::from_utf8_lossy(&answer[..n]));
+    assert!(started.elapsed() < Duration::from_secs(2));
+}

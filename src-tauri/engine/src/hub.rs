@@ -68,7 +68,7 @@ pub struct Inputs {
 }
 
 /// The receiving side, for [`Hub::run`].
-pub struct InputQueue(mpsc::Receiver<Input>);
+pub struct InputQueue(pub(crate) mpsc::Receiver<Input>);
 
 /// A bounded input queue.
 pub fn inputs(capacity: usize) -> (Inputs, InputQueue) {

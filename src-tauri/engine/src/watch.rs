@@ -354,6 +354,70 @@ mod tests {
     }
 
     #[test]
+    fn a_1_gb_transcript_costs_only_what_is_appended() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("huge.jsonl");
+        // Sparse: 1 GiB of size without 1 GiB of disk.
+        std::fs::File::create(&path).unwrap().set_len(1 << 30).unwrap();
+        let mut tail = Tail::at_end(path.clone()).unwrap();
+        assert_eq!(tail.offset, 1 << 30);
+        append(&path, "\n{\"type\":\"info\",\"content\":\"Request cancelled.\"}\n");
+        let started = Instant::now();
+        assert_eq!(tail.new_records(), vec![serde_json::json!({"type": "info", "content": "Request cancelled."})]);
+        assert!(started.elapsed() < Duration::from_secs(1));
+    }
+
+    #[test]
+    fn an_unreadable_transcript_is_skipped_without_error() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        append(&path, "{}\n");
+        let mut tail = Tail::at_end(path.clone()).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).unwrap();
+        append(&path, "{\"x\":1}\n"); // as root this still reads; as a user it must not panic
+        let _ = tail.new_records();
+        std::fs::remove_file(&path).unwrap();
+        assert!(tail.new_records().is_empty(), "a vanished file reads as nothing");
+    }
+
+    #[test]
+    fn two_hundred_watched_sessions_settle_through_their_transcripts() {
+        let dir = tempfile::tempdir().unwrap();
+        let (inputs, mut queue) = crate::hub::inputs(1024);
+        let hub = crate::hub::Hub::new();
+        let updates = hub.updates();
+        let mut watch = Watch { sessions: HashMap::new(), inputs, last_liveness: Instant::now() };
+        for i in 0..200 {
+            let path = dir.path().join(format!("t{i}.jsonl"));
+            append(&path, "{}\n");
+            hub.apply_event(
+                &switchboard_core::normalize(
+                    "gemini",
+                    &serde_json::json!({"hook_event_name": "BeforeAgent",
+                "session_id": format!("s{i}"), "transcript_path": path}),
+                    1,
+                )
+                .unwrap(),
+            );
+        }
+        for update in updates.try_iter() {
+            watch.observe(update);
+        }
+        assert_eq!(watch.sessions.len(), 200);
+        for i in (0..200).step_by(2) {
+            append(&dir.path().join(format!("t{i}.jsonl")), "{\"type\":\"info\",\"content\":\"Request cancelled.\"}\n");
+        }
+        watch.tick();
+        let mut settled = 0;
+        while let Ok(crate::hub::Input::Hook(event)) = queue.0.try_recv() {
+            assert_eq!(event.cue, switchboard_core::Cue::Settle);
+            settled += 1;
+        }
+        assert_eq!(settled, 100, "exactly the sessions whose transcript said so");
+    }
+
+    #[test]
     fn a_fifo_or_a_missing_file_is_never_followed() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo");

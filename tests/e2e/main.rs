@@ -12,6 +12,7 @@
 
 mod harness;
 mod jump;
+mod many;
 mod measure;
 mod notifications;
 mod window;

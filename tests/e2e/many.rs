@@ -1,0 +1,72 @@
+//! A hundred agents at a glance: 100 sessions over 12 projects in a 1280×800 window; at fit-view
+//! every session that needs the user has a readable title (≥ 11 px on screen), checked in the DOM.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::harness::{App, Notify};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_sessions_keep_every_needs_you_title_readable_at_fit_view() {
+    let app = App::start(Notify::Off).await;
+    app.client.set_window_size(1280, 800).await.expect("resize the window");
+    let mut needs_you = 0;
+    for i in 0..100 {
+        let project = i % 12;
+        let mut body = json!({"sessionId": format!("s{i:03}"), "agent": "claude", "cwd": format!("/src/project-{project}"),
+            "title": format!("Task {i} in project {project}")});
+        match i % 6 {
+            0 => {
+                body["status"] = json!("blocked");
+                body["message"] = json!("rm -rf build");
+                needs_you += 1;
+            }
+            1 => {
+                body["status"] = json!("waiting");
+                body["question"] = json!("Which database?");
+                needs_you += 1;
+            }
+            2 | 3 => body["status"] = json!("working"),
+            _ => body["status"] = json!("done"),
+        }
+        app.post("custom", &body);
+    }
+    crate::harness::eventually(Duration::from_secs(10), || (app.sessions().len() == 100).then_some(()))
+        .expect("the 100 sessions reached the reducer");
+    // Let the web view take them in (nodes off screen are not rendered until in view).
+    let rendered = "return document.querySelectorAll('[data-testid=\"session-node\"]').length;";
+    let started = std::time::Instant::now();
+    while app.client.execute(rendered, vec![]).await.unwrap().as_u64().unwrap_or(0) < 10 {
+        assert!(started.elapsed() < Duration::from_secs(20), "no nodes rendered");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Fit the view (the `f` shortcut), then read every needs-you title's size on screen.
+    app.client
+        .execute("document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'f', bubbles: true}));", vec![])
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let sizes = app
+        .client
+        .execute(
+            r#"const scale = new DOMMatrix(getComputedStyle(document.querySelector('.react-flow__viewport')).transform).a;
+               return [...document.querySelectorAll('[data-testid="session-node"][data-needs-you="true"]')].map(n => {
+                 const t = n.querySelector('[data-testid="node-title"]');
+                 const r = t.getBoundingClientRect();
+                 return {px: parseFloat(getComputedStyle(t).fontSize) * scale, visible: r.width > 0 && r.top >= 0 && r.bottom <= innerHeight};
+               });"#,
+            vec![],
+        )
+        .await
+        .unwrap();
+    let sizes = sizes.as_array().unwrap();
+    assert_eq!(sizes.len(), needs_you, "every needs-you session is a node");
+    for size in sizes {
+        let px = size["px"].as_f64().unwrap();
+        assert!(px >= 11.0, "a needs-you title at {px:.1} px: {sizes:?}");
+        assert_eq!(size["visible"], true, "in view at fit-view: {sizes:?}");
+    }
+    app.close().await;
+}

@@ -73,7 +73,9 @@ pub struct Snapshot {
     pub sessions: Vec<Session>,
     /// What the user should know about the instance itself (e.g. sessions are not being
     /// saved), with the fix; absent when all is well.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
+    // (ts-rs cannot read `skip_serializing_if`; it only matters for the JSON, not the type)
+    #[cfg_attr(not(test), serde(skip_serializing_if = "Option::is_none"))]
     #[cfg_attr(test, ts(optional))]
     pub notices: Option<Vec<String>>,
 }

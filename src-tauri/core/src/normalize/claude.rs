@@ -64,14 +64,7 @@ pub fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {
             ..status(AgentStatus::Waiting)
         },
         "ElicitationResult" => status(AgentStatus::Working),
-        "Stop" => {
-            let mut event = StatusEvent { message: hook.string("last_assistant_message"), ..status(AgentStatus::Done) };
-            if let Some(subagent_id) = hook.string("subagent_id") {
-                event.kind = SessionKind::Subagent;
-                event.subagent_id = Some(subagent_id);
-            }
-            event
-        }
+        "Stop" => hook.stop(status(AgentStatus::Done)),
         "StopFailure" => StatusEvent {
             errored: true,
             message: Some(failure_text(hook.str("error"), hook.str("last_assistant_message"))),

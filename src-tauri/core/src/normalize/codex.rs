@@ -59,14 +59,7 @@ pub fn normalize_codex(raw: &Value, now: Millis) -> Option<StatusEvent> {
             ..status(AgentStatus::Done)
         },
         "PostModelRequest" => return None,
-        "Stop" => {
-            let mut event = StatusEvent { message: hook.string("last_assistant_message"), ..status(AgentStatus::Done) };
-            if let Some(subagent_id) = hook.string("subagent_id") {
-                event.kind = SessionKind::Subagent;
-                event.subagent_id = Some(subagent_id);
-            }
-            event
-        }
+        "Stop" => hook.stop(status(AgentStatus::Done)),
         "SubagentStop" => StatusEvent {
             kind: SessionKind::Subagent,
             subagent_id: hook.string("agent_id"),

@@ -104,6 +104,17 @@ impl<'a> Hook<'a> {
         event
     }
 
+    /// Stop: the turn's last message; a `subagent_id` makes it a subagent's (Claude and Codex
+    /// share the shape).
+    pub fn stop(&self, done: StatusEvent) -> StatusEvent {
+        let mut event = StatusEvent { message: self.string("last_assistant_message"), ..done };
+        if let Some(subagent_id) = self.string("subagent_id") {
+            event.kind = SessionKind::Subagent;
+            event.subagent_id = Some(subagent_id);
+        }
+        event
+    }
+
     /// `tool_input.questions[0].question`, for Claude's AskUserQuestion and Codex's
     /// `request_user_input`.
     pub fn first_question(&self) -> Option<String> {

@@ -1,6 +1,8 @@
 //! The desktop app: the Tauri builder, its commands and events, window focus and notifications.
 //! This is the only code that says `use tauri`; everything else lives in the engine and core.
 
+mod tray;
+
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -76,6 +78,25 @@ fn set_position(state: tauri::State<'_, AppState>, session_id: String, x: f64, y
 fn session_history(state: tauri::State<'_, AppState>, session_id: String) -> Vec<HistoryEntry> {
     let instance = state.instance.lock().unwrap_or_else(PoisonError::into_inner);
     instance.as_ref().map(|instance| instance.history(&session_id)).unwrap_or_default()
+}
+
+/// Brings the agent's tmux pane or terminal window forward, or hands back the command that
+/// resumes the session (the web view copies it).
+#[tauri::command]
+async fn jump_to_terminal(
+    state: tauri::State<'_, AppState>,
+    session_id: String,
+) -> Result<switchboard_engine::jump::Jump, CommandError> {
+    let session = state
+        .hub
+        .snapshot()
+        .sessions
+        .into_iter()
+        .find(|s| s.session_id == session_id)
+        .ok_or_else(|| CommandError { kind: "unknownSession", message: format!("no session {session_id}") })?;
+    tauri::async_runtime::spawn_blocking(move || switchboard_engine::jump::jump(&session))
+        .await
+        .map_err(|e| CommandError { kind: "internal", message: e.to_string() })
 }
 
 #[tauri::command]
@@ -198,8 +219,10 @@ fn open_session<R: Runtime>(app: &AppHandle<R>, hub: &Hub, session_id: &str) {
 /// `lock` is the state directory's instance lock, taken before any window exists.
 pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder<R> {
     let lock = Mutex::new(Some(lock));
+    let close_to_tray = switchboard_engine::config::AppConfig::from_env().close_to_tray;
     tauri::Builder::<R>::new()
         .plugin(tauri_plugin_window_state::Builder::default().build())
+        .plugin(tauri_plugin_autostart::Builder::new().app_name("switchboard").build())
         .invoke_handler(tauri::generate_handler![
             snapshot,
             clear_unread,
@@ -207,9 +230,12 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
             remove_ended,
             set_position,
             session_history,
+            jump_to_terminal,
             notices,
             install_hooks,
-            doctor
+            doctor,
+            tray::autostart,
+            tray::set_autostart
         ])
         .setup(move |app| {
             let handle = app.handle().clone();
@@ -228,10 +254,19 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
                 Notifier::follow(hub.updates(), Some(on_click));
             }
             answer_focus_requests(handle.clone(), &state_dir);
+            let (tray_hub, tray_updates) = (Arc::clone(&hub), hub.updates());
             app.manage(AppState { hub, instance: Mutex::new(Some(instance)) });
+            tray::start(&handle, tray_hub, tray_updates);
             Ok(())
         })
-        .on_window_event(|window, event| {
+        .on_window_event(move |window, event| {
+            // With a tray icon to bring it back, closing the window hides it.
+            if let WindowEvent::CloseRequested { api, .. } = event {
+                if close_to_tray && window.try_state::<tray::Tray<R>>().is_some() {
+                    api.prevent_close();
+                    let _ = window.hide();
+                }
+            }
             if let &WindowEvent::Focused(focused) = event {
                 if let Some(state) = window.try_state::<AppState>() {
                     state.hub.set_window_focused(focused);

@@ -279,6 +279,34 @@ async fn accept_loop(listener: TcpListener, router: Router, shutdown: Cancellati
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::Request;
+    use tower::ServiceExt;
+
+    /// The routes in-process, without a socket: what each request does to the input queue.
+    #[tokio::test]
+    async fn the_router_answers_and_queues_only_what_the_key_allows() {
+        let hub = Arc::new(Hub::new());
+        let (inputs, mut queue) = crate::hub::inputs(16);
+        let app = router(Arc::new(ServerState { key: "k".repeat(48), hub: Arc::clone(&hub), inputs }));
+        let call = |method: &str, uri: String, body: &'static str| {
+            let request = Request::builder().method(method).uri(uri).body(Body::from(body)).unwrap();
+            app.clone().oneshot(request)
+        };
+        let stop = r#"{"hook_event_name":"Stop","session_id":"s1","last_assistant_message":"ok"}"#;
+        let key = "k".repeat(48);
+        let status = |r: Result<Response, std::convert::Infallible>| r.unwrap().status();
+        assert_eq!(status(call("POST", format!("/hook/claude?key={key}"), stop).await), StatusCode::NO_CONTENT);
+        assert!(matches!(queue.0.try_recv(), Ok(Input::Hook(event)) if event.session_id == "s1"));
+        for uri in ["/hook/claude".to_owned(), "/hook/claude?key=wrong".into(), format!("/hook/Bad_Agent?key={key}")] {
+            assert_eq!(status(call("POST", uri.clone(), stop).await), StatusCode::NO_CONTENT, "{uri}");
+        }
+        assert_eq!(status(call("POST", format!("/hook/claude?key={key}"), "{not json").await), StatusCode::NO_CONTENT);
+        assert!(queue.0.try_recv().is_err(), "nothing else was queued");
+        assert_eq!(status(call("GET", format!("/hook/claude?key={key}"), "").await), StatusCode::METHOD_NOT_ALLOWED);
+        assert_eq!(status(call("GET", "/sessions?key=wrong".into(), "").await), StatusCode::UNAUTHORIZED);
+        assert_eq!(status(call("GET", format!("/sessions?key={key}"), "").await), StatusCode::OK);
+        assert_eq!(status(call("DELETE", format!("/sessions/nope?key={key}"), "").await), StatusCode::NOT_FOUND);
+    }
 
     #[test]
     fn the_secret_is_24_random_bytes_in_hex() {

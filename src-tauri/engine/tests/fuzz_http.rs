@@ -259,6 +259,11 @@ fn has_key(request: &Request) -> bool {
 }
 
 fn check(server: &Server, request: &Request) -> Result<(), TestCaseError> {
+    static SENT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let sent = SENT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    if sent.is_multiple_of(100_000) {
+        eprintln!("fuzz_http: {sent} requests");
+    }
     let status = send(server.addr, request);
     let big = matches!(request.framing, Framing::Oversized) || request.body.len() > BODY_LIMIT;
     let reproducer =

@@ -57,7 +57,8 @@ fn a_huge_payload_arrives_trimmed_and_a_missing_agent_still_exits_0() {
     // Never lost to size: the forwarder trims the long field so the server's cap still holds.
     let session = serve.wait_for("huge", |s| s["status"] == "done");
     let message = session["message"].as_str().unwrap();
-    assert!(message.len() < 256 * 1024 && message.ends_with("bytes trimmed by switchboard]"), "{}", message.len());
+    // (trimmed by the forwarder to fit the cap, then clipped by the reducer like any long text)
+    assert!(message.starts_with("zzzz") && message.chars().count() <= 4_000, "{}", message.len());
 }
 
 /// Runs `switchboard hook claude` with `stdin` and returns how long it took to exit 0.

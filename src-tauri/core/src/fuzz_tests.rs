@@ -22,7 +22,14 @@ use crate::status::{AgentProcess, AgentStatus, Cue, Lifecycle, SessionKind, Stat
 const SMOKE_CASES: u32 = 64;
 
 fn config(smoke: u32) -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|cases| cases.parse().ok()).unwrap_or(smoke);
+    scaled_config(smoke, 1)
+}
+
+/// `PROPTEST_CASES / divisor` cases when it is set: for a property whose case is that much
+/// larger than one event.
+fn scaled_config(smoke: u32, divisor: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|cases| cases.parse::<u32>().ok());
+    let cases = cases.map_or(smoke, |cases| (cases / divisor).max(smoke));
     ProptestConfig { cases, max_shrink_iters: 2_000, ..ProptestConfig::default() }
 }
 
@@ -530,6 +537,13 @@ fn check_change(
 }
 
 fn run_steps(steps: &[(Step, u64, bool)]) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SEQUENCES: AtomicU64 = AtomicU64::new(0);
+    static STEPS: AtomicU64 = AtomicU64::new(0);
+    let total = STEPS.fetch_add(steps.len() as u64, Ordering::Relaxed) + steps.len() as u64;
+    if (SEQUENCES.fetch_add(1, Ordering::Relaxed) + 1).is_multiple_of(10_000) {
+        eprintln!("fuzz_tests: {} reducer sequences, {total} steps", SEQUENCES.load(Ordering::Relaxed));
+    }
     let mut reducer = Reducer::new();
     let mut now = 1_700_000_000_000u64;
     for (step, delta, focused) in steps {
@@ -585,7 +599,7 @@ proptest! {
 
 proptest! {
     // Thousands of sessions per case: a few cases say it all.
-    #![proptest_config(config(2))]
+    #![proptest_config(scaled_config(2, 1_000))]
 
     #[test]
     fn a_flood_of_sessions_stays_bounded(

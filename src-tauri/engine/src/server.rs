@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::body::Body;
+use axum::extract::rejection::PathRejection;
 use axum::extract::{DefaultBodyLimit, Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -68,7 +69,8 @@ fn router(state: Arc<ServerState>) -> Router {
 /// The key and the agent are checked before the body is read: a keyless flood costs no memory.
 async fn hook(
     State(state): State<Arc<ServerState>>,
-    agent: Option<Path<String>>,
+    // Not `Path<String>`: a segment that is not UTF-8 must not be refused before the key is.
+    agent: Result<Path<String>, PathRejection>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
     body: Body,
@@ -80,7 +82,13 @@ async fn hook(
     accept_hook(&state, agent, &headers, body).await.into_response()
 }
 
-async fn accept_hook(state: &ServerState, agent: Option<Path<String>>, headers: &HeaderMap, body: Body) -> StatusCode {
+async fn accept_hook(
+    state: &ServerState,
+    agent: Result<Path<String>, PathRejection>,
+    headers: &HeaderMap,
+    body: Body,
+) -> StatusCode {
+    let agent = agent.ok();
     let Some(normalize) = agent.as_deref().filter(|agent| is_agent_id(agent)).and_then(|agent| normalizer(agent))
     else {
         return StatusCode::NO_CONTENT;
@@ -102,12 +110,13 @@ async fn accept_hook(state: &ServerState, agent: Option<Path<String>>, headers: 
 /// and scripts.
 async fn remove_session(
     State(state): State<Arc<ServerState>>,
-    Path(id): Path<String>,
+    id: Result<Path<String>, PathRejection>,
     RawQuery(query): RawQuery,
 ) -> StatusCode {
     if !key_matches(query.as_deref(), &state.key) {
         return StatusCode::UNAUTHORIZED;
     }
+    let Ok(Path(id)) = id else { return StatusCode::NOT_FOUND };
     if state.hub.remove(&id) {
         StatusCode::NO_CONTENT
     } else {
@@ -306,6 +315,10 @@ mod tests {
         assert_eq!(status(call("GET", "/sessions?key=wrong".into(), "").await), StatusCode::UNAUTHORIZED);
         assert_eq!(status(call("GET", format!("/sessions?key={key}"), "").await), StatusCode::OK);
         assert_eq!(status(call("DELETE", format!("/sessions/nope?key={key}"), "").await), StatusCode::NOT_FOUND);
+        // Found by the HTTP fuzzer: a segment that is not UTF-8 once decoded is no reason for a 400.
+        assert_eq!(status(call("POST", "/hook/%aA".into(), "{}").await), StatusCode::NO_CONTENT);
+        assert_eq!(status(call("DELETE", "/sessions/%FF".into(), "").await), StatusCode::UNAUTHORIZED);
+        assert_eq!(status(call("DELETE", format!("/sessions/%FF?key={key}"), "").await), StatusCode::NOT_FOUND);
     }
 
     #[test]

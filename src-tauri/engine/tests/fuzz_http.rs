@@ -261,7 +261,7 @@ fn has_key(request: &Request) -> bool {
 fn check(server: &Server, request: &Request) -> Result<(), TestCaseError> {
     static SENT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let sent = SENT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-    if sent.is_multiple_of(100_000) {
+    if sent.is_multiple_of(10_000) {
         eprintln!("fuzz_http: {sent} requests");
     }
     let status = send(server.addr, request);
@@ -275,43 +275,8 @@ fn check(server: &Server, request: &Request) -> Result<(), TestCaseError> {
     };
     let listed = [204, 401, 404, 405, 408, 413].contains(&status);
     let snapshot = status == 200 && request.path == "/sessions" && has_key(request);
-    prop_assert!(listed || snapshot || known_400(request, status), "answered {} to {}", status, reproducer());
+    prop_assert!(listed || snapshot, "answered {} to {}", status, reproducer());
     Ok(())
-}
-
-/// Found by this fuzzer, reported and not yet fixed (server.rs is not this test's to change): a
-/// path parameter that percent-decodes to bytes that are not UTF-8 (`%aA`, `%FF`) gets axum's
-/// 400 from the `Path<String>` extractor, before the key is checked — `POST /hook/%aA` (also
-/// through `Option<Path<_>>`: axum 0.8 rejects rather than gives `None`) and
-/// `DELETE /sessions/%aA`. Remove this once those routes cannot refuse a parameter.
-fn known_400(request: &Request, status: u16) -> bool {
-    let parameter = match request.method.as_str() {
-        "POST" => request.path.strip_prefix("/hook/"),
-        "DELETE" => request.path.strip_prefix("/sessions/"),
-        _ => None,
-    };
-    let Some(parameter) = parameter.filter(|parameter| !parameter.contains('/')) else { return false };
-    status == 400 && String::from_utf8(percent_decoded(parameter)).is_err()
-}
-
-fn percent_decoded(text: &str) -> Vec<u8> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes.get(i + 1..i + 3).and_then(|hex| u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    out
 }
 
 fn config() -> Config {

@@ -3,16 +3,16 @@
 //!
 //! What the settings become is planned in `switchboard_core::hook_config`; this module is the IO
 //! around that plan, one stage a file:
-//! - where each CLI keeps its hooks ([`ConfigDirs`], here) and which release it is ([`version`]);
-//! - reading and parsing ([`read`]): a file that does not parse is refused with its name and
+//! - where each CLI keeps its hooks ([`ConfigDirs`], here) and which release it is (`version.rs`);
+//! - reading and parsing (`read.rs`): a file that does not parse is refused with its name and
 //!   line, and left byte for byte as it was;
-//! - writing ([`write`]): a one-time backup `<file>.switchboard.bak` of the user's original, then
+//! - writing (`write.rs`): a one-time backup `<file>.switchboard.bak` of the user's original, then
 //!   an atomic write (a temporary file in the same folder, fsync, rename) that keeps the file's
 //!   permissions; a symlinked settings file is written through the link, so the link stays a
 //!   link; `--dry-run` plans and reports and writes nothing;
-//! - what the user reads ([`messages`]), including what they still have to do in the CLI (Codex
+//! - what the user reads (`messages.rs`), including what they still have to do in the CLI (Codex
 //!   runs a new hook only once it is trusted);
-//! - [`status`], for the Connections panel and `switchboard doctor`.
+//! - [`status`] (`status.rs`), for the Connections panel and `switchboard doctor`.
 
 use std::ffi::OsString;
 use std::io;

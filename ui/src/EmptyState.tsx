@@ -46,10 +46,7 @@ export function EmptyState({ olderCount = 0 }: { olderCount?: number }) {
             {olderCount === 1 ? "One earlier session is" : `${olderCount} earlier sessions are`} under{" "}
             <strong>Older</strong>; each comes back here when it reports again.
           </p>
-          <p className="empty-waiting">
-            <span className="waiting-pulse" aria-hidden="true" />
-            Waiting for the next agent…
-          </p>
+          <WaitingFor what="the next agent" />
         </div>
       </section>
     );
@@ -99,11 +96,18 @@ export function EmptyState({ olderCount = 0 }: { olderCount?: number }) {
             <DoctorChecks report={report} />
           </div>
         )}
-        <p className="empty-waiting">
-          <span className="waiting-pulse" aria-hidden="true" />
-          Waiting for the first agent…
-        </p>
+        <WaitingFor what="the first agent" />
       </div>
     </section>
+  );
+}
+
+/** The quiet pulse that says the board is listening. */
+function WaitingFor({ what }: { what: string }) {
+  return (
+    <p className="empty-waiting">
+      <span className="waiting-pulse" aria-hidden="true" />
+      Waiting for {what}…
+    </p>
   );
 }

@@ -68,5 +68,29 @@ async fn a_hundred_sessions_keep_every_needs_you_title_readable_at_fit_view() {
         assert!(px >= 11.0, "a needs-you title at {px:.1} px: {sizes:?}");
         assert_eq!(size["visible"], true, "in view at fit-view: {sizes:?}");
     }
+
+    // The quick filter: `/` opens it; typing a project keeps its sessions and fades the rest.
+    app.client
+        .execute("document.body.dispatchEvent(new KeyboardEvent('keydown', {key: '/', bubbles: true}));", vec![])
+        .await
+        .unwrap();
+    let input =
+        app.client.wait().for_element(fantoccini::Locator::Css(r#"[data-testid="filter-input"]"#)).await.unwrap();
+    input.send_keys("project-3").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let count = app.text_of("filter-count").await;
+    assert!(count.starts_with("9 of 100") || count.contains("9"), "project-3 holds 9 sessions (i % 12 == 3): {count}");
+    let undimmed = app
+        .client
+        .execute(
+            r#"return [...document.querySelectorAll('[data-testid="session-node"][data-dimmed="false"]')].map(n => n.dataset.sessionId);"#,
+            vec![],
+        )
+        .await
+        .unwrap();
+    for id in undimmed.as_array().unwrap() {
+        let n: usize = id.as_str().unwrap()[1..].parse().unwrap();
+        assert_eq!(n % 12, 3, "only project-3's sessions stay bright: {undimmed}");
+    }
     app.close().await;
 }

@@ -17,6 +17,8 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Optional
 
+from harness import read_request
+
 MARKER = re.compile(r"\[\[scenario:([a-z0-9_-]+)\]\]")
 DEFAULT_TEXT = "Fake session"
 
@@ -92,12 +94,7 @@ class FakeAnthropic:
                 self.end_headers()
 
             def do_POST(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {}
+                raw, body = read_request(self)
                 path = self.path.split("?")[0]
                 if path.endswith("/count_tokens"):
                     self._json(200, {"input_tokens": 100})

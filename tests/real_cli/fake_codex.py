@@ -15,6 +15,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Optional
 
+from harness import read_request
+
 MARKER = re.compile(r"\[\[scenario:([a-z0-9_-]+)\]\]")
 
 
@@ -101,12 +103,7 @@ class FakeResponses:
                 self.wfile.write(body)
 
             def do_POST(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {}
+                raw, body = read_request(self)
                 with fake.lock:
                     fake.requests.append(body)
                 if not self.path.rstrip("/").endswith("/responses"):

@@ -16,6 +16,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Optional
 
+from harness import read_request
+
 MARKER = re.compile(r"\[\[scenario:([a-z0-9-]+)\]\]")
 
 
@@ -58,12 +60,7 @@ class FakeGemini:
                 pass
 
             def do_POST(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length)
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {}
+                raw, body = read_request(self)
                 # Token counts in proportion to the request, so /compress finds compressing worth it.
                 self.prompt_tokens = max(100, len(raw) // 4)
                 fake.handle(self, body)

@@ -52,6 +52,18 @@ def latest_version(package: str) -> Optional[str]:
         return None
 
 
+def read_request(handler) -> tuple[bytes, dict]:
+    """A fake model server's request body: the raw bytes and their JSON ({} when empty or not
+    JSON)."""
+    length = int(handler.headers.get("Content-Length") or 0)
+    raw = handler.rfile.read(length) if length else b""
+    try:
+        body = json.loads(raw or b"{}")
+    except ValueError:
+        body = {}
+    return raw, body
+
+
 def wait_until(check: Callable[[], object], timeout: float, interval: float = 0.1):
     """Polls `check` until it returns something truthy; returns it, or None after `timeout` s."""
     deadline = time.monotonic() + timeout

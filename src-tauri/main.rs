@@ -85,7 +85,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("switchboard: {error:#}");
+            eprintln!("switchboard: {}", switchboard_engine::error_text(error.as_ref()));
             ExitCode::FAILURE
         }
     }
@@ -150,7 +150,7 @@ fn doctor(json: bool) -> ExitCode {
     let options = match options {
         Ok(options) => options,
         Err(error) => {
-            eprintln!("switchboard: {error:#}");
+            eprintln!("switchboard: {}", switchboard_engine::error_text(error.as_ref()));
             return ExitCode::FAILURE;
         }
     };

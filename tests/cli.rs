@@ -55,3 +55,19 @@ fn status_without_an_instance_fails_with_a_clear_message() {
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("not running"));
 }
+
+/// Issue 12 item 9: a state directory that cannot be used is said once, with the fix, and the
+/// cause ("Not a directory" here; "Permission denied" for a read-only one) is not repeated.
+#[test]
+fn an_unusable_state_directory_is_reported_once_with_the_fix() {
+    let home = temp_home();
+    let file = home.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let output = run(&file.join("state"), &["serve", "--no-notify"], b"");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cannot use the state directory"), "{stderr}");
+    assert!(stderr.contains("SWITCHBOARD_HOME"), "says what to do: {stderr}");
+    assert_eq!(stderr.matches("Not a directory").count(), 1, "{stderr}");
+    assert!(!stderr.contains("damaged"), "{stderr}");
+}

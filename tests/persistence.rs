@@ -80,6 +80,7 @@ fn a_damaged_database_is_set_aside_and_a_fresh_one_started() {
     serve.wait_for("after", |_| true);
     let (home, stderr) = serve.stop();
     assert!(stderr.contains("set aside"), "{stderr}");
+    assert!(!stderr.contains('\x1b'), "no colour codes when stderr is not a terminal: {stderr:?}");
     let aside: Vec<_> = std::fs::read_dir(home.path())
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().into_string().ok())

@@ -111,6 +111,27 @@ impl App {
     pub async fn start_with(notify: Notify, env: &[(&str, &str)]) -> Self {
         let serial = SERIAL.lock().await;
         let home = tempfile::tempdir().expect("a temp dir");
+        let app = Self::launch(serial, home, notify, env).await;
+        app.wait_for_ui().await;
+        app
+    }
+
+    /// Starts the app on a state directory that `seed` has filled first (see [`seed_sessions`]),
+    /// so the app starts *with* those sessions. Returns as soon as the WebDriver session is up,
+    /// without waiting for the UI: for measuring how long the page takes to show them.
+    pub async fn start_seeded(notify: Notify, env: &[(&str, &str)], seed: impl FnOnce(&Path)) -> Self {
+        let serial = SERIAL.lock().await;
+        let home = tempfile::tempdir().expect("a temp dir");
+        seed(&home.path().join("state"));
+        Self::launch(serial, home, notify, env).await
+    }
+
+    async fn launch(
+        serial: MutexGuard<'static, ()>,
+        home: tempfile::TempDir,
+        notify: Notify,
+        env: &[(&str, &str)],
+    ) -> Self {
         let (port, native_port) = (free_port(), free_port());
         let log = File::create(home.path().join("driver.log")).expect("the driver log");
         let mut command = Command::new("tauri-driver");
@@ -140,9 +161,7 @@ impl App {
         command.envs(env.iter().copied());
         // Guarded from here on: a panic while connecting must not leave the driver running.
         let driver = Driver(command.spawn().expect("tauri-driver (cargo install tauri-driver --locked)"));
-        let app = Self::connect(driver, home, serial, port, native_port).await;
-        app.wait_for_ui().await;
-        app
+        Self::connect(driver, home, serial, port, native_port).await
     }
 
     async fn connect(
@@ -534,4 +553,72 @@ pub fn smaps_kib(pids: &[u32], fields: &[&str]) -> u64 {
 /// The name of a process (`comm`).
 pub fn comm(pid: u32) -> String {
     std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|s| s.trim().to_owned()).unwrap_or_default()
+}
+
+/// Fills `state` (a `SWITCHBOARD_HOME`) with sessions the way a user's would be: a headless
+/// `switchboard serve` on it gets every `(agent, body)` POSTed to its hook server, then stops
+/// (SIGTERM commits the store). Returns how many sessions it held.
+pub fn seed_sessions(state: &Path, hooks: &[(&str, Value)]) -> usize {
+    let home = state.parent().expect("the state directory's parent");
+    let log = File::create(home.join("seed.log")).expect("the seed log");
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["serve", "--no-notify"])
+        .env("SWITCHBOARD_HOME", state)
+        .env("CODEX_HOME", home.join("codex"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().expect("the seed log"))
+        .stderr(log)
+        .spawn()
+        .expect("switchboard serve");
+    let endpoint = eventually(Duration::from_secs(20), || Endpoint::read(state)).expect("serve's endpoint.json");
+    for (agent, body) in hooks {
+        let path = format!("/hook/{agent}?key={}", endpoint.key);
+        let response = switchboard_engine::client::request(
+            endpoint.addr(),
+            "POST",
+            &path,
+            body.to_string().as_bytes(),
+            Duration::from_secs(5),
+        )
+        .expect("POST a hook to serve");
+        assert_eq!(response.status, 204, "POST /hook/{agent} to serve");
+    }
+    let held = || {
+        let path = format!("/sessions?key={}", endpoint.key);
+        let response =
+            switchboard_engine::client::request(endpoint.addr(), "GET", &path, b"", Duration::from_secs(5)).ok()?;
+        let snapshot: Value = serde_json::from_slice(&response.body).ok()?;
+        snapshot["sessions"].as_array().map(Vec::len)
+    };
+    let ids: std::collections::HashSet<&Value> = hooks
+        .iter()
+        .map(|(_, body)| if body["sessionId"].is_null() { &body["session_id"] } else { &body["sessionId"] })
+        .collect();
+    let count = eventually(Duration::from_secs(30), || held().filter(|held| *held >= ids.len()))
+        .unwrap_or_else(|| panic!("serve never held the {} seeded sessions", ids.len()));
+    kill(serve.id(), libc::SIGTERM);
+    let _ = serve.wait();
+    // Removed on a clean exit; gone for sure, so the app's own is the one found.
+    let _ = std::fs::remove_file(Endpoint::path(state));
+    count
+}
+
+/// When `pid` was started, in Unix milliseconds (from its `starttime` in /proc: 10 ms
+/// resolution; the boot clock it counts from is read with `CLOCK_BOOTTIME`).
+pub fn process_started_unix_ms(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    // Field 22 of stat; `rest` starts at field 3.
+    let ticks: f64 = rest.split_whitespace().nth(19)?.parse().ok()?;
+    let mut boot = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: sysconf(3), and clock_gettime(2) with a valid clock and out-pointer.
+    let hz = unsafe {
+        libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut boot);
+        libc::sysconf(libc::_SC_CLK_TCK) as f64
+    };
+    let since_boot_ms = boot.tv_sec as f64 * 1000.0 + boot.tv_nsec as f64 / 1e6;
+    let unix_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.as_secs_f64() * 1000.0;
+    Some(unix_ms - since_boot_ms + ticks / hz * 1000.0)
 }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-use crate::harness::{comm, descendants, smaps_kib, App, Notify};
+use crate::harness::{app_path, comm, descendants, process_started_unix_ms, seed_sessions, smaps_kib, App, Notify};
 
 const EVENTS: usize = 200;
 const BENCH_ID: &str = "bench";
@@ -279,4 +279,285 @@ async fn measure_threads_per_unclicked_notification() {
         named(&after)
     );
     app.close().await;
+}
+
+// ---- a hundred agents at a glance: 100, 300 and 1,000 sessions ----
+
+/// Projects (cwds) the scale sessions are spread over.
+const PROJECTS: usize = 12;
+/// Status changes per second while the frame rate is counted, and for how long.
+const CHANGES_PER_SECOND: u64 = 50;
+const CHANGE_SECONDS: u64 = 5;
+
+/// Session `i` of a scale run: one of 12 projects, blocked / waiting / working ×2 / done ×2.
+fn scale_session(i: usize) -> Value {
+    let project = i % PROJECTS;
+    let mut body = json!({"sessionId": format!("s{i:04}"), "agent": "claude", "cwd": format!("/src/project-{project}"),
+        "title": format!("Task {i} in project {project}")});
+    let status = match i % 6 {
+        0 => "blocked",
+        1 => "waiting",
+        2 | 3 => "working",
+        _ => "done",
+    };
+    scale_status(&mut body, status, i);
+    body
+}
+
+fn scale_status(body: &mut Value, status: &str, turn: usize) {
+    body["status"] = json!(status);
+    match status {
+        "blocked" => body["tool"] = json!("Bash"),
+        "waiting" => body["question"] = json!(format!("Which database, {turn}?")),
+        "done" => body["message"] = json!(format!("Finished turn {turn}.")),
+        _ => {}
+    }
+}
+
+/// Installed in the page as early as WebDriver allows (idempotent): records the first moment the
+/// page shows all `n` sessions — the header's counts add up to `n`, the minimap draws `n`
+/// session nodes, and every session node in the DOM (React Flow renders only those in view above
+/// 60) has been measured and is visible — and the next animation frame after it (≈ painted).
+/// For `n` = 0: the header and the empty state. Times in Unix ms, like the test's.
+const WATCH_PAINT: &str = r#"
+const n = arguments[0];
+const now = () => performance.timeOrigin + performance.now();
+if (!window.__paint) {
+  const p = window.__paint = { installed: now(), origin: performance.timeOrigin, shown: null, frame: null, already: false };
+  const count = (c) => { const e = document.querySelector(`[data-testid="count-${c}"]`); return e ? Number(e.dataset.count) : null; };
+  const shown = () => {
+    const counts = ["needs", "working", "done"].map(count);
+    if (counts.includes(null) || counts.reduce((a, b) => a + b, 0) !== n) return false;
+    if (n === 0) return document.querySelector('[data-testid="empty-state"]') !== null;
+    if (document.querySelectorAll(".react-flow__minimap rect.minimap-node").length !== n) return false;
+    const nodes = [...document.querySelectorAll(".react-flow__node-session")];
+    return nodes.length > 0 && nodes.every((el) => getComputedStyle(el).visibility !== "hidden" && el.offsetWidth > 0);
+  };
+  const check = () => {
+    if (p.shown !== null || !shown()) return;
+    p.shown = now();
+    observer.disconnect();
+    requestAnimationFrame(() => {
+      p.frame = now();
+      p.rendered = document.querySelectorAll('[data-testid="session-node"]').length;
+      const viewport = document.querySelector(".react-flow__viewport");
+      p.zoom = viewport ? new DOMMatrix(getComputedStyle(viewport).transform).a : null;
+    });
+  };
+  const observer = new MutationObserver(check);
+  observer.observe(document.documentElement, { subtree: true, childList: true, attributes: true, characterData: true });
+  check();
+  p.already = p.shown !== null;
+  const fcp = performance.getEntriesByType("paint").find((e) => e.name === "first-contentful-paint");
+  p.fcp = fcp ? performance.timeOrigin + fcp.startTime : null;
+}
+return window.__paint;
+"#;
+
+/// Starts recording the time of every animation frame (Unix ms).
+const RECORD_FRAMES: &str = r#"
+window.__frames = [];
+window.__recording = true;
+const tick = () => {
+  if (!window.__recording) return;
+  window.__frames.push(performance.timeOrigin + performance.now());
+  requestAnimationFrame(tick);
+};
+requestAnimationFrame(tick);
+return true;
+"#;
+
+const STOP_FRAMES: &str = "window.__recording = false; return window.__frames;";
+
+/// Frames in each whole second of [from, to): the per-second frame rates.
+fn frames_per_second(frames: &[f64], from: f64, to: f64) -> Vec<usize> {
+    let seconds = ((to - from) / 1000.0).floor() as usize;
+    (0..seconds)
+        .map(|s| {
+            let (a, b) = (from + s as f64 * 1000.0, from + (s + 1) as f64 * 1000.0);
+            frames.iter().filter(|t| **t >= a && **t < b).count()
+        })
+        .collect()
+}
+
+/// Counts frames in the page for `seconds` whole seconds while `during` runs beside it; returns
+/// (mean fps, worst 1-s window, every window).
+async fn frame_rate(
+    app: &App,
+    seconds: u64,
+    during: impl FnOnce() -> std::thread::JoinHandle<()>,
+) -> (f64, usize, Vec<usize>) {
+    app.client.execute(RECORD_FRAMES, vec![]).await.expect("record frames");
+    let from = unix_ms();
+    let load = during();
+    tokio::time::sleep(Duration::from_millis(seconds * 1000 + 50)).await;
+    let to = from + seconds as f64 * 1000.0;
+    load.join().expect("the load thread");
+    let frames = app.client.execute(STOP_FRAMES, vec![]).await.expect("the frames");
+    let frames: Vec<f64> = frames.as_array().expect("an array").iter().filter_map(Value::as_f64).collect();
+    let windows = frames_per_second(&frames, from, to);
+    let total: usize = windows.iter().sum();
+    (total as f64 / seconds as f64, windows.iter().copied().min().unwrap_or(0), windows)
+}
+
+/// One scale run's numbers.
+struct Scale {
+    sessions: usize,
+    first_paint: f64,
+    already: bool,
+    breakdown: String,
+    memory: Memory,
+    idle_fps: (f64, usize),
+    busy_fps: Option<(f64, usize, Vec<usize>)>,
+    changes: String,
+}
+
+async fn scale_run(n: usize) -> Scale {
+    let hooks: Vec<(&str, Value)> = (0..n).map(|i| ("custom", scale_session(i))).collect();
+    let mut seeded = 0;
+    let app = App::start_seeded(Notify::Off, &[], |state| seeded = seed_sessions(state, &hooks)).await;
+    assert_eq!(seeded, n, "the store was seeded with {n} sessions");
+    let spawned = process_started_unix_ms(app.pid()).expect("the app's start time");
+
+    // Poll until the page has shown them (the watcher keeps the first moment).
+    let started = Instant::now();
+    let paint = loop {
+        let paint = app.client.execute(WATCH_PAINT, vec![json!(n)]).await.expect("watch the page");
+        if paint["frame"].is_f64() {
+            break paint;
+        }
+        assert!(started.elapsed() < Duration::from_secs(120), "{n} sessions never shown: {paint}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let at = |key: &str| paint[key].as_f64().map_or("-".to_owned(), |t| format!("{:.0}", t - spawned));
+    let first_paint = paint["frame"].as_f64().expect("frame") - spawned;
+    let breakdown = format!(
+        "spawn → page navigation {} ms, → first contentful paint {} ms, → watcher installed {} ms, → all shown {} ms, \
+         → next frame {first_paint:.0} ms ({} session nodes in the DOM, zoom {})",
+        at("origin"),
+        at("fcp"),
+        at("installed"),
+        at("shown"),
+        paint["rendered"],
+        paint["zoom"].as_f64().map_or("-".into(), |z| format!("{z:.2}")),
+    );
+
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let memory = idle_memory(app.pid()).await;
+
+    let (idle_mean, idle_worst, _) = frame_rate(&app, 3, || std::thread::spawn(|| {})).await;
+    let (busy_fps, changes) = if n == 0 {
+        (None, String::new())
+    } else {
+        let endpoint = app.endpoint.clone();
+        let sent = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let late = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (sent2, late2) = (sent.clone(), late.clone());
+        let cycle = ["working", "blocked", "done", "waiting"];
+        let busy = frame_rate(&app, CHANGE_SECONDS, move || {
+            std::thread::spawn(move || {
+                let mut current: Vec<usize> = (0..n)
+                    .map(|i| ["blocked", "waiting", "working", "working", "done", "done"][i % 6])
+                    .map(|s| cycle.iter().position(|c| *c == s).expect("in the cycle"))
+                    .collect();
+                let path = format!("/hook/custom?key={}", endpoint.key);
+                let start = Instant::now();
+                let total = (CHANGES_PER_SECOND * CHANGE_SECONDS) as usize;
+                for k in 0..total {
+                    let due = start + Duration::from_micros(k as u64 * 1_000_000 / CHANGES_PER_SECOND);
+                    match due.checked_duration_since(Instant::now()) {
+                        Some(wait) => std::thread::sleep(wait),
+                        None if Instant::now() - due > Duration::from_millis(20) => {
+                            late2.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                        None => {}
+                    }
+                    // Spread over the board: a different session each time.
+                    let i = (k * 37) % n;
+                    current[i] = (current[i] + 1) % cycle.len();
+                    let mut body = scale_session(i);
+                    for key in ["tool", "question", "message"] {
+                        body.as_object_mut().expect("an object").remove(key);
+                    }
+                    scale_status(&mut body, cycle[current[i]], k);
+                    let response = switchboard_engine::client::request(
+                        endpoint.addr(),
+                        "POST",
+                        &path,
+                        body.to_string().as_bytes(),
+                        Duration::from_secs(5),
+                    )
+                    .expect("POST a change");
+                    assert_eq!(response.status, 204);
+                    sent2.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            })
+        })
+        .await;
+        // The last change reached the reducer, and the page still answers.
+        let last = (CHANGES_PER_SECOND * CHANGE_SECONDS) as usize - 1;
+        let id = format!("s{:04}", (last * 37) % n);
+        app.wait_session(&id, "changed", |s| s["status"].is_string());
+        let changes = format!(
+            "{} status changes POSTed ({} more than 20 ms behind schedule)",
+            sent.load(std::sync::atomic::Ordering::Relaxed),
+            late.load(std::sync::atomic::Ordering::Relaxed)
+        );
+        (Some(busy), changes)
+    };
+    app.close().await;
+    Scale {
+        sessions: n,
+        first_paint,
+        already: paint["already"] == json!(true),
+        breakdown,
+        memory,
+        idle_fps: (idle_mean, idle_worst),
+        busy_fps,
+        changes,
+    }
+}
+
+/// A hundred agents at a glance (issue 13): the app started on a store of 0, 100, 300 and 1,000
+/// sessions (12 projects, mixed statuses, seeded through a headless `serve`): time to the first
+/// frame that shows them all, frame rate while 50 sessions a second change status, idle PSS.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement: run with --ignored --nocapture"]
+async fn measure_scale() {
+    let build =
+        if app_path().contains("/release/") { "release" } else { "debug (set SWITCHBOARD_E2E_APP or RELEASE=1)" };
+    let mut runs = Vec::new();
+    for n in [0, 100, 300, 1_000] {
+        let run = scale_run(n).await;
+        println!("\n{n} sessions: {}", run.breakdown);
+        println!("  PSS {:.1} MiB [{}]", run.memory.pss, run.memory.parts);
+        if !run.changes.is_empty() {
+            println!("  {}; fps per second under load: {:?}", run.changes, run.busy_fps.as_ref().map(|f| &f.2));
+        }
+        runs.push(run);
+    }
+    let empty = runs[0].memory.pss;
+    println!(
+        "\nscale: switchboard-app ({build} build: {}) under Xvfb 1280x800 (software rendering, no GPU), window 1200x780;",
+        app_path()
+    );
+    println!("first paint = app process start (/proc starttime) → the first animation frame after the page shows every session");
+    println!("fps = requestAnimationFrame callbacks per second in the page; load = {CHANGES_PER_SECOND} status changes/s for {CHANGE_SECONDS} s");
+    println!("PSS = switchboard-app + WebKit processes, median of 5 samples 10 s after first paint\n");
+    println!("| sessions | first paint | fps idle mean / worst | fps under {CHANGES_PER_SECOND} changes/s mean / worst | PSS | over the empty window |");
+    println!("|---|---|---|---|---|---|");
+    for run in &runs {
+        let busy = run.busy_fps.as_ref().map_or("—".to_owned(), |(mean, worst, _)| format!("{mean:.1} / {worst}"));
+        println!(
+            "| {} | {}{:.2} s | {:.1} / {} | {busy} | {:.0} MiB | {} |",
+            run.sessions,
+            if run.already { "≤ " } else { "" },
+            run.first_paint / 1000.0,
+            run.idle_fps.0,
+            run.idle_fps.1,
+            run.memory.pss,
+            if run.sessions == 0 { "—".to_owned() } else { format!("+{:.0} MiB", run.memory.pss - empty) },
+        );
+    }
+    println!("(≤: the page already showed them when WebDriver first got in)");
 }

@@ -28,9 +28,34 @@ pub use hub::{Hub, Input, Inputs, Update};
 pub use serve::{serve, Instance, ServeError};
 pub use server::HookServer;
 
-/// Logs go to stderr, filtered by `RUST_LOG` (default: Switchboard's own info and up).
+/// An error and its causes on one line, each cause said once: a message that already quotes its
+/// source (`cannot write x: Permission denied`) is not followed by the same words again.
+pub fn error_text(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(error) = cause {
+        let words = error.to_string();
+        if !text.contains(&words) {
+            text = format!("{text}: {words}");
+        }
+        cause = error.source();
+    }
+    text
+}
+
+/// Logs go to stderr, filtered by `RUST_LOG` (default: Switchboard's own info and up), in colour
+/// only on a terminal: stderr redirected to a file (a systemd unit, `serve 2>log`) gets plain text.
 pub fn init_tracing() {
-    let _ = tracing_subscriber::fmt().with_env_filter(log_filter()).with_writer(std::io::stderr).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(log_filter())
+        .with_ansi(stderr_is_terminal())
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+fn stderr_is_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 /// The desktop app also keeps a daily log file in `<state dir>/logs` (the last 7 days), since
@@ -44,7 +69,7 @@ pub fn init_tracing_with_file(state_dir: &std::path::Path) {
         .filename_suffix("log")
         .max_log_files(7)
         .build(state_dir.join("logs"));
-    let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    let stderr = tracing_subscriber::fmt::layer().with_ansi(stderr_is_terminal()).with_writer(std::io::stderr);
     let registry = tracing_subscriber::registry().with(log_filter()).with(stderr);
     let _ = match file {
         Ok(file) => registry.with(tracing_subscriber::fmt::layer().with_ansi(false).with_writer(file)).try_init(),
@@ -55,4 +80,27 @@ pub fn init_tracing_with_file(state_dir: &std::path::Path) {
 fn log_filter() -> tracing_subscriber::EnvFilter {
     tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,switchboard=info,switchboard_engine=info"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[derive(Debug, thiserror::Error)]
+    #[error("cannot write /x: {source}")]
+    struct Quoting {
+        source: std::io::Error,
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("cannot start")]
+    struct Silent {
+        source: std::io::Error,
+    }
+
+    #[test]
+    fn each_cause_is_said_once() {
+        let denied = || std::io::Error::from_raw_os_error(libc::EACCES);
+        let text = super::error_text(&Quoting { source: denied() });
+        assert_eq!(text.matches("Permission denied").count(), 1, "{text}");
+        assert_eq!(super::error_text(&Silent { source: denied() }), "cannot start: Permission denied (os error 13)");
+    }
 }

@@ -25,7 +25,11 @@ pub struct InstanceLock {
 pub enum LockError {
     #[error("Switchboard is already running on {} (pid {pid}); use `switchboard status`, or stop it first", dir.display())]
     Held { dir: PathBuf, pid: String },
-    #[error("cannot use the state directory {}: {source}", dir.display())]
+    #[error(
+        "cannot use the state directory {}: {source}. It must be a directory you can write \
+         (`chmod u+rwx` it), or set SWITCHBOARD_HOME to one",
+        dir.display()
+    )]
     Io { dir: PathBuf, source: io::Error },
 }
 

@@ -30,6 +30,9 @@ use crate::hub::{Hub, Input, Inputs};
 pub const BODY_LIMIT: usize = 256 * 1024;
 /// A client that has not sent its headers, or its body, by then is cut off.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
+/// A keyed hook's body, once its headers are in: the forwarder writes it in one go, so a body
+/// still incomplete after this (a chunk that announces 2^64 bytes, a trickle) is cut off with a 408.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(1);
 /// Inputs waiting for the reducer. The reducer handles about a million events a second, so
 /// this fills only if it is wedged; then new events are dropped (and counted) rather than
 /// making an agent wait.
@@ -79,7 +82,12 @@ async fn hook(
         // Answered like any other (fail-open), but the connection is not kept for more.
         return (StatusCode::NO_CONTENT, [(axum::http::header::CONNECTION, "close")]).into_response();
     }
-    accept_hook(&state, agent, &headers, body).await.into_response()
+    match accept_hook(&state, agent, &headers, body).await {
+        StatusCode::REQUEST_TIMEOUT => {
+            (StatusCode::REQUEST_TIMEOUT, [(axum::http::header::CONNECTION, "close")]).into_response()
+        }
+        status => status.into_response(),
+    }
 }
 
 async fn accept_hook(
@@ -93,10 +101,11 @@ async fn accept_hook(
     else {
         return StatusCode::NO_CONTENT;
     };
-    let body = match axum::body::to_bytes(body, BODY_LIMIT).await {
-        Ok(body) => body,
-        Err(error) if is_too_large(&error) => return StatusCode::PAYLOAD_TOO_LARGE,
-        Err(_) => return StatusCode::NO_CONTENT,
+    let body = match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, BODY_LIMIT)).await {
+        Err(_) => return StatusCode::REQUEST_TIMEOUT,
+        Ok(Ok(body)) => body,
+        Ok(Err(error)) if is_too_large(&error) => return StatusCode::PAYLOAD_TOO_LARGE,
+        Ok(Err(_)) => return StatusCode::NO_CONTENT,
     };
     let Ok(raw) = serde_json::from_slice::<Value>(&body) else { return StatusCode::NO_CONTENT };
     if let Some(mut event) = normalize(&raw, now_millis()) {

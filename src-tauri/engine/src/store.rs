@@ -8,6 +8,7 @@
 //! newer Switchboard is refused and left as it is.
 
 use std::collections::HashMap;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Mutex, PoisonError};
@@ -50,8 +51,10 @@ pub enum StoreError {
         path.display()
     )]
     NewerSchema { path: PathBuf, found: i64 },
-    #[error("the session database {} cannot be used: {source}", path.display())]
+    #[error("the session database {} cannot be used: {source}{}", path.display(), hint(source))]
     Sqlite { path: PathBuf, source: rusqlite::Error },
+    #[error("cannot create the session database in {}: {source}. Make the directory writable by you (`chmod u+rwx`)", path.display())]
+    Directory { path: PathBuf, source: std::io::Error },
     #[error("cannot set aside the damaged session database {}: {source}", path.display())]
     SetAside { path: PathBuf, source: std::io::Error },
 }
@@ -93,9 +96,24 @@ impl Store {
 
     /// Opens (creating or migrating) the database, setting a damaged one aside.
     pub fn open(state_dir: &Path) -> Result<(Self, Option<StoreNotice>), StoreError> {
-        std::fs::create_dir_all(state_dir)
-            .map_err(|source| StoreError::SetAside { path: state_dir.to_path_buf(), source })?;
+        let directory = |source| StoreError::Directory { path: state_dir.to_path_buf(), source };
+        std::fs::create_dir_all(state_dir).map_err(directory)?;
         let path = Self::path(state_dir);
+        // Created 0600 before SQLite sees it: SQLite gives its WAL and shared-memory files the
+        // main file's mode, so none of them is ever readable by others, whatever the umask.
+        if let Err(source) = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(&path)
+        {
+            // A read-only file in a writable directory is SQLite's to report (read-only database).
+            if source.kind() != std::io::ErrorKind::PermissionDenied || !path.exists() {
+                return Err(directory(source));
+            }
+        }
         match Self::open_checked(&path) {
             Err(StoreError::Sqlite { source, .. }) if is_damage(&source) => {
                 let moved_to = set_aside(&path)?;
@@ -231,6 +249,16 @@ fn history(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<HistoryE
         }
     }
     Ok(entries)
+}
+
+/// What to do about an error that is not damage: a directory or file the user cannot write.
+fn hint(error: &rusqlite::Error) -> &'static str {
+    match error.sqlite_error_code() {
+        Some(ErrorCode::CannotOpen | ErrorCode::ReadOnly | ErrorCode::PermissionDenied) => {
+            ". The file and its directory must be writable by you (`chmod u+rw`); nothing was set aside"
+        }
+        _ => "",
+    }
 }
 
 fn is_damage(error: &rusqlite::Error) -> bool {
@@ -451,6 +479,30 @@ mod tests {
 
     fn apply(hub: &Hub, id: &str, status: &str, at: u64) {
         hub.apply_event(&normalize("custom", &json!({"sessionId": id, "status": status}), at).unwrap());
+    }
+
+    /// Issue 12 items 8 and 9: the database and its WAL and shared-memory files are private from
+    /// the first write, whatever the umask; a directory that cannot hold it is not called damage.
+    #[test]
+    fn the_database_files_are_0600_and_a_bad_directory_is_not_called_damage() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        // SAFETY: umask only changes this process's file creation mask.
+        let old = unsafe { libc::umask(0) };
+        let opened = Store::open(dir.path());
+        unsafe { libc::umask(old) };
+        let (mut store, _) = opened.unwrap();
+        store.write(&Batch::default()).unwrap();
+        for name in [DATABASE_FILE, "switchboard.db-wal", "switchboard.db-shm"] {
+            let mode = std::fs::metadata(dir.path().join(name)).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{name}");
+        }
+        let file = dir.path().join("plain-file");
+        std::fs::write(&file, "").unwrap();
+        let error = Store::open(&file.join("state")).err().expect("cannot open under a file");
+        let text = crate::error_text(&error);
+        assert!(text.starts_with("cannot create the session database in"), "{text}");
+        assert!(!text.contains("damaged") && text.matches("Not a directory").count() == 1, "{text}");
     }
 
     #[test]

@@ -36,7 +36,7 @@ fn without_a_running_instance_the_hook_exits_0_silently() {
 fn a_stale_or_garbage_endpoint_file_still_exits_0_silently() {
     let home = temp_home();
     let dead_port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    Endpoint { port: dead_port, key: "k".into(), pid: 999_999 }.write(&home).unwrap();
+    Endpoint { port: dead_port, key: "k".into(), pid: 999_999, ..Endpoint::default() }.write(&home).unwrap();
     let output = run(&home, &["hook", "claude"], fixture("claude/Stop.json").to_string().as_bytes());
     assert!(output.status.success());
     assert!(output.stdout.is_empty() && output.stderr.is_empty());
@@ -95,7 +95,7 @@ fn a_server_that_answers_a_byte_a_second_cannot_hold_the_hook() {
     let home = temp_home();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    Endpoint { port, key: "k".into(), pid: std::process::id() }.write(&home).unwrap();
+    Endpoint { port, key: "k".into(), pid: std::process::id(), ..Endpoint::default() }.write(&home).unwrap();
     std::thread::spawn(move || {
         for mut stream in listener.incoming().flatten() {
             std::thread::spawn(move || {

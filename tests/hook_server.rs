@@ -208,7 +208,14 @@ fn a_full_reducer_queue_drops_events_but_never_delays_the_answer() {
     // Nothing drains the queue yet: it takes four, the rest are dropped, every answer is 204.
     let hub = Arc::new(Hub::new());
     let (inputs, queue) = switchboard_engine::hub::inputs(4);
-    let server = runtime.block_on(HookServer::start_with(inputs.clone(), Arc::clone(&hub), "k".repeat(48))).unwrap();
+    let server = runtime
+        .block_on(HookServer::start_with(
+            inputs.clone(),
+            Arc::clone(&hub),
+            switchboard_engine::decide::Decisions::new(inputs.clone()),
+            "k".repeat(48),
+        ))
+        .unwrap();
     let path = format!("/hook/custom?key={}", server.key());
     for i in 0..20 {
         let body = json!({"sessionId": format!("q{i}"), "status": "working"}).to_string();

@@ -2,6 +2,7 @@
 //! `hook` forwarder and `status`, each against a real instance in a temporary state directory.
 
 mod cli;
+mod decide;
 mod doctor;
 mod forwarder;
 mod hook_server;

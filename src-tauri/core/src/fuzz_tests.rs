@@ -418,14 +418,14 @@ fn free_event() -> impl Strategy<Value = StatusEvent> {
         (select(vec!["claude", "codex", "gemini", "custom", ""]), 0..IDS.len(), status(), select(kinds)),
         (text(), text(), text(), text(), text(), text()),
         (any::<[bool; 3]>(), prop::option::of(select(lifecycles)), prop::option::of(select(vec!["a", "b", ""]))),
-        (select(cues), any::<bool>()),
+        (select(cues), any::<bool>(), prop::option::of(0u64..3)),
     )
         .prop_map(
             |(
                 (agent, session, status, kind),
                 (tool, transcript_path, cwd, title, question, message),
                 ([awaiting_input, interrupted, errored], lifecycle, subagent_id),
-                (cue, process),
+                (cue, process, decision),
             )| StatusEvent {
                 agent: agent.to_owned(),
                 session_id: IDS[session].to_owned(),
@@ -444,6 +444,7 @@ fn free_event() -> impl Strategy<Value = StatusEvent> {
                 subagent_id: subagent_id.map(str::to_owned),
                 cue,
                 process: process.then(|| AgentProcess { pid: 7, start: 1, ..AgentProcess::default() }),
+                decision,
                 ts: 0,
             },
         )
@@ -528,6 +529,11 @@ fn check_change(
             Cue::IdleReminder => assert_ne!(old, Some(AgentStatus::Done)),
             _ => {}
         }
+    }
+    if after.decision.is_some() {
+        assert_eq!(after.status, Some(AgentStatus::Blocked), "Allow / Deny only on a blocked session");
+        let kept = before.is_some_and(|session| session.decision == after.decision);
+        assert!(kept || event.decision == after.decision, "an offer comes from a held event");
     }
     assert!(after.subagents as usize <= MAX_SUBAGENTS);
     assert!(after.first_event_at <= after.last_event_at);

@@ -59,6 +59,7 @@ impl SessionState {
                 position: None,
                 process: None,
                 exited: false,
+                decision: None,
             },
             seq,
             event_title: None,
@@ -168,6 +169,7 @@ impl Reducer {
             None => false,
             Some(commit) => apply_commit(state, event, commit, window_focused),
         };
+        track_decision(&mut state.session, event);
         state.refresh();
         Some(Change { session: state.session.clone(), previous, notify })
     }
@@ -193,6 +195,16 @@ impl Reducer {
     /// store and the UI they are gone).
     pub fn take_evicted(&mut self) -> Vec<String> {
         std::mem::take(&mut self.evicted)
+    }
+
+    /// The hold `id` ended without an answer from the board (it timed out, or the CLI gave up on
+    /// its hook): the session no longer offers Allow / Deny.
+    pub fn end_decision(&mut self, session_id: &str, id: u64) -> Option<Session> {
+        let state = self.sessions.get_mut(session_id)?;
+        (state.session.decision == Some(id)).then(|| {
+            state.session.decision = None;
+            state.session.clone()
+        })
     }
 
     /// The user opened the node (click, keyboard or its notification).
@@ -258,6 +270,8 @@ impl Reducer {
             let mut session = restored.session;
             session.restored = true;
             session.subagents = 0;
+            // A hold belongs to a process that is gone.
+            session.decision = None;
             let seq = self.next_seq;
             self.next_seq += 1;
             let state = SessionState {
@@ -457,6 +471,19 @@ fn apply_commit(state: &mut SessionState, event: &StatusEvent, commit: Commit, w
         session.unread = true;
     }
     notify
+}
+
+/// A held permission can be answered from the board while it is the permission on screen: a
+/// held PermissionRequest that made the session `blocked` offers it; any later event of the main
+/// agent withdraws it (the user answered at the terminal, the turn moved on) — except Claude's
+/// generic permission notice, which only repeats that the same prompt is still there.
+fn track_decision(session: &mut Session, event: &StatusEvent) {
+    let blocked = session.status == Some(AgentStatus::Blocked);
+    if event.decision.is_some() && blocked {
+        session.decision = event.decision;
+    } else if !blocked || (!event.is_subagent() && event.cue != Cue::PermissionNotice) {
+        session.decision = None;
+    }
 }
 
 /// The last folder of a path, for a title of last resort (`/Users/ana/src/webapp/` → `webapp`).

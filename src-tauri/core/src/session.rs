@@ -56,6 +56,12 @@ pub struct Session {
     /// Its process exited without ending the session (closed or crashed).
     #[serde(default)]
     pub exited: bool,
+    /// The permission on screen can be answered from Switchboard: the CLI's hook is held open for
+    /// an Allow or Deny (issue "act from the board"); the id of that hold, to answer it by.
+    /// `null` when there is none (not opted in, answered, timed out, or the turn moved on).
+    #[serde(default)]
+    #[cfg_attr(test, ts(type = "number | null"))]
+    pub decision: Option<u64>,
 }
 
 /// A node's place on the canvas, in whole canvas pixels.

@@ -145,6 +145,8 @@ pub struct StatusEvent {
     pub cue: Cue,
     /// The agent's process, when the forwarder could tell.
     pub process: Option<AgentProcess>,
+    /// The forwarder holds this permission open for an answer from Switchboard: the hold's id.
+    pub decision: Option<u64>,
     /// Stamped by the normalizer's injected clock; payload timestamps are ignored.
     pub ts: Millis,
 }

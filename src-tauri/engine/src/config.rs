@@ -17,6 +17,10 @@ pub struct Config {
     pub ages: Ages,
     /// `$CODEX_HOME`, else `~/.codex`: where Codex keeps `session_index.jsonl`.
     pub codex_home: Option<PathBuf>,
+    /// `SWITCHBOARD_DECIDE=claude,codex`: for this run, these CLIs' permissions wait for an answer
+    /// from Switchboard, whatever the saved settings say (`serve` has no settings screen); empty
+    /// turns it off. Unset: the saved settings decide.
+    pub decide: Option<Vec<String>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -50,6 +54,9 @@ impl Config {
                 Some(home) => Some(PathBuf::from(home)),
                 None => dirs::home_dir().map(|home| home.join(".codex")),
             },
+            decide: var("SWITCHBOARD_DECIDE").map(|list| {
+                list.split(',').map(|cli| cli.trim().to_ascii_lowercase()).filter(|cli| !cli.is_empty()).collect()
+            }),
         })
     }
 }
@@ -109,7 +116,10 @@ mod tests {
             ("SWITCHBOARD_STALE_MINUTES", "2"),
             ("SWITCHBOARD_ARCHIVE_HOURS", "0.5"),
             ("CODEX_HOME", "/codex"),
+            ("SWITCHBOARD_DECIDE", " Claude, gemini,"),
         ]);
+        assert_eq!(c.decide, Some(vec!["claude".to_owned(), "gemini".to_owned()]));
+        assert_eq!(config(&[("SWITCHBOARD_HOME", "/s")]).decide, None, "unset: the saved settings decide");
         assert_eq!(c.state_dir, PathBuf::from("/state"));
         assert!(!c.persist);
         assert_eq!(c.ages, Ages { stale_after: 120_000, archive_after: 1_800_000 });

@@ -510,7 +510,7 @@ fn round_trip(options: &DoctorOptions, id: String, remove_test_session: impl FnO
     });
     let started = Instant::now();
     let body = serde_json::to_vec(&body).expect("a JSON value always serializes");
-    forward::forward("custom", Cursor::new(body), Some(&options.state_dir), started + forward::DEADLINE);
+    let _ = forward::forward("custom", Cursor::new(body), Some(&options.state_dir), started + forward::DEADLINE);
     let seen = loop {
         let seen = status::fetch(&options.state_dir)
             .is_ok_and(|(snapshot, _)| snapshot.sessions.iter().any(|session| session.session_id == session_id));
@@ -808,7 +808,9 @@ mod tests {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         drop(listener);
-        Endpoint { port, key: "k".repeat(48), pid: 1 }.write(&machine.options.state_dir).unwrap();
+        Endpoint { port, key: "k".repeat(48), pid: 1, ..Endpoint::default() }
+            .write(&machine.options.state_dir)
+            .unwrap();
         let report = examine_quietly(&machine.options);
         let running = check(&report, "switchboard.running");
         assert_eq!(running.outcome, Outcome::Fail);
@@ -830,6 +832,7 @@ mod tests {
             persist: false,
             ages: Default::default(),
             codex_home: None,
+            decide: None,
         };
         let instance = runtime.block_on(crate::Instance::start(config)).unwrap();
 

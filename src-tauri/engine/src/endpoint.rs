@@ -11,11 +11,21 @@ use serde::{Deserialize, Serialize};
 
 pub const ENDPOINT_FILE: &str = "endpoint.json";
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Endpoint {
     pub port: u16,
     pub key: String,
     pub pid: u32,
+    /// The CLIs whose permission hooks wait for an answer from the board (issue 14), and for how
+    /// long; empty unless the user opted in. Rewritten when the setting changes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decide: Vec<String>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub hold_ms: u64,
+}
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -80,7 +90,8 @@ mod tests {
     fn the_endpoint_file_round_trips_with_mode_0600() {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("nested");
-        let endpoint = Endpoint { port: 4242, key: "ab".repeat(24), pid: 7 };
+        let endpoint =
+            Endpoint { port: 4242, key: "ab".repeat(24), pid: 7, decide: vec!["claude".into()], hold_ms: 30_000 };
         endpoint.write(&state).unwrap();
         assert_eq!(Endpoint::read(&state), Some(endpoint));
         let mode = fs::metadata(Endpoint::path(&state)).unwrap().permissions().mode();
@@ -99,10 +110,12 @@ mod tests {
     #[test]
     fn only_our_own_endpoint_file_is_removed() {
         let dir = tempfile::tempdir().unwrap();
-        Endpoint { port: 1, key: "k".into(), pid: 1 }.write(dir.path()).unwrap();
+        Endpoint { port: 1, key: "k".into(), pid: 1, ..Endpoint::default() }.write(dir.path()).unwrap();
         Endpoint::remove_if_ours(dir.path());
         assert!(Endpoint::path(dir.path()).exists());
-        Endpoint { port: 1, key: "k".into(), pid: std::process::id() }.write(dir.path()).unwrap();
+        Endpoint { port: 1, key: "k".into(), pid: std::process::id(), ..Endpoint::default() }
+            .write(dir.path())
+            .unwrap();
         Endpoint::remove_if_ours(dir.path());
         assert!(!Endpoint::path(dir.path()).exists());
     }

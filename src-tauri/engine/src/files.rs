@@ -16,6 +16,15 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// A regular file's contents, if it is no larger than `limit` bytes.
+pub fn read_small(path: &Path, limit: u64) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let file = open_regular(path).ok()?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= limit).then_some(bytes)
+}
+
 /// Replaces `path` atomically: a temporary file beside it, synced, renamed over it, so a reader
 /// sees the old file or the new one, never half of one. `permissions` are set exactly (not
 /// masked by the umask); `None` leaves the new file's mode to the umask.

@@ -12,9 +12,10 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::client;
+use crate::decide::Verdict;
 use crate::endpoint::Endpoint;
 use crate::server::BODY_LIMIT;
 
@@ -25,13 +26,48 @@ const READ_LIMIT: usize = 32 * 1024 * 1024;
 /// Longest string kept per field when a payload must shrink, from gentle to severe.
 const TRIM_STEPS: [usize; 4] = [16 * 1024, 2 * 1024, 256, 32];
 
-/// Forwards one hook event. Every failure is swallowed: the return is always success.
-pub fn forward(agent: &str, stdin: impl Read + Send + 'static, state_dir: Option<&Path>, deadline: Instant) {
-    let Some(body) = read_until(stdin, deadline) else { return };
-    let Some(body) = fit(body) else { return };
-    let Some(endpoint) = state_dir.and_then(Endpoint::read) else { return };
+/// Forwards one hook event. Every failure is swallowed: the command always succeeds. Returns the
+/// board's answer when the event was a permission held for one (the user opted this CLI in).
+pub fn forward(
+    agent: &str,
+    stdin: impl Read + Send + 'static,
+    state_dir: Option<&Path>,
+    deadline: Instant,
+) -> Option<Verdict> {
+    let body = read_until(stdin, deadline)?;
+    let body = fit(body)?;
+    let endpoint = state_dir.and_then(Endpoint::read)?;
+    if endpoint.hold_ms > 0 && endpoint.decide.iter().any(|cli| cli == agent) && is_permission(agent, &body) {
+        return hold(agent, &endpoint, &body);
+    }
     let path = format!("/hook/{agent}?key={}", endpoint.key);
     let _ = client::request_until(endpoint.addr(), "POST", &path, &process_header(), &body, deadline);
+    None
+}
+
+/// The event whose hook the CLI lets decide its permission prompt (issue 14).
+fn is_permission(agent: &str, body: &[u8]) -> bool {
+    let Ok(raw) = serde_json::from_slice::<Value>(body) else { return false };
+    let event = raw.get("hook_event_name").and_then(Value::as_str);
+    match agent {
+        "claude" | "codex" => event == Some("PermissionRequest"),
+        _ => false,
+    }
+}
+
+/// Sends a permission and waits for the board's answer: at most the hold the user set, plus the
+/// usual deadline for the exchange itself. No answer (timed out, answered at the terminal, no
+/// instance) is `None`: the CLI then asks in its terminal as if Switchboard were not there.
+fn hold(agent: &str, endpoint: &Endpoint, body: &[u8]) -> Option<Verdict> {
+    let hold = Duration::from_millis(endpoint.hold_ms).min(crate::decide::MAX_HOLD);
+    let deadline = Instant::now() + hold + DEADLINE;
+    let path = format!("/hold/{agent}?key={}&ms={}", endpoint.key, hold.as_millis());
+    let response = client::request_until(endpoint.addr(), "POST", &path, &process_header(), body, deadline).ok()?;
+    if response.status != 200 {
+        return None;
+    }
+    let answer: Value = serde_json::from_slice(&response.body).ok()?;
+    serde_json::from_value(answer.get("verdict")?.clone()).ok()
 }
 
 /// The header that tells the server which process ran the hook and where it lives (issue "no
@@ -46,13 +82,26 @@ fn process_header() -> String {
     }
 }
 
-/// What the CLI expects on stdout: nothing, except Gemini, which wants a JSON object.
-pub fn reply(agent: &str, stdout: &mut impl Write) {
-    if agent == "gemini" {
-        let _ = stdout.write_all(b"{}\n");
-        let _ = stdout.flush();
-    }
+/// What the CLI expects on stdout: nothing, except Gemini, which wants a JSON object — or the
+/// board's answer to a held permission, in the CLI's own words.
+pub fn reply(agent: &str, verdict: Option<Verdict>, stdout: &mut impl Write) {
+    let text = match (agent, verdict) {
+        ("claude" | "codex", Some(verdict)) => {
+            let decision = match verdict {
+                Verdict::Allow => json!({"behavior": "allow"}),
+                Verdict::Deny => json!({"behavior": "deny", "message": DENIED}),
+            };
+            json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}).to_string()
+        }
+        ("gemini", _) => "{}".to_owned(),
+        _ => return,
+    };
+    let _ = writeln!(stdout, "{text}");
+    let _ = stdout.flush();
 }
+
+/// What the agent (and the model) is told when the user denies from the board.
+pub const DENIED: &str = "The user denied this from Switchboard.";
 
 /// Reads stdin to its end on a helper thread; `None` when it does not end before the deadline
 /// (a CLI that keeps the pipe open) or is larger than [`READ_LIMIT`] (then drained meanwhile).
@@ -117,8 +166,8 @@ fn floor_char_boundary(text: &str, at: usize) -> usize {
 pub fn run(agent: &str) {
     let deadline = Instant::now() + DEADLINE;
     let state_dir = crate::state_dir::state_dir();
-    forward(agent, io::stdin(), state_dir.as_deref(), deadline);
-    reply(agent, &mut io::stdout().lock());
+    let verdict = forward(agent, io::stdin(), state_dir.as_deref(), deadline);
+    reply(agent, verdict, &mut io::stdout().lock());
 }
 
 #[cfg(test)]
@@ -210,11 +259,28 @@ mod tests {
     }
 
     #[test]
-    fn only_gemini_gets_a_reply() {
+    fn only_gemini_gets_a_reply_unless_the_board_answered() {
         let mut out = Vec::new();
-        reply("claude", &mut out);
+        reply("claude", None, &mut out);
         assert!(out.is_empty());
-        reply("gemini", &mut out);
+        reply("gemini", None, &mut out);
         assert_eq!(out, b"{}\n");
+        for (verdict, behavior) in [(Verdict::Allow, "allow"), (Verdict::Deny, "deny")] {
+            let mut out = Vec::new();
+            reply("claude", Some(verdict), &mut out);
+            let said: Value = serde_json::from_slice(&out).unwrap();
+            assert_eq!(said["hookSpecificOutput"]["hookEventName"], "PermissionRequest");
+            assert_eq!(said["hookSpecificOutput"]["decision"]["behavior"], behavior);
+        }
+    }
+
+    #[test]
+    fn only_a_permission_event_is_held() {
+        let event = |name: &str| serde_json::to_vec(&json!({"hook_event_name": name, "session_id": "s"})).unwrap();
+        assert!(is_permission("claude", &event("PermissionRequest")));
+        for (agent, name) in [("claude", "PreToolUse"), ("claude", "Notification"), ("custom", "PermissionRequest")] {
+            assert!(!is_permission(agent, &event(name)), "{agent} {name}");
+        }
+        assert!(!is_permission("claude", b"{not json"));
     }
 }

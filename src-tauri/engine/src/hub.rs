@@ -28,6 +28,10 @@ pub enum Input {
     AgentTitle { session_id: String, title: Option<String> },
     /// What a part of the instance needs the user to know (`None`: resolved), by source.
     Notice { source: &'static str, text: Option<String> },
+    /// The user answered the held permission `id` from Switchboard (issue "act from the board").
+    Decided { session_id: String, id: u64, allow: bool },
+    /// The hold `id` ended unanswered (timed out, or the CLI stopped waiting for its hook).
+    DecisionEnded { session_id: String, id: u64 },
 }
 
 /// What every subscriber is told.
@@ -169,6 +173,10 @@ impl Hub {
             Input::AgentTitle { session_id, title } => {
                 self.update(|reducer| reducer.set_agent_title(&session_id, title).map(|s| s.session_id));
             }
+            Input::Decided { session_id, id, allow } => self.apply_decided(&session_id, id, allow),
+            Input::DecisionEnded { session_id, id } => {
+                self.update(|reducer| reducer.end_decision(&session_id, id).map(|s| s.session_id));
+            }
             Input::Notice { source, text } => {
                 let mut state = self.state();
                 let changed = match text {
@@ -196,6 +204,31 @@ impl Hub {
             let history = HistoryEntry::of(&change);
             state.publish_change(change, history);
         }
+    }
+
+    /// An answer from the board lets the agent go on (a refused tool goes back to the model too):
+    /// `working`, with what was decided in the message and the history. Only for the hold still
+    /// on offer: an answer that lost the race to the terminal changes nothing.
+    fn apply_decided(&self, session_id: &str, id: u64, allow: bool) {
+        let event = {
+            let state = self.state();
+            let Some(session) = state.reducer.get(session_id).filter(|s| s.decision == Some(id)) else { return };
+            let verb = if allow { "Allowed" } else { "Denied" };
+            let message = match &session.message {
+                Some(what) => format!("{verb} from Switchboard: {what}"),
+                None => format!("{verb} from Switchboard"),
+            };
+            StatusEvent {
+                agent: session.agent.clone(),
+                session_id: session_id.to_owned(),
+                status: Some(switchboard_core::AgentStatus::Working),
+                cue: switchboard_core::Cue::Approved,
+                message: Some(message),
+                ts: crate::server::now_millis(),
+                ..StatusEvent::default()
+            }
+        };
+        self.apply_event(&event);
     }
 
     /// Sessions saved by an earlier run; call before inputs flow.

@@ -5,6 +5,7 @@
 pub mod client;
 pub mod codex_trust;
 pub mod config;
+pub mod decide;
 pub mod doctor;
 pub mod endpoint;
 pub mod files;
@@ -17,6 +18,7 @@ pub mod notifier;
 pub mod process;
 pub mod serve;
 pub mod server;
+pub mod settings;
 pub mod state_dir;
 pub mod status;
 pub mod store;

@@ -13,11 +13,13 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
+use crate::decide::Decisions;
 use crate::endpoint::{Endpoint, EndpointError};
 use crate::hub::{inputs, Hub, Input, Inputs};
 use crate::lock::{InstanceLock, LockError};
 use crate::notifier::Notifier;
-use crate::server::{now_millis, HookServer, QUEUE_CAPACITY};
+use crate::server::{new_secret, now_millis, HookServer, QUEUE_CAPACITY};
+use crate::settings::{Settings, SettingsError};
 use crate::store::{Store, StoreHandle};
 use crate::titles::TitleWatch;
 use crate::watch::AgentWatch;
@@ -37,6 +39,9 @@ pub struct Instance {
     pub hub: Arc<Hub>,
     pub inputs: Inputs,
     pub server: HookServer,
+    /// Permissions held for an answer from the board.
+    pub decisions: Arc<Decisions>,
+    settings: std::sync::Mutex<Settings>,
     pub store: Option<StoreHandle>,
     /// What the user should know about the session database (set aside, refused, …).
     pub notices: Vec<String>,
@@ -75,9 +80,15 @@ impl Instance {
         AgentWatch::start(hub.updates(), inputs.clone());
         let stop = CancellationToken::new();
         let ingest = tokio::spawn(Arc::clone(&hub).run(queue, stop.clone()));
-        let server = HookServer::start(inputs.clone(), Arc::clone(&hub)).await?;
-        let endpoint = Endpoint { port: server.port(), key: server.key().to_owned(), pid: std::process::id() };
-        endpoint.write(&config.state_dir)?;
+        let decisions = Decisions::new(inputs.clone());
+        decisions.follow(hub.updates());
+        let server =
+            HookServer::start_with(inputs.clone(), Arc::clone(&hub), Arc::clone(&decisions), new_secret()).await?;
+        let mut settings = Settings::load(&config.state_dir);
+        if let Some(decide) = &config.decide {
+            settings = Settings { decide: decide.iter().cloned().collect(), ..settings }.cleaned();
+        }
+        endpoint_for(&server, &settings).write(&config.state_dir)?;
         let (silence_hub, ages) = (Arc::clone(&hub), config.ages);
         let silence = tokio::spawn(async move {
             let mut every = tokio::time::interval(SILENCE_EVERY);
@@ -86,7 +97,37 @@ impl Instance {
                 silence_hub.mark_silence(now_millis(), ages);
             }
         });
-        Ok(Self { hub, inputs, server, store, notices, config, stop, silence, ingest, _lock: lock })
+        let settings = std::sync::Mutex::new(settings);
+        Ok(Self {
+            hub,
+            inputs,
+            server,
+            decisions,
+            settings,
+            store,
+            notices,
+            config,
+            stop,
+            silence,
+            ingest,
+            _lock: lock,
+        })
+    }
+
+    pub fn settings(&self) -> Settings {
+        self.settings.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    /// Saves new settings and tells the forwarders (through the endpoint file) at once.
+    pub fn set_settings(&self, settings: Settings) -> Result<Settings, SettingsError> {
+        let settings = settings.cleaned();
+        settings.save(&self.config.state_dir)?;
+        let endpoint = endpoint_for(&self.server, &settings);
+        endpoint
+            .write(&self.config.state_dir)
+            .map_err(|EndpointError::Write { path, source }| SettingsError::Write { path, source })?;
+        *self.settings.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = settings.clone();
+        Ok(settings)
     }
 
     pub fn state_dir(&self) -> &Path {
@@ -110,6 +151,17 @@ impl Instance {
         if let Some(store) = &self.store {
             store.flush(Duration::from_secs(5));
         }
+    }
+}
+
+/// What the forwarders read: where the server is, its key, and which permissions to hold.
+fn endpoint_for(server: &HookServer, settings: &Settings) -> Endpoint {
+    Endpoint {
+        port: server.port(),
+        key: server.key().to_owned(),
+        pid: std::process::id(),
+        decide: settings.decide.iter().cloned().collect(),
+        hold_ms: if settings.decide.is_empty() { 0 } else { settings.hold().as_millis() as u64 },
     }
 }
 

@@ -17,12 +17,13 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use rand::RngCore;
 use serde_json::Value;
-use switchboard_core::{normalizer, AgentProcess, Millis};
+use switchboard_core::{normalizer, AgentProcess, AgentStatus, Millis, StatusEvent};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
+use crate::decide::{Decisions, Verdict, DEFAULT_HOLD, MAX_HOLD};
 use crate::forward::PROCESS_HEADER;
 use crate::hub::{Hub, Input, Inputs};
 
@@ -53,19 +54,27 @@ struct ServerState {
     key: String,
     hub: Arc<Hub>,
     inputs: Inputs,
+    decisions: Arc<Decisions>,
 }
 
 /// The routes, testable without a socket.
 fn router(state: Arc<ServerState>) -> Router {
-    Router::new()
+    let quick = Router::new()
         .route("/hook/{agent}", post(hook))
         .route("/sessions", get(sessions))
         .route("/sessions/{id}", delete(remove_session))
+        .route("/decision/{id}", post(decision))
+        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, READ_TIMEOUT));
+    // A held permission waits for the user; its body still has [`BODY_TIMEOUT`] to arrive.
+    let held = Router::new()
+        .route("/hold/{agent}", post(hold))
+        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, MAX_HOLD + READ_TIMEOUT));
+    quick
+        .merge(held)
         // Refuses a declared Content-Length over the cap at once, and a streamed body as soon as
         // it passes the cap; axum's own default limit is lifted in favour of this one.
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
         .layer(DefaultBodyLimit::disable())
-        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, READ_TIMEOUT))
         .with_state(state)
 }
 
@@ -96,23 +105,105 @@ async fn accept_hook(
     headers: &HeaderMap,
     body: Body,
 ) -> StatusCode {
+    match read_event(agent, headers, body).await {
+        Ok(Some(event)) => {
+            state.inputs.send(Input::Hook(Box::new(event)));
+            StatusCode::NO_CONTENT
+        }
+        Ok(None) => StatusCode::NO_CONTENT,
+        Err(status) => status,
+    }
+}
+
+/// The normalized event of a request whose key was checked: `Ok(None)` for what is dropped
+/// silently (unknown agent, not JSON, an event that means nothing), `Err` for a body that is too
+/// large or too slow.
+async fn read_event(
+    agent: Result<Path<String>, PathRejection>,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Option<StatusEvent>, StatusCode> {
     let agent = agent.ok();
     let Some(normalize) = agent.as_deref().filter(|agent| is_agent_id(agent)).and_then(|agent| normalizer(agent))
     else {
-        return StatusCode::NO_CONTENT;
+        return Ok(None);
     };
     let body = match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, BODY_LIMIT)).await {
-        Err(_) => return StatusCode::REQUEST_TIMEOUT,
+        Err(_) => return Err(StatusCode::REQUEST_TIMEOUT),
         Ok(Ok(body)) => body,
-        Ok(Err(error)) if is_too_large(&error) => return StatusCode::PAYLOAD_TOO_LARGE,
-        Ok(Err(_)) => return StatusCode::NO_CONTENT,
+        Ok(Err(error)) if is_too_large(&error) => return Err(StatusCode::PAYLOAD_TOO_LARGE),
+        Ok(Err(_)) => return Ok(None),
     };
-    let Ok(raw) = serde_json::from_slice::<Value>(&body) else { return StatusCode::NO_CONTENT };
-    if let Some(mut event) = normalize(&raw, now_millis()) {
+    let Ok(raw) = serde_json::from_slice::<Value>(&body) else { return Ok(None) };
+    Ok(normalize(&raw, now_millis()).map(|mut event| {
         event.process = agent_process(headers);
-        state.inputs.send(Input::Hook(Box::new(event)));
+        event
+    }))
+}
+
+/// A permission the forwarder holds open for an answer from the board (issue 14): the event goes
+/// in like any other, with the hold's id, and the answer comes back as `{"verdict":"allow"}` or
+/// `{"verdict":"deny"}`; `204` when there is none within `ms` (capped at [`MAX_HOLD`]), or when
+/// the event is not a permission (then it is simply accepted).
+async fn hold(
+    State(state): State<Arc<ServerState>>,
+    agent: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    if !key_matches(query.as_deref(), &state.key) {
+        return (StatusCode::NO_CONTENT, [(axum::http::header::CONNECTION, "close")]).into_response();
     }
-    StatusCode::NO_CONTENT
+    let limit = query_param(query.as_deref(), "ms")
+        .and_then(|ms| ms.parse::<u64>().ok())
+        .map_or(DEFAULT_HOLD, Duration::from_millis)
+        .min(MAX_HOLD);
+    let mut event = match read_event(agent, &headers, body).await {
+        Ok(Some(event)) => event,
+        Ok(None) => return StatusCode::NO_CONTENT.into_response(),
+        Err(status) => return (status, [(axum::http::header::CONNECTION, "close")]).into_response(),
+    };
+    let permission = event.status == Some(AgentStatus::Blocked) && !event.awaiting_input;
+    if !permission {
+        state.inputs.send(Input::Hook(Box::new(event)));
+        return StatusCode::NO_CONTENT.into_response();
+    }
+    let held = state.decisions.hold(&event.session_id);
+    event.decision = Some(held.id);
+    state.inputs.send(Input::Hook(Box::new(event)));
+    match held.wait(limit).await {
+        Some(verdict) => axum::Json(serde_json::json!({ "verdict": verdict })).into_response(),
+        None => StatusCode::NO_CONTENT.into_response(),
+    }
+}
+
+/// The board's answer to a held permission, for scripts and `switchboard` itself:
+/// `POST /decision/<session>?key=…&id=<hold>&verdict=allow|deny`. `409` when nothing waits for it.
+async fn decision(
+    State(state): State<Arc<ServerState>>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> StatusCode {
+    if !key_matches(query.as_deref(), &state.key) {
+        return StatusCode::UNAUTHORIZED;
+    }
+    let Ok(Path(session_id)) = id else { return StatusCode::NOT_FOUND };
+    let hold = query_param(query.as_deref(), "id").and_then(|id| id.parse::<u64>().ok());
+    let verdict = match query_param(query.as_deref(), "verdict") {
+        Some("allow") => Verdict::Allow,
+        Some("deny") => Verdict::Deny,
+        _ => return StatusCode::BAD_REQUEST,
+    };
+    let Some(hold) = hold else { return StatusCode::BAD_REQUEST };
+    match state.decisions.answer(&session_id, hold, verdict) {
+        Ok(()) => StatusCode::NO_CONTENT,
+        Err(_) => StatusCode::CONFLICT,
+    }
+}
+
+fn query_param<'a>(query: Option<&'a str>, name: &str) -> Option<&'a str> {
+    query?.split('&').find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
 }
 
 /// Forgets a session (what the app's remove button does), for `switchboard doctor`'s test event
@@ -189,14 +280,21 @@ impl HookServer {
     /// Binds `127.0.0.1:0` with a new secret and starts serving: events go to `inputs`,
     /// `GET /sessions` reads `hub`.
     pub async fn start(inputs: Inputs, hub: Arc<Hub>) -> std::io::Result<Self> {
-        Self::start_with(inputs, hub, new_secret()).await
+        let decisions = Decisions::new(inputs.clone());
+        Self::start_with(inputs, hub, decisions, new_secret()).await
     }
 
-    pub async fn start_with(inputs: Inputs, hub: Arc<Hub>, key: String) -> std::io::Result<Self> {
+    /// The same, answering held permissions through `decisions`, with a given key.
+    pub async fn start_with(
+        inputs: Inputs,
+        hub: Arc<Hub>,
+        decisions: Arc<Decisions>,
+        key: String,
+    ) -> std::io::Result<Self> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
         let addr = listener.local_addr()?;
         let shutdown = CancellationToken::new();
-        let state = Arc::new(ServerState { key: key.clone(), hub, inputs });
+        let state = Arc::new(ServerState { key: key.clone(), hub, inputs, decisions });
         let accept = tokio::spawn(accept_loop(listener, router(state), shutdown.clone()));
         Ok(Self { addr, key, shutdown, accept })
     }
@@ -305,7 +403,8 @@ mod tests {
     async fn the_router_answers_and_queues_only_what_the_key_allows() {
         let hub = Arc::new(Hub::new());
         let (inputs, mut queue) = crate::hub::inputs(16);
-        let app = router(Arc::new(ServerState { key: "k".repeat(48), hub: Arc::clone(&hub), inputs }));
+        let decisions = Decisions::new(inputs.clone());
+        let app = router(Arc::new(ServerState { key: "k".repeat(48), hub: Arc::clone(&hub), inputs, decisions }));
         let call = |method: &str, uri: String, body: &'static str| {
             let request = Request::builder().method(method).uri(uri).body(Body::from(body)).unwrap();
             app.clone().oneshot(request)

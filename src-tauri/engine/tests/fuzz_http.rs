@@ -1,7 +1,8 @@
 //! Fuzzing the hook server (issue "hardening"): arbitrary methods, paths, queries, headers and
 //! bodies against a real `HookServer` on loopback, its hub draining the queue. Whatever comes in,
 //! the answer is one of the statuses SPEC 3 allows (204, 401, 404, 405, 408, 413; 200 only for
-//! `GET /sessions` with the key), and the server keeps serving.
+//! `GET /sessions` with the key; 400/409 only for `POST /decision/…` with the key: issue 14), and the
+//! server keeps serving. Held permissions (`/hold/…`) are fuzzed with a 20 ms hold.
 //!
 //! Bodies grow from the recorded hook payloads (`tests/fixtures`) by random byte edits. The
 //! requests are well-framed HTTP/1.1, so a status outside the list is the server's, not hyper's
@@ -40,7 +41,14 @@ fn server() -> &'static Server {
         let hub = Arc::new(Hub::new());
         let (inputs, queue) = hub::inputs(QUEUE_CAPACITY);
         runtime.spawn(Arc::clone(&hub).run(queue, tokio_util::sync::CancellationToken::new()));
-        let server = runtime.block_on(HookServer::start_with(inputs, Arc::clone(&hub), KEY.to_owned())).unwrap();
+        let server = runtime
+            .block_on(HookServer::start_with(
+                inputs.clone(),
+                Arc::clone(&hub),
+                switchboard_engine::decide::Decisions::new(inputs),
+                KEY.to_owned(),
+            ))
+            .unwrap();
         let addr = server.addr();
         // Kept running for the life of the test binary.
         std::mem::forget(server);
@@ -101,9 +109,15 @@ struct Request {
 
 impl Request {
     fn target(&self) -> String {
-        match &self.query {
+        let target = match &self.query {
             Some(query) => format!("{}?{query}", self.path),
             None => self.path.clone(),
+        };
+        // A held permission would wait for an answer nobody gives: hold it only briefly.
+        if self.path.starts_with("/hold/") {
+            format!("{target}{}ms=20", if target.contains('?') { "&" } else { "?" })
+        } else {
+            target
         }
     }
 
@@ -151,7 +165,9 @@ fn path() -> impl Strategy<Value = String> {
         2 => segment(),
     ];
     prop_oneof![
-        8 => agent.prop_map(|agent| format!("/hook/{agent}")),
+        8 => agent.clone().prop_map(|agent| format!("/hook/{agent}")),
+        2 => agent.prop_map(|agent| format!("/hold/{agent}")),
+        1 => segment().prop_map(|id| format!("/decision/{id}")),
         2 => Just("/sessions".to_owned()),
         2 => segment().prop_map(|id| format!("/sessions/{id}")),
         1 => Just("/sessions/fuzz".to_owned()),
@@ -274,8 +290,10 @@ fn check(server: &Server, request: &Request) -> Result<(), TestCaseError> {
         return Ok(());
     };
     let listed = [204, 401, 404, 405, 408, 413].contains(&status);
+    // An answer for a held permission that is not (or no longer) waiting, or that is malformed.
+    let decision = [400, 409].contains(&status) && request.path.starts_with("/decision/") && has_key(request);
     let snapshot = status == 200 && request.path == "/sessions" && has_key(request);
-    prop_assert!(listed || snapshot, "answered {} to {}", status, reproducer());
+    prop_assert!(listed || snapshot || decision, "answered {} to {}", status, reproducer());
     Ok(())
 }
 

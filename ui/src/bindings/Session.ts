@@ -42,4 +42,10 @@ process: AgentProcess | null,
 /**
  * Its process exited without ending the session (closed or crashed).
  */
-exited: boolean, };
+exited: boolean, 
+/**
+ * The permission on screen can be answered from Switchboard: the CLI's hook is held open for
+ * an Allow or Deny (issue "act from the board"); the id of that hold, to answer it by.
+ * `null` when there is none (not opted in, answered, timed out, or the turn moved on).
+ */
+decision: number | null, };

@@ -736,3 +736,55 @@ fn long_texts_are_clipped_and_subagents_are_bounded() {
 }
 
 const MAX_ID_LEN_FOR_TEST: usize = crate::normalize::MAX_ID_LEN;
+
+// --- Act from the board: a held permission ----------------------------------------------------
+
+impl Run {
+    /// Feeds a fixture as the forwarder's held request does: with the hold's id.
+    fn feed_held(&mut self, name: &str, at_ms: Millis, id: u64) -> Option<Change> {
+        let raw = self.payload(name, json!({}));
+        let mut event = normalize(self.agent, &raw, T0 + at_ms).unwrap();
+        event.decision = Some(id);
+        self.reducer.apply(&event, UNFOCUSED)
+    }
+}
+
+#[test]
+fn a_held_permission_offers_a_decision_until_the_main_agent_moves_on() {
+    let mut run = Run::claude();
+    run.feed("UserPromptSubmit", 0);
+    let change = run.feed_held("PermissionRequest", 1_000, 7).unwrap();
+    assert_eq!((change.session.status, change.session.decision), (Some(Blocked), Some(7)));
+    // Claude's generic notice ~6 s later is the same prompt: still answerable.
+    run.feed("Notification-permission_prompt", 7_000);
+    assert_eq!(run.session().decision, Some(7));
+    // Answered at the terminal: the tool ran, its PostToolUse withdraws the offer.
+    run.feed("PostToolUse", 9_000);
+    assert_eq!((run.status(), run.session().decision), (Some(Working), None));
+}
+
+#[test]
+fn a_held_question_or_a_subagent_event_does_not_change_the_offer() {
+    let mut run = Run::claude();
+    run.feed("UserPromptSubmit", 0);
+    // A question is not a permission: nothing to allow.
+    run.feed_held("PreToolUse-AskUserQuestion", 500, 3);
+    assert_eq!((run.status(), run.session().decision), (Some(Waiting), None));
+    run.feed("UserPromptSubmit", 600);
+    run.feed_held("PermissionRequest", 1_000, 4);
+    run.feed("SubagentStart", 1_500);
+    assert_eq!(run.session().decision, Some(4), "a subagent's event is not the main agent's answer");
+    // A subagent working lifts the blocked (2.1.4): nothing on screen to allow any more.
+    run.feed_with("PreToolUse-Bash", 1_600, json!({"agent_id": "sub-1", "agent_type": "Explore"}));
+    assert_eq!((run.status(), run.session().decision), (Some(Working), None));
+}
+
+#[test]
+fn an_ended_hold_withdraws_only_its_own_offer() {
+    let mut run = Run::claude();
+    run.feed_held("PermissionRequest", 0, 11);
+    assert!(run.reducer.end_decision(&run.session_id.clone(), 10).is_none(), "an older hold ending changes nothing");
+    assert_eq!(run.session().decision, Some(11));
+    let session = run.reducer.end_decision(&run.session_id.clone(), 11).unwrap();
+    assert_eq!((session.decision, session.status), (None, Some(Blocked)), "still blocked at the terminal");
+}

@@ -1,0 +1,240 @@
+//! Act from the board (issue 14): a permission answered from Switchboard.
+//!
+//! When the user has opted a CLI in, `switchboard hook` holds that CLI's permission hook open
+//! (`POST /hold/<agent>`) for at most the configured time. The server registers the hold here and
+//! the session offers Allow / Deny (`Session::decision` carries the hold's id). The first answer
+//! wins: the board's ([`Decisions::answer`]), the terminal's (any later event of the main agent
+//! withdraws the offer and releases the hold, see [`Decisions::follow`]), or the clock's (the hold
+//! ends unanswered and the CLI shows its own prompt as if Switchboard were not there).
+//!
+//! One hold per session: a newer one releases the older. Nothing here blocks another event —
+//! every other hook is answered by its own request as before.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc as channel;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::oneshot;
+
+use crate::hub::{Input, Inputs, Update};
+
+/// The longest a hold may be configured to last; the CLIs' hook timeout is set above it.
+pub const MAX_HOLD: Duration = Duration::from_secs(120);
+/// How long a hold lasts unless the settings say otherwise.
+pub const DEFAULT_HOLD: Duration = Duration::from_secs(30);
+
+/// What the user answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Allow,
+    Deny,
+}
+
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecideError {
+    /// Answered at the terminal, timed out, or never held: nothing waits for this answer.
+    #[error("that permission is no longer waiting for an answer (answered at the terminal, or it timed out)")]
+    NotWaiting,
+}
+
+struct Pending {
+    id: u64,
+    answer: oneshot::Sender<Verdict>,
+    /// The reducer has shown this hold on the session: from then on, a session update without it
+    /// means the offer was withdrawn.
+    shown: bool,
+}
+
+/// The holds in progress, by session.
+pub struct Decisions {
+    pending: Mutex<HashMap<String, Pending>>,
+    next: AtomicU64,
+    inputs: Inputs,
+}
+
+/// One held request, waiting for its answer. Dropping it (the CLI gave up on its hook, the
+/// request timed out) withdraws the offer.
+pub struct Held {
+    pub id: u64,
+    session_id: String,
+    answer: oneshot::Receiver<Verdict>,
+    decisions: Arc<Decisions>,
+}
+
+impl Decisions {
+    pub fn new(inputs: Inputs) -> Arc<Self> {
+        Arc::new(Self { pending: Mutex::new(HashMap::new()), next: AtomicU64::new(1), inputs })
+    }
+
+    fn pending(&self) -> MutexGuard<'_, HashMap<String, Pending>> {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Registers a hold for the session; an older one for the same session is released.
+    pub fn hold(self: &Arc<Self>, session_id: &str) -> Held {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let (sender, receiver) = oneshot::channel();
+        self.pending().insert(session_id.to_owned(), Pending { id, answer: sender, shown: false });
+        Held { id, session_id: session_id.to_owned(), answer: receiver, decisions: Arc::clone(self) }
+    }
+
+    /// The board's answer to hold `id`. The hold is answered at once; the session is told
+    /// through the hub (`working`, the decision in its history).
+    pub fn answer(&self, session_id: &str, id: u64, verdict: Verdict) -> Result<(), DecideError> {
+        let pending = {
+            let mut pending = self.pending();
+            match pending.get(session_id) {
+                Some(held) if held.id == id => pending.remove(session_id),
+                _ => None,
+            }
+        };
+        let pending = pending.ok_or(DecideError::NotWaiting)?;
+        pending.answer.send(verdict).map_err(|_| DecideError::NotWaiting)?;
+        tracing::info!(session_id, ?verdict, "permission answered from Switchboard");
+        self.inputs.send(Input::Decided { session_id: session_id.to_owned(), id, allow: verdict == Verdict::Allow });
+        Ok(())
+    }
+
+    /// How many holds are in progress.
+    pub fn len(&self) -> usize {
+        self.pending().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Releases holds whose offer the reducer withdrew (the user answered at the terminal, the
+    /// turn moved on, the session was removed), on a thread of its own, for as long as the hub
+    /// sends updates.
+    pub fn follow(self: &Arc<Self>, updates: channel::Receiver<Update>) {
+        let decisions = Arc::clone(self);
+        let spawned = std::thread::Builder::new().name("decisions".into()).spawn(move || {
+            for update in updates {
+                decisions.see(&update);
+            }
+        });
+        if let Err(error) = spawned {
+            tracing::warn!(%error, "cannot follow permission answers at the terminal");
+        }
+    }
+
+    fn see(&self, update: &Update) {
+        let mut pending = self.pending();
+        let (session_id, offered) = match update {
+            Update::Changed(changed) => (&changed.change.session.session_id, changed.change.session.decision),
+            Update::Removed(session_id) => (session_id, None),
+            Update::Notices(_) => return,
+        };
+        let Some(held) = pending.get_mut(session_id) else { return };
+        if offered == Some(held.id) {
+            held.shown = true;
+        } else if held.shown || matches!(update, Update::Removed(_)) {
+            // Dropping the sender ends the hold unanswered: the CLI goes on with its own prompt,
+            // where the user already answered.
+            pending.remove(session_id);
+        }
+    }
+}
+
+impl Held {
+    /// Waits for the board's answer for at most `limit`; `None` when there is none (time out,
+    /// answered at the terminal, replaced by a newer hold).
+    pub async fn wait(mut self, limit: Duration) -> Option<Verdict> {
+        tokio::time::timeout(limit, &mut self.answer).await.ok()?.ok()
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut pending = self.decisions.pending();
+        if pending.get(&self.session_id).is_some_and(|held| held.id == self.id) {
+            pending.remove(&self.session_id);
+        }
+        drop(pending);
+        // The offer goes (a no-op for the reducer if it was answered or withdrawn already).
+        self.decisions.inputs.send(Input::DecisionEnded { session_id: self.session_id.clone(), id: self.id });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hub::{inputs, Changed};
+    use switchboard_core::{Change, Session};
+
+    fn changed(session_id: &str, decision: Option<u64>) -> Update {
+        let mut session: Session = serde_json::from_value(serde_json::json!({
+            "sessionId": session_id, "agent": "claude", "status": "blocked", "kind": "session", "tool": null,
+            "title": null, "cwd": null, "awaitingInput": false, "question": null, "message": null,
+            "interrupted": false, "errored": false, "ended": false, "unread": true, "subagents": 0,
+            "firstEventAt": 0, "lastEventAt": 0, "statusChangedAt": null, "transcriptPath": null,
+        }))
+        .unwrap();
+        session.decision = decision;
+        Update::Changed(Box::new(Changed {
+            change: Change { session, previous: None, notify: false },
+            event_title: None,
+            agent_title: None,
+            history: None,
+        }))
+    }
+
+    #[tokio::test]
+    async fn the_first_answer_wins_and_a_stale_one_is_refused() {
+        let (inputs, mut queue) = inputs(16);
+        let decisions = Decisions::new(inputs);
+        let held = decisions.hold("s1");
+        let id = held.id;
+        assert_eq!(decisions.answer("s1", id + 1, Verdict::Allow), Err(DecideError::NotWaiting), "another hold");
+        assert_eq!(decisions.answer("s1", id, Verdict::Deny), Ok(()));
+        assert_eq!(decisions.answer("s1", id, Verdict::Allow), Err(DecideError::NotWaiting), "already answered");
+        assert_eq!(held.wait(Duration::from_secs(5)).await, Some(Verdict::Deny));
+        assert!(matches!(queue.0.try_recv(), Ok(Input::Decided { id: got, allow: false, .. }) if got == id));
+        assert!(matches!(queue.0.try_recv(), Ok(Input::DecisionEnded { .. })), "the offer goes with the hold");
+        assert!(decisions.is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_unanswered_hold_times_out_and_withdraws_its_offer() {
+        let (inputs, mut queue) = inputs(16);
+        let decisions = Decisions::new(inputs);
+        let held = decisions.hold("s1");
+        let id = held.id;
+        assert_eq!(held.wait(Duration::from_millis(20)).await, None);
+        assert!(matches!(queue.0.try_recv(), Ok(Input::DecisionEnded { id: got, .. }) if got == id));
+        assert_eq!(decisions.answer("s1", id, Verdict::Allow), Err(DecideError::NotWaiting));
+    }
+
+    #[tokio::test]
+    async fn a_withdrawn_offer_releases_the_hold_but_an_update_from_before_it_does_not() {
+        let (inputs, _queue) = inputs(16);
+        let decisions = Decisions::new(inputs);
+        let held = decisions.hold("s1");
+        let id = held.id;
+        // An update from before the held event was applied does not carry the offer yet.
+        decisions.see(&changed("s1", None));
+        assert_eq!(decisions.len(), 1);
+        decisions.see(&changed("s1", Some(id)));
+        decisions.see(&changed("other", None));
+        assert_eq!(decisions.len(), 1);
+        // Answered at the terminal: the next event of the main agent withdrew it.
+        decisions.see(&changed("s1", None));
+        assert_eq!(held.wait(Duration::from_secs(5)).await, None, "released at once, not at the time-out");
+    }
+
+    #[tokio::test]
+    async fn a_newer_hold_replaces_the_older_one() {
+        let (inputs, _queue) = inputs(16);
+        let decisions = Decisions::new(inputs);
+        let older = decisions.hold("s1");
+        let newer = decisions.hold("s1");
+        assert_eq!(older.wait(Duration::from_secs(5)).await, None);
+        assert_eq!(decisions.answer("s1", newer.id, Verdict::Allow), Ok(()));
+        assert_eq!(newer.wait(Duration::from_secs(5)).await, Some(Verdict::Allow));
+    }
+}

@@ -1,0 +1,146 @@
+//! Act from the board (issue 14) through real processes: `switchboard serve` with a CLI opted in,
+//! the real `switchboard hook` forwarder holding a permission, and the answer given over HTTP
+//! (what the app's Allow / Deny buttons do in-process). The real CLIs' side is in
+//! `tests/real_cli/` (`make test-real-clis`).
+
+use std::io::Write;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::support::{fixture, request, run, temp_home, Serve, BIN};
+
+const SESSION: &str = "00893aaf-19fa-41d2-8238-13269b9b3ca0";
+
+/// A serve whose saved settings opt Claude in, holding for `seconds`.
+fn serve_deciding(seconds: u32) -> Serve {
+    let home = tempfile::tempdir().unwrap();
+    let settings = json!({"decide": ["claude"], "holdSeconds": seconds});
+    std::fs::write(home.path().join("settings.json"), settings.to_string()).unwrap();
+    let serve = Serve::start_in(home, &[]);
+    assert_eq!(serve.endpoint.decide, ["claude"]);
+    assert_eq!(serve.endpoint.hold_ms, u64::from(seconds) * 1000);
+    serve
+}
+
+/// `switchboard hook <agent>` with the payload on stdin, still running.
+fn hook(serve: &Serve, agent: &str, payload: &Value) -> (Child, Instant) {
+    let mut child = Command::new(BIN)
+        .args(["hook", agent])
+        .env("SWITCHBOARD_HOME", serve.home())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
+    (child, Instant::now())
+}
+
+fn finish((child, started): (Child, Instant)) -> (Output, Duration) {
+    let output = child.wait_with_output().unwrap();
+    (output, started.elapsed())
+}
+
+/// The hold's id, once the session offers Allow / Deny.
+fn offered(serve: &Serve) -> u64 {
+    let session = serve.wait_for(SESSION, |s| s["decision"].is_u64());
+    assert_eq!(session["status"], "blocked");
+    session["decision"].as_u64().unwrap()
+}
+
+fn answer(serve: &Serve, id: u64, verdict: &str) -> u16 {
+    let path = format!("/decision/{SESSION}?key={}&id={id}&verdict={verdict}", serve.endpoint.key);
+    request(serve.addr(), "POST", &path, b"").0
+}
+
+#[test]
+fn allow_and_deny_from_the_board_reach_the_cli_in_its_own_words() {
+    let serve = serve_deciding(30);
+    for (verdict, behavior, said) in [("allow", "allow", "Allowed"), ("deny", "deny", "Denied")] {
+        let running = hook(&serve, "claude", &fixture("claude/PermissionRequest.json"));
+        let id = offered(&serve);
+        assert_eq!(answer(&serve, id + 1000, verdict), 409, "an answer to another hold is refused");
+        assert_eq!(answer(&serve, id, verdict), 204);
+        let (output, took) = finish(running);
+        assert!(output.status.success());
+        assert!(took < Duration::from_secs(10), "answered, not timed out: {took:?}");
+        let stdout: Value = serde_json::from_slice(&output.stdout).expect("a JSON decision on stdout");
+        assert_eq!(stdout["hookSpecificOutput"]["hookEventName"], "PermissionRequest");
+        assert_eq!(stdout["hookSpecificOutput"]["decision"]["behavior"], behavior);
+        let session = serve.wait_for(SESSION, |s| s["status"] == "working");
+        assert_eq!(session["decision"], Value::Null);
+        let message = session["message"].as_str().unwrap();
+        assert!(message.starts_with(&format!("{said} from Switchboard: ")), "{message}");
+        assert!(message.contains("rm -rf node_modules"), "what was decided: {message}");
+        assert_eq!(answer(&serve, id, verdict), 409, "the first answer won");
+    }
+    // Decisions need the key.
+    let running = hook(&serve, "claude", &fixture("claude/PermissionRequest.json"));
+    let id = offered(&serve);
+    let keyless = format!("/decision/{SESSION}?id={id}&verdict=allow");
+    assert_eq!(request(serve.addr(), "POST", &keyless, b"").0, 401);
+    assert_eq!(answer(&serve, id, "maybe"), 400);
+    assert_eq!(answer(&serve, id, "deny"), 204);
+    assert!(finish(running).0.status.success());
+}
+
+#[test]
+fn unanswered_the_hook_falls_through_silently_after_the_hold() {
+    let serve = serve_deciding(5);
+    let running = hook(&serve, "claude", &fixture("claude/PermissionRequest.json"));
+    offered(&serve);
+    let (output, took) = finish(running);
+    assert!(output.status.success());
+    assert!(output.stdout.is_empty(), "nothing said: the CLI asks in its terminal");
+    assert!(took >= Duration::from_secs(4) && took < Duration::from_secs(8), "held about 5 s: {took:?}");
+    let session = serve.wait_for(SESSION, |s| s["decision"].is_null());
+    assert_eq!(session["status"], "blocked", "still waiting for the user at the terminal");
+}
+
+#[test]
+fn answered_at_the_terminal_the_hold_is_released_at_once() {
+    let serve = serve_deciding(60);
+    let running = hook(&serve, "claude", &fixture("claude/PermissionRequest.json"));
+    let id = offered(&serve);
+    // The notice Claude shows ~6 s into its prompt is the same prompt: still held.
+    assert_eq!(serve.post("claude", &fixture("claude/Notification-permission_prompt.json")), 204);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(serve.session(SESSION).unwrap()["decision"], id, "still on offer after the notice");
+    // The user pressed "Yes" in the terminal: the tool ran and reported.
+    let started = Instant::now();
+    assert_eq!(serve.post("claude", &fixture("claude/PostToolUse.json")), 204);
+    let (output, _) = finish(running);
+    assert!(started.elapsed() < Duration::from_secs(5), "released, not held for 60 s: {:?}", started.elapsed());
+    assert!(output.status.success() && output.stdout.is_empty());
+    assert_eq!(answer(&serve, id, "allow"), 409, "too late: the terminal answered first");
+}
+
+#[test]
+fn only_opted_in_clis_and_only_permissions_are_held() {
+    let serve = serve_deciding(30);
+    let started = Instant::now();
+    // Codex is not opted in; a question and a tool call are not permissions.
+    let codex = run(serve.home(), &["hook", "codex"], fixture("codex/PermissionRequest.json").to_string().as_bytes());
+    let question = json!({"hook_event_name": "PreToolUse", "session_id": "q", "tool_name": "AskUserQuestion",
+        "tool_input": {"questions": [{"question": "Which framework?"}]}});
+    let asked = run(serve.home(), &["hook", "claude"], question.to_string().as_bytes());
+    let tool = run(serve.home(), &["hook", "claude"], fixture("claude/PreToolUse-Bash.json").to_string().as_bytes());
+    for output in [&codex, &asked, &tool] {
+        assert!(output.status.success() && output.stdout.is_empty());
+    }
+    assert!(started.elapsed() < Duration::from_secs(5), "none of them held: {:?}", started.elapsed());
+    let codex = serve.wait_for("019fb425-0000-7000-8000-000000000001", |s| s["status"] == "blocked");
+    assert_eq!(codex["decision"], Value::Null);
+}
+
+#[test]
+fn without_a_running_instance_a_held_permission_does_not_wait() {
+    let home = temp_home();
+    std::fs::write(home.join("settings.json"), json!({"decide": ["claude"]}).to_string()).unwrap();
+    let started = Instant::now();
+    let output = run(&home, &["hook", "claude"], fixture("claude/PermissionRequest.json").to_string().as_bytes());
+    assert!(output.status.success() && output.stdout.is_empty());
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+}

@@ -12,8 +12,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use switchboard_core::{HistoryEntry, Position, Session, SessionsChanged, Snapshot};
+use switchboard_engine::decide::{Decisions, Verdict};
 use switchboard_engine::lock::{InstanceLock, LockError};
-use switchboard_engine::notifier::{Notifier, OnClick};
+use switchboard_engine::notifier::{Action, Notifier, OnAction};
+use switchboard_engine::settings::Settings;
 use switchboard_engine::{Config, Hub, Instance, Update};
 use tauri::{AppHandle, Emitter, Manager, Runtime, WindowEvent};
 
@@ -37,6 +39,7 @@ pub struct CommandError {
 
 struct AppState {
     hub: Arc<Hub>,
+    decisions: Arc<Decisions>,
     /// Taken (and stopped) when the app exits.
     instance: Mutex<Option<Instance>>,
 }
@@ -108,6 +111,38 @@ fn remove_ended(state: tauri::State<'_, AppState>) -> usize {
 #[tauri::command]
 fn notices(state: tauri::State<'_, AppState>) -> Vec<String> {
     state.hub.notices()
+}
+
+/// Allow / Deny on a held permission (issue 14). `decision` is the hold's id from the session, so
+/// an answer meant for an older prompt never answers a newer one.
+#[tauri::command]
+fn decide(
+    state: tauri::State<'_, AppState>,
+    session_id: String,
+    decision: u64,
+    verdict: Verdict,
+) -> Result<(), CommandError> {
+    state
+        .decisions
+        .answer(&session_id, decision, verdict)
+        .map_err(|error| CommandError { kind: "notWaiting", message: error.to_string() })
+}
+
+/// Which CLIs' permissions wait for the board, and for how long.
+#[tauri::command]
+fn settings(state: tauri::State<'_, AppState>) -> Settings {
+    let instance = state.instance.lock().unwrap_or_else(PoisonError::into_inner);
+    instance.as_ref().map(Instance::settings).unwrap_or_default()
+}
+
+/// Saves the settings and tells the forwarders at once; returns them as saved (cleaned up).
+#[tauri::command]
+fn set_settings(state: tauri::State<'_, AppState>, settings: Settings) -> Result<Settings, CommandError> {
+    let instance = state.instance.lock().unwrap_or_else(PoisonError::into_inner);
+    let instance = instance
+        .as_ref()
+        .ok_or_else(|| CommandError { kind: "stopping", message: "Switchboard is shutting down".into() })?;
+    instance.set_settings(settings).map_err(|error| CommandError { kind: "io", message: error.to_string() })
 }
 
 /// The "Connect my CLIs" button: the same as `switchboard install <agent>`.
@@ -234,6 +269,9 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
             notices,
             install_hooks,
             doctor,
+            decide,
+            settings,
+            set_settings,
             tray::autostart,
             tray::set_autostart
         ])
@@ -247,15 +285,23 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
             let hub = Arc::clone(&instance.hub);
             // The outputs of the app: the web view and notifications, each its own subscriber.
             emit_changes(handle.clone(), hub.updates());
+            let decisions = Arc::clone(&instance.decisions);
             if notify {
-                let (click_handle, click_hub) = (handle.clone(), Arc::clone(&hub));
-                let on_click: OnClick =
-                    Arc::new(move |session_id: String| open_session(&click_handle, &click_hub, &session_id));
-                Notifier::follow(hub.updates(), Some(on_click));
+                let (click_handle, click_hub, click_decisions) =
+                    (handle.clone(), Arc::clone(&hub), Arc::clone(&decisions));
+                let on_action: OnAction = Arc::new(move |session_id: String, action: Action| match action {
+                    Action::Show => open_session(&click_handle, &click_hub, &session_id),
+                    Action::Decide { decision, verdict } => {
+                        if let Err(error) = click_decisions.answer(&session_id, decision, verdict) {
+                            tracing::info!(%error, session_id, "a notification's answer came too late");
+                        }
+                    }
+                });
+                Notifier::follow(hub.updates(), Some(on_action));
             }
             answer_focus_requests(handle.clone(), &state_dir);
             let (tray_hub, tray_updates) = (Arc::clone(&hub), hub.updates());
-            app.manage(AppState { hub, instance: Mutex::new(Some(instance)) });
+            app.manage(AppState { hub, decisions, instance: Mutex::new(Some(instance)) });
             tray::start(&handle, tray_hub, tray_updates);
             Ok(())
         })

@@ -28,6 +28,7 @@ pub const DEFAULT_HOLD: Duration = Duration::from_secs(30);
 
 /// What the user answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     Allow,

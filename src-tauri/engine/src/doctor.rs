@@ -868,8 +868,10 @@ mod tests {
             ("AgentReport.ts", file(AgentReport::decl(), &["Check"])),
             ("DoctorReport.ts", file(DoctorReport::decl(), &["AgentReport", "Check"])),
             ("doctor.ts", format!("{header}\nexport const DOCTOR_SESSION_PREFIX = {DOCTOR_SESSION_PREFIX:?};\n")),
-            // The other engine type that crosses the IPC boundary.
+            // The other engine types that cross the IPC boundary.
             ("Jump.ts", file(crate::jump::Jump::decl(), &[])),
+            ("Settings.ts", file(crate::settings::Settings::decl(), &[])),
+            ("Verdict.ts", file(crate::decide::Verdict::decl(), &[])),
         ];
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/bindings");
         for (name, text) in files {

@@ -11,9 +11,17 @@ use std::time::{Duration, Instant};
 
 use switchboard_core::{notification_text, NotificationText, Session};
 
+use crate::decide::Verdict;
 use crate::hub::Update;
 
 const QUEUE: usize = 64;
+
+/// One notification to show: the session, its words, and the held permission it can answer.
+struct Job {
+    session_id: String,
+    text: NotificationText,
+    decision: Option<u64>,
+}
 const SHOW_DEADLINE: Duration = Duration::from_secs(3);
 const MAX_STUCK: usize = 4;
 /// Notifications whose click is still awaited (each holds a thread and a D-Bus connection until
@@ -22,19 +30,28 @@ const MAX_AWAITING_CLICK: usize = 16;
 /// The same words for the same session this soon again are not worth a second notification.
 const REPEAT_WINDOW: Duration = Duration::from_secs(5);
 
-/// Called with the session id when the user clicks a notification.
-pub type OnClick = Arc<dyn Fn(String) + Send + Sync>;
+/// What the user did with a notification.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Clicked it: show the session.
+    Show,
+    /// Allow / Deny on a held permission (issue 14): the hold's id and the answer.
+    Decide { decision: u64, verdict: Verdict },
+}
+
+/// Called with the session id and the action when the user acts on a notification.
+pub type OnAction = Arc<dyn Fn(String, Action) + Send + Sync>;
 
 #[derive(Clone)]
 pub struct Notifier {
-    queue: SyncSender<(String, NotificationText)>,
+    queue: SyncSender<Job>,
 }
 
 impl Notifier {
     /// Subscribes notifications to the hub's updates: every change the notify policy picked
     /// (SPEC 2.3) raises one.
-    pub fn follow(updates: std::sync::mpsc::Receiver<Update>, on_click: Option<OnClick>) {
-        let notifier = Self::start(on_click);
+    pub fn follow(updates: std::sync::mpsc::Receiver<Update>, on_action: Option<OnAction>) {
+        let notifier = Self::start(on_action);
         let spawned = std::thread::Builder::new().name("notify-updates".into()).spawn(move || {
             for update in updates {
                 if let Update::Changed(changed) = update {
@@ -49,15 +66,15 @@ impl Notifier {
         }
     }
 
-    pub fn start(on_click: Option<OnClick>) -> Self {
-        let (queue, jobs) = mpsc::sync_channel::<(String, NotificationText)>(QUEUE);
+    pub fn start(on_action: Option<OnAction>) -> Self {
+        let (queue, jobs) = mpsc::sync_channel::<Job>(QUEUE);
         std::thread::Builder::new()
             .name("notifier".into())
             .spawn(move || {
                 let stuck = Arc::new(AtomicUsize::new(0));
                 let awaiting = Arc::new(AtomicUsize::new(0));
                 let mut recent: HashMap<String, (NotificationText, Instant)> = HashMap::new();
-                for (session_id, text) in jobs {
+                for Job { session_id, text, decision } in jobs {
                     if recent.get(&session_id).is_some_and(|(last, at)| *last == text && at.elapsed() < REPEAT_WINDOW) {
                         continue;
                     }
@@ -70,8 +87,8 @@ impl Notifier {
                     if stuck.load(Ordering::Relaxed) >= MAX_STUCK {
                         continue;
                     }
-                    let on_click = on_click.clone().filter(|_| awaiting.load(Ordering::Relaxed) < MAX_AWAITING_CLICK);
-                    show_with_deadline(session_id, text, on_click, &stuck, &awaiting);
+                    let on_action = on_action.clone().filter(|_| awaiting.load(Ordering::Relaxed) < MAX_AWAITING_CLICK);
+                    show_with_deadline(Job { session_id, text, decision }, on_action, &stuck, &awaiting);
                 }
             })
             .expect("spawn the notifier thread");
@@ -81,7 +98,8 @@ impl Notifier {
     /// Queues a notification for a session that needs the user; never blocks.
     pub fn notify(&self, session: &Session) {
         let Some(text) = notification_text(session) else { return };
-        match self.queue.try_send((session.session_id.clone(), text)) {
+        let job = Job { session_id: session.session_id.clone(), text, decision: session.decision };
+        match self.queue.try_send(job) {
             Ok(()) => {}
             Err(TrySendError::Full(_)) => tracing::warn!("notification queue full; dropping one"),
             Err(TrySendError::Disconnected(_)) => {}
@@ -90,9 +108,8 @@ impl Notifier {
 }
 
 fn show_with_deadline(
-    session_id: String,
-    text: NotificationText,
-    on_click: Option<OnClick>,
+    Job { session_id, text, decision }: Job,
+    on_click: Option<OnAction>,
     stuck: &Arc<AtomicUsize>,
     awaiting: &Arc<AtomicUsize>,
 ) {
@@ -103,14 +120,24 @@ fn show_with_deadline(
         notification.appname("Switchboard").summary(&text.summary).body(&text.body);
         if on_click.is_some() {
             notification.action("default", "Show");
+            // A held permission can be answered from the notification; never "always allow".
+            if decision.is_some() {
+                notification.action("allow", "Allow").action("deny", "Deny");
+            }
         }
         let result = notification.show();
         let _ = done.send(result.is_ok());
         if let (Ok(handle), Some(on_click)) = (result, on_click) {
             awaiting.fetch_add(1, Ordering::Relaxed);
             handle.wait_for_action(|action| {
-                if action == "default" {
-                    on_click(session_id);
+                let action = match (action, decision) {
+                    ("default", _) => Some(Action::Show),
+                    ("allow", Some(decision)) => Some(Action::Decide { decision, verdict: Verdict::Allow }),
+                    ("deny", Some(decision)) => Some(Action::Decide { decision, verdict: Verdict::Deny }),
+                    _ => None,
+                };
+                if let Some(action) = action {
+                    on_click(session_id, action);
                 }
             });
             awaiting.fetch_sub(1, Ordering::Relaxed);

@@ -20,6 +20,11 @@ pub enum Cli {
 /// 3 s: Codex caps SessionEnd and Interrupt hooks at 3 s and warns at every start about a longer
 /// one; the forwarder gives up after 1.5 s anyway.
 pub const HOOK_TIMEOUT_SECS: u64 = 3;
+/// The CLI's timeout for the hook that may hold a permission for an answer from the board (issue
+/// 14): above the longest hold the settings allow (120 s), so the CLI never kills a hold the user
+/// asked for. Nothing waits this long unless the user opted the CLI in; the forwarder's own
+/// deadline ends every hold.
+pub const HOLD_TIMEOUT_SECS: u64 = 130;
 
 /// The name Gemini CLI shows for our hook in `/hooks` (and takes in `/hooks disable`).
 pub const GEMINI_HOOK_NAME: &str = "switchboard";
@@ -115,15 +120,25 @@ impl Cli {
         }
     }
 
-    /// Our hook handler, as this CLI spells it.
-    pub(super) fn handler(self, command: &str) -> Value {
+    /// The event whose hook can answer a permission prompt (issue 14), as verified against the
+    /// pinned CLI by the real-CLI harness.
+    pub fn decision_event(self) -> Option<&'static str> {
         match self {
-            Cli::Claude | Cli::Codex => json!({"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECS}),
+            Cli::Claude => Some("PermissionRequest"),
+            Cli::Codex | Cli::Gemini => None,
+        }
+    }
+
+    /// Our hook handler for `event`, as this CLI spells it.
+    pub(super) fn handler(self, event: &str, command: &str) -> Value {
+        let timeout = if self.decision_event() == Some(event) { HOLD_TIMEOUT_SECS } else { HOOK_TIMEOUT_SECS };
+        match self {
+            Cli::Claude | Cli::Codex => json!({"type": "command", "command": command, "timeout": timeout}),
             Cli::Gemini => json!({
                 "name": GEMINI_HOOK_NAME,
                 "type": "command",
                 "command": command,
-                "timeout": HOOK_TIMEOUT_SECS * 1000,
+                "timeout": timeout * 1000,
             }),
         }
     }
@@ -134,7 +149,7 @@ impl Cli {
         if let Some(matcher) = self.matcher(event) {
             group.insert("matcher".into(), matcher.into());
         }
-        group.insert("hooks".into(), json!([self.handler(command)]));
+        group.insert("hooks".into(), json!([self.handler(event, command)]));
         Value::Object(group)
     }
 }

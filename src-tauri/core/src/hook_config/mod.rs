@@ -29,7 +29,10 @@ mod installed;
 mod notices;
 mod plan;
 
-pub use cli::{events_for, hook_command, is_switchboard_command, Cli, Version, GEMINI_HOOK_NAME, HOOK_TIMEOUT_SECS};
+pub use cli::{
+    events_for, hook_command, is_switchboard_command, Cli, Version, GEMINI_HOOK_NAME, HOLD_TIMEOUT_SECS,
+    HOOK_TIMEOUT_SECS,
+};
 pub use installed::{installed, Installed};
 pub use notices::{notices, Notice};
 pub use plan::{plan_install, plan_uninstall, Edit, EditAction, Plan, ShapeError};

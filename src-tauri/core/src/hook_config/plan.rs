@@ -93,7 +93,6 @@ fn shape_error(at: impl Into<String>, expected: &'static str) -> ShapeError {
 /// leaves any other event. Idempotent: planning over its own result changes nothing.
 pub fn plan_install(settings: &Value, cli: Cli, program: &str, events: &[&str]) -> Result<Plan, ShapeError> {
     let command = hook_command(program, cli);
-    let desired = cli.handler(&command);
     let mut root = settings.as_object().cloned().ok_or_else(|| shape_error("", "an object"))?;
     let mut edits = Vec::new();
 
@@ -111,7 +110,7 @@ pub fn plan_install(settings: &Value, cli: Cli, program: &str, events: &[&str]) 
                 return false;
             }
             found = true;
-            if refresh(handler, &desired) {
+            if refresh(handler, &cli.handler(event, &command)) {
                 edits.push(Edit::hook(EditAction::Update, event, handler.clone()));
             }
             true
@@ -228,6 +227,15 @@ mod tests {
             claude.settings["hooks"]["Stop"],
             json!([{"hooks": [{"type": "command", "command": hook_command(PROGRAM, Cli::Claude), "timeout": 3}]}])
         );
+        // The permission hook may be held for an answer from the board (issue 14): the CLI must
+        // not kill it before the longest hold the settings allow.
+        assert_eq!(claude.settings["hooks"]["PermissionRequest"][0]["hooks"][0]["timeout"], 130);
+        // An install from before that is brought up to date.
+        let mut older = claude.settings.clone();
+        older["hooks"]["PermissionRequest"][0]["hooks"][0]["timeout"] = json!(3);
+        let again = install(&older, Cli::Claude);
+        assert_eq!(again.count(EditAction::Update), 1);
+        assert_eq!(again.settings, claude.settings);
 
         let codex = install(&json!({}), Cli::Codex);
         assert_eq!(codex.settings.as_object().unwrap().keys().collect::<Vec<_>>(), ["hooks"]);

@@ -1,0 +1,3 @@
+// Generated from the Rust types by ts-rs (src-tauri/engine/src/doctor.rs). Do not edit.
+
+export type Verdict = "allow" | "deny";

@@ -7,8 +7,11 @@ import { initialData, selectSelectedId, useSwitchboard } from "./store";
 import { makeSession, NOW } from "./test/sessions";
 import { installFlowStubs } from "./test/flow";
 import * as ipc from "./ipc";
+import { resetDecide } from "./Decide";
 
-vi.mock("./ipc", () => ({
+vi.mock("./ipc", async (importOriginal) => ({
+  toIpcError: (await importOriginal<typeof import("./ipc")>()).toIpcError,
+  decide: vi.fn(() => Promise.resolve()),
   clearUnread: vi.fn(() => Promise.resolve()),
   removeSession: vi.fn(() => Promise.resolve()),
   setPosition: vi.fn(() => Promise.resolve()),
@@ -43,6 +46,8 @@ function renderCanvas() {
 beforeEach(() => {
   useSwitchboard.setState(initialData());
   vi.mocked(ipc.clearUnread).mockClear();
+  vi.mocked(ipc.decide).mockClear();
+  resetDecide();
 });
 
 describe("the canvas", () => {
@@ -173,5 +178,30 @@ describe("the canvas", () => {
     expect(useSwitchboard.getState().olderOpen).toBe(true);
     fireEvent.keyDown(window, { key: "Escape" });
     expect(useSwitchboard.getState().olderOpen).toBe(false);
+  });
+
+  it("a and d answer the selected node's held permission, and nothing else", async () => {
+    renderCanvas();
+    await screen.findAllByTestId("session-node");
+    // b1 is blocked but nothing holds its prompt: no answer to give.
+    fireEvent.keyDown(window, { key: "n" });
+    expect(selectSelectedId(useSwitchboard.getState())).toBe("b1");
+    fireEvent.keyDown(window, { key: "a" });
+    expect(ipc.decide).not.toHaveBeenCalled();
+    act(() =>
+      useSwitchboard.getState().applyChanges({
+        changed: [makeSession({ sessionId: "b1", status: "blocked", tool: "Bash", decision: 3, firstEventAt: NOW - 40_000 })],
+        removed: [],
+      }),
+    );
+    fireEvent.keyDown(window, { key: "d" });
+    expect(ipc.decide).toHaveBeenCalledWith("b1", 3, "deny");
+    // Sent once: a second key for the same hold is not another answer.
+    fireEvent.keyDown(window, { key: "a" });
+    expect(ipc.decide).toHaveBeenCalledTimes(1);
+    // Another node selected: its keys are its own.
+    act(() => useSwitchboard.getState().select("w1"));
+    fireEvent.keyDown(window, { key: "a" });
+    expect(ipc.decide).toHaveBeenCalledTimes(1);
   });
 });

@@ -28,6 +28,7 @@ import {
 import { badgeOf } from "./status";
 import { arrivalViewport, boundsOfBoxes, FIT_PADDING, NODE_HEIGHT, NODE_WIDTH, sizeOf, type Region } from "./layout";
 import { isTypingTarget, shortcutFor } from "./shortcuts";
+import { answer, canDecide } from "./Decide";
 
 type CanvasNode = SessionNodeType | RegionNodeType;
 
@@ -162,6 +163,11 @@ function layoutBounds() {
   return boundsOfBoxes([...regions, ...nodes.map((n) => ({ ...n.position, ...sizeOf(n.data.size) }))]);
 }
 
+/** The session node the key was pressed on (reached with Tab), if any. */
+function focusedNode(event: KeyboardEvent): string | null {
+  return (event.target as Element | null)?.closest?.(".react-flow__node-session")?.getAttribute("data-id") ?? null;
+}
+
 /** Focus requests (chips, `n`, notifications), fitting and keyboard shortcuts; inside React Flow. */
 function CanvasEffects() {
   const flow = useReactFlow<CanvasNode>();
@@ -219,11 +225,19 @@ function CanvasEffects() {
           break;
         case "open": {
           // A node reached with Tab opens like one reached with the arrows.
-          const focused = (event.target as Element | null)?.closest?.(".react-flow__node-session")?.getAttribute("data-id");
+          const focused = focusedNode(event);
           if (focused && focused !== selectSelectedId(store)) store.select(focused);
           const id = focused ?? selectSelectedId(store);
           if (!id) return;
           store.openSession(id);
+          break;
+        }
+        case "allow":
+        case "deny": {
+          const id = focusedNode(event) ?? selectSelectedId(store);
+          const session = id ? store.sessions[id] : undefined;
+          if (!session || !canDecide(session)) return;
+          void answer(session, shortcut);
           break;
         }
         case "left":

@@ -9,6 +9,8 @@ import * as ipc from "./ipc";
 vi.mock("./ipc", async (importOriginal) => ({
   ...(await importOriginal<typeof import("./ipc")>()),
   doctor: vi.fn(),
+  settings: vi.fn(),
+  setSettings: vi.fn(),
 }));
 
 function renderConnections() {
@@ -23,6 +25,15 @@ function renderConnections() {
 beforeEach(() => {
   useConnections.setState({ open: false, report: null, checking: false, error: null });
   vi.mocked(ipc.doctor).mockReset();
+  vi.mocked(ipc.doctor).mockResolvedValue(healthyReport());
+  vi.mocked(ipc.settings).mockReset();
+  vi.mocked(ipc.settings).mockResolvedValue({ decide: [], holdSeconds: 30 });
+  vi.mocked(ipc.setSettings).mockReset();
+  // Like Rust: keeps the known CLIs, clamps the wait to 5..120.
+  vi.mocked(ipc.setSettings).mockImplementation(async (next) => ({
+    decide: next.decide.filter((a) => ["claude", "codex", "gemini"].includes(a)).sort(),
+    holdSeconds: Math.min(120, Math.max(5, next.holdSeconds)),
+  }));
 });
 
 describe("the Connections view", () => {
@@ -93,6 +104,84 @@ describe("the Connections view", () => {
     expect(await screen.findByRole("alert")).toHaveTextContent("HOME is not set");
     fireEvent.click(screen.getByRole("button", { name: "Close Connections" }));
     expect(screen.queryByTestId("connections-drawer")).toBeNull();
+  });
+});
+
+describe("answering permissions from Switchboard (settings)", () => {
+  async function openSettings() {
+    renderConnections();
+    fireEvent.click(screen.getByTestId("connections-toggle"));
+    const section = await screen.findByTestId("decide-settings");
+    await waitFor(() => expect(within(section).getByTestId("decide-setting-claude")).toBeEnabled());
+    return section;
+  }
+
+  it("is off for every CLI by default, and says what it does", async () => {
+    const section = await openSettings();
+    expect(ipc.settings).toHaveBeenCalledTimes(1);
+    expect(section).toHaveTextContent("Answer permissions from Switchboard");
+    expect(section).toHaveTextContent(
+      "When on, that CLI's permission prompt waits up to 30 s for Allow / Deny here or in the notification; answering in the terminal still works, and if Switchboard is closed nothing waits.",
+    );
+    for (const agent of ["claude", "codex", "gemini"]) {
+      expect(within(section).getByTestId(`decide-setting-${agent}`)).not.toBeChecked();
+    }
+    expect(within(section).getByLabelText("Claude Code")).toBe(within(section).getByTestId("decide-setting-claude"));
+    expect(within(section).getByLabelText("Codex")).toBe(within(section).getByTestId("decide-setting-codex"));
+    expect(within(section).getByLabelText("Gemini CLI")).toBe(within(section).getByTestId("decide-setting-gemini"));
+    expect(within(section).getByTestId("decide-hold-seconds")).toHaveValue(30);
+  });
+
+  it("shows what is saved and saves a toggle at once", async () => {
+    vi.mocked(ipc.settings).mockResolvedValue({ decide: ["codex"], holdSeconds: 45 });
+    const section = await openSettings();
+    expect(within(section).getByTestId("decide-setting-codex")).toBeChecked();
+    expect(within(section).getByTestId("decide-setting-claude")).not.toBeChecked();
+    expect(within(section).getByTestId("decide-hold-seconds")).toHaveValue(45);
+    expect(section).toHaveTextContent("waits up to 45 s");
+
+    fireEvent.click(within(section).getByTestId("decide-setting-claude"));
+    expect(ipc.setSettings).toHaveBeenLastCalledWith({ decide: ["codex", "claude"], holdSeconds: 45 });
+    await waitFor(() => expect(within(section).getByTestId("decide-setting-claude")).toBeChecked());
+    fireEvent.click(within(section).getByTestId("decide-setting-codex"));
+    expect(ipc.setSettings).toHaveBeenLastCalledWith({ decide: ["claude"], holdSeconds: 45 });
+    await waitFor(() => expect(within(section).getByTestId("decide-setting-codex")).not.toBeChecked());
+    expect(within(section).getByTestId("decide-setting-claude")).toBeChecked();
+  });
+
+  it("saves the wait when it is left, and shows it as Rust kept it (5–120 s)", async () => {
+    const section = await openSettings();
+    const hold = within(section).getByTestId("decide-hold-seconds");
+    expect(hold).toHaveAttribute("min", "5");
+    expect(hold).toHaveAttribute("max", "120");
+    fireEvent.change(hold, { target: { value: "300" } });
+    expect(ipc.setSettings).not.toHaveBeenCalled();
+    fireEvent.blur(hold);
+    expect(ipc.setSettings).toHaveBeenCalledWith({ decide: [], holdSeconds: 300 });
+    await waitFor(() => expect(hold).toHaveValue(120));
+    expect(section).toHaveTextContent("waits up to 120 s");
+    fireEvent.change(hold, { target: { value: "12" } });
+    fireEvent.keyDown(hold, { key: "Enter" });
+    expect(ipc.setSettings).toHaveBeenLastCalledWith({ decide: [], holdSeconds: 12 });
+    await waitFor(() => expect(hold).toHaveValue(12));
+  });
+
+  it("shows a failed save inline and keeps showing what is saved", async () => {
+    vi.mocked(ipc.setSettings).mockRejectedValue({ kind: "io", message: "cannot save the settings to /x: disk full" });
+    const section = await openSettings();
+    fireEvent.click(within(section).getByTestId("decide-setting-gemini"));
+    expect(await within(section).findByTestId("decide-settings-error")).toHaveTextContent(
+      "cannot save the settings to /x: disk full",
+    );
+    expect(within(section).getByTestId("decide-setting-gemini")).not.toBeChecked();
+  });
+
+  it("shows why the settings cannot be read", async () => {
+    vi.mocked(ipc.settings).mockRejectedValue({ kind: "io", message: "settings.json is unreadable" });
+    renderConnections();
+    fireEvent.click(screen.getByTestId("connections-toggle"));
+    expect(await screen.findByTestId("decide-settings-error")).toHaveTextContent("settings.json is unreadable");
+    expect(screen.getByTestId("decide-setting-claude")).toBeDisabled();
   });
 });
 

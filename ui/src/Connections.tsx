@@ -7,6 +7,7 @@ import type { AgentReport } from "./bindings/AgentReport";
 import type { Check } from "./bindings/Check";
 import type { DoctorReport } from "./bindings/DoctorReport";
 import type { Outcome } from "./bindings/Outcome";
+import type { Settings } from "./bindings/Settings";
 import type { Tone } from "./status";
 import { CloseIcon, PlugIcon, StatusGlyph } from "./icons";
 import * as ipc from "./ipc";
@@ -176,6 +177,118 @@ export function ConnectionsToggle() {
   );
 }
 
+/** The CLIs whose permission prompts can wait for an answer from Switchboard. */
+export const DECIDE_AGENTS: ReadonlyArray<{ agent: string; name: string }> = [
+  { agent: "claude", name: "Claude Code" },
+  { agent: "codex", name: "Codex" },
+  { agent: "gemini", name: "Gemini CLI" },
+];
+
+export const MIN_HOLD_SECONDS = 5;
+export const MAX_HOLD_SECONDS = 120;
+
+/** Opt-in per CLI: its permission prompts wait for Allow / Deny on the board. */
+export function DecideSettings() {
+  const [saved, setSaved] = useState<Settings | null>(null);
+  const [hold, setHold] = useState("");
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    ipc.settings().then(
+      (settings) => {
+        if (!live) return;
+        setSaved(settings);
+        setHold(String(settings.holdSeconds));
+      },
+      (err: unknown) => live && setError(ipc.toIpcError(err).message),
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  const save = async (next: Settings) => {
+    setSaving(true);
+    setError(null);
+    try {
+      // Rust cleans what it is given (known CLIs, the wait clamped): show what it kept.
+      const settings = await ipc.setSettings(next);
+      setSaved(settings);
+      setHold(String(settings.holdSeconds));
+    } catch (err) {
+      setError(ipc.toIpcError(err).message);
+      if (saved) setHold(String(saved.holdSeconds));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const toggle = (agent: string, on: boolean) => {
+    if (!saved) return;
+    const decide = on ? [...saved.decide.filter((a) => a !== agent), agent] : saved.decide.filter((a) => a !== agent);
+    void save({ ...saved, decide });
+  };
+
+  const commitHold = () => {
+    if (!saved) return;
+    const seconds = Math.round(Number(hold));
+    if (hold.trim() === "" || !Number.isFinite(seconds)) {
+      setHold(String(saved.holdSeconds));
+      return;
+    }
+    if (seconds !== saved.holdSeconds) void save({ ...saved, holdSeconds: seconds });
+  };
+
+  return (
+    <section className="decide-settings" data-testid="decide-settings" aria-busy={saving}>
+      <h3 className="check-heading">Answer permissions from Switchboard</h3>
+      <p className="decide-settings-note">
+        When on, that CLI&apos;s permission prompt waits {saved ? `up to ${saved.holdSeconds} s` : "a while"} for Allow / Deny here or in the notification;
+        answering in the terminal still works, and if Switchboard is closed nothing waits.
+      </p>
+      <div className="decide-settings-agents">
+        {DECIDE_AGENTS.map(({ agent, name }) => (
+          <label key={agent} className="decide-setting">
+            <input
+              type="checkbox"
+              data-testid={`decide-setting-${agent}`}
+              checked={saved?.decide.includes(agent) ?? false}
+              disabled={!saved || saving}
+              onChange={(event) => toggle(agent, event.target.checked)}
+            />
+            {name}
+          </label>
+        ))}
+      </div>
+      <label className="decide-setting decide-hold">
+        Wait up to
+        <input
+          type="number"
+          data-testid="decide-hold-seconds"
+          min={MIN_HOLD_SECONDS}
+          max={MAX_HOLD_SECONDS}
+          step={1}
+          value={hold}
+          disabled={!saved || saving}
+          onChange={(event) => setHold(event.target.value)}
+          onBlur={commitHold}
+          onKeyDown={(event) => {
+            if (event.key === "Enter") commitHold();
+          }}
+        />
+        seconds
+      </label>
+      {error && (
+        <p className="install-result is-error decide-settings-error" role="alert" data-testid="decide-settings-error">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
+
 export function ConnectionsDrawer() {
   const open = useConnections((s) => s.open);
   const report = useConnections((s) => s.report);
@@ -230,6 +343,7 @@ export function ConnectionsDrawer() {
         ) : (
           !error && <p className="drawer-note">{checking ? "Checking…" : "Not available outside the app."}</p>
         )}
+        <DecideSettings />
       </div>
     </aside>
   );

@@ -7,10 +7,13 @@ import { clockTime } from "./sessionLabels";
 import type { HistoryEntry } from "./bindings/HistoryEntry";
 import { makeSession, NOW } from "./test/sessions";
 import * as ipc from "./ipc";
+import { resetDecide } from "./Decide";
 
-vi.mock("./ipc", () => ({
+vi.mock("./ipc", async (importOriginal) => ({
+  toIpcError: (await importOriginal<typeof import("./ipc")>()).toIpcError,
   sessionHistory: vi.fn(),
   jumpToTerminal: vi.fn(),
+  decide: vi.fn(),
 }));
 
 const MIN = 60_000;
@@ -38,6 +41,9 @@ beforeEach(() => {
   useClock.setState({ now: NOW });
   vi.mocked(ipc.sessionHistory).mockReset();
   vi.mocked(ipc.sessionHistory).mockResolvedValue(history);
+  vi.mocked(ipc.decide).mockReset();
+  vi.mocked(ipc.decide).mockResolvedValue(undefined);
+  resetDecide();
 });
 
 function open(id = "a") {
@@ -181,5 +187,58 @@ describe("the details panel", () => {
     fireEvent.click(screen.getByTestId("jump-to-terminal"));
     expect(await screen.findByTestId("jump-result")).toHaveTextContent("copied: cd /w && claude --resume r");
     expect(writeText).toHaveBeenCalledWith("cd /w && claude --resume r");
+  });
+});
+
+describe("answering from the details panel", () => {
+  function openHeld(fields: Partial<Parameters<typeof makeSession>[0]> = {}) {
+    useSwitchboard.getState().applySnapshot([
+      makeSession({ sessionId: "h", status: "blocked", tool: "Bash", message: "git push --force", decision: 12, ...fields }),
+    ]);
+    useSwitchboard.getState().select("h");
+    return render(<DetailsPanel />);
+  }
+
+  it("offers Allow and Deny for a held permission, with what it allows and the hint", async () => {
+    openHeld();
+    const panel = screen.getByTestId("details-panel");
+    expect(within(panel).getByTestId("details-allow")).toHaveTextContent("Allow");
+    expect(within(panel).getByTestId("details-deny")).toHaveTextContent("Deny");
+    expect(within(panel).getByTestId("details-decide-what")).toHaveTextContent("Needs permission: Bash git push --force");
+    expect(panel).toHaveTextContent("Answer here or in the terminal — whichever comes first.");
+    expect(within(panel).queryByText(/always/i)).toBeNull();
+    await screen.findAllByTestId("history-entry");
+  });
+
+  it.each([
+    ["details-allow", "allow"],
+    ["details-deny", "deny"],
+  ])("%s answers the selected session's hold with %s", async (testId, verdict) => {
+    openHeld();
+    await act(async () => fireEvent.click(screen.getByTestId(testId)));
+    expect(ipc.decide).toHaveBeenCalledWith("h", 12, verdict);
+    expect(screen.getByTestId("details-allow")).toBeDisabled();
+  });
+
+  it("has no buttons when nothing is held", async () => {
+    openHeld({ decision: null });
+    expect(screen.queryByTestId("details-allow")).toBeNull();
+    expect(screen.queryByText(/whichever comes first/)).toBeNull();
+    await screen.findAllByTestId("history-entry");
+  });
+
+  it("says so when the terminal answered first, even once the hold is gone", async () => {
+    vi.mocked(ipc.decide).mockRejectedValue({ kind: "notWaiting", message: "no longer waiting" });
+    openHeld();
+    await act(async () => fireEvent.click(screen.getByTestId("details-allow")));
+    act(() =>
+      useSwitchboard.getState().applyChanges({
+        changed: [makeSession({ sessionId: "h", status: "working", tool: "Bash", decision: null })],
+        removed: [],
+      }),
+    );
+    expect(screen.queryByTestId("details-allow")).toBeNull();
+    expect(screen.getByTestId("details-decide-note")).toHaveTextContent("Already answered at the terminal, or timed out.");
+    await act(async () => {}); // the history refetch the change caused
   });
 });

@@ -7,7 +7,7 @@ import type { Jump } from "./bindings/Jump";
 import type { Session } from "./bindings/Session";
 import { selectDetailsId, useSwitchboard } from "./store";
 import { useClock } from "./clock";
-import { badgeOf, historyReason, statusBadge } from "./status";
+import { badgeOf, historyReason, reasonOf, statusBadge } from "./status";
 import {
   absoluteTime,
   agentName,
@@ -19,6 +19,7 @@ import {
 } from "./sessionLabels";
 import { CloseIcon, StatusGlyph } from "./icons";
 import * as ipc from "./ipc";
+import { canDecide, DecideButtons, useDecideNote } from "./Decide";
 
 type Loaded = { phase: "loading" } | { phase: "ok"; entries: HistoryEntry[] } | { phase: "failed"; message: string };
 
@@ -115,6 +116,36 @@ function JumpButton({ id }: { id: string }) {
   );
 }
 
+/** Allow / Deny for the held permission, and why a late answer did not go through. */
+function DecideSection({ session }: { session: Session }) {
+  const note = useDecideNote(session.sessionId);
+  if (!canDecide(session) && !note) return null;
+  // What Allow would let through, whole: the node may clip it.
+  const what = reasonOf(session);
+  return (
+    <div className="details-decide" data-testid="details-decide">
+      {canDecide(session) && (
+        <>
+          {what && (
+            <p className="details-decide-what" data-testid="details-decide-what" title={what.full}>
+              {what.lead && <span className="reason-lead">{what.lead}</span>}
+              {what.lead && what.text && " "}
+              {what.text && <span className="is-command">{what.text}</span>}
+            </p>
+          )}
+          <DecideButtons session={session} place="details" />
+          <p className="details-note">Answer here or in the terminal — whichever comes first.</p>
+        </>
+      )}
+      {note && (
+        <p className="details-note is-error" role="status" data-testid="details-decide-note" title={note.full}>
+          {note.text}
+        </p>
+      )}
+    </div>
+  );
+}
+
 function Details({ id }: { id: string }) {
   const session = useSwitchboard((s) => s.sessions[id]);
   const closeDetails = useSwitchboard((s) => s.closeDetails);
@@ -178,6 +209,7 @@ function Details({ id }: { id: string }) {
           </>
         )}
       </div>
+      <DecideSection session={session} />
       <p className="details-note" title={absoluteTime(session.lastEventAt)}>
         {session.archived
           ? `In Older — ${silenceFor(session.lastEventAt, now)}. It returns to the canvas when it reports.`

@@ -7,10 +7,13 @@ import { REASON_DISPLAY_CHARS } from "./status";
 import type { Session } from "./bindings/Session";
 import { makeSession, NOW } from "./test/sessions";
 import * as ipc from "./ipc";
+import { NOTE_MS, resetDecide } from "./Decide";
 
-vi.mock("./ipc", () => ({
+vi.mock("./ipc", async (importOriginal) => ({
+  toIpcError: (await importOriginal<typeof import("./ipc")>()).toIpcError,
   clearUnread: vi.fn(() => Promise.resolve()),
   removeSession: vi.fn(() => Promise.resolve()),
+  decide: vi.fn(() => Promise.resolve()),
 }));
 
 function renderSession(fields: Partial<Session> = {}) {
@@ -25,6 +28,9 @@ beforeEach(() => {
   useClock.setState({ now: NOW });
   vi.mocked(ipc.clearUnread).mockClear();
   vi.mocked(ipc.removeSession).mockClear();
+  vi.mocked(ipc.decide).mockReset();
+  vi.mocked(ipc.decide).mockResolvedValue(undefined);
+  resetDecide();
 });
 
 describe("a session node", () => {
@@ -203,5 +209,114 @@ describe("the compact forms (zoomed out, or a strip among many)", () => {
     expect(screen.getByTestId("session-node")).toHaveAttribute("data-dimmed", "true");
     act(() => useSwitchboard.getState().clearFilter());
     expect(screen.getByTestId("session-node")).toHaveAttribute("data-dimmed", "false");
+  });
+});
+
+describe("answering a held permission on the node", () => {
+  const held = { status: "blocked" as const, tool: "Bash", message: "rm -rf dist", decision: 7 };
+
+  function deferred() {
+    let resolve!: () => void;
+    let reject!: (err: unknown) => void;
+    const promise = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    return { promise, resolve, reject };
+  }
+
+  it("offers Allow and Deny beside the command, never 'always allow'", () => {
+    const node = renderSession(held);
+    expect(within(node).getByTestId("decide-allow")).toHaveTextContent("Allow");
+    expect(within(node).getByTestId("decide-deny")).toHaveTextContent("Deny");
+    expect(within(node).getByTestId("session-reason")).toHaveTextContent("rm -rf dist");
+    expect(within(node).getAllByRole("button").map((b) => b.textContent)).toEqual(["Allow", "Deny"]);
+    // React Flow must not start a drag from them.
+    expect(within(node).getByTestId("decide-allow").closest(".nodrag")).not.toBeNull();
+  });
+
+  it.each([
+    ["blocked without a hold", { status: "blocked" as const, decision: null }],
+    ["waiting, even with a hold id", { status: "waiting" as const, decision: 7 }],
+    ["working", { status: "working" as const, decision: null }],
+    ["blocked but ended", { status: "blocked" as const, decision: 7, ended: true }],
+  ])("has no buttons when %s", (_name, fields) => {
+    const node = renderSession(fields);
+    expect(within(node).queryByTestId("decide-allow")).toBeNull();
+    expect(within(node).queryByTestId("decide-deny")).toBeNull();
+  });
+
+  it("keeps them out of the zoomed-out card, which still reads as blocked", () => {
+    act(() => useSwitchboard.getState().applySnapshot([makeSession({ sessionId: "b", ...held })]));
+    render(<SessionCard id="b" compact />);
+    const node = screen.getByTestId("session-node");
+    expect(node).toHaveClass("tone-blocked");
+    expect(screen.getByTestId("status-badge")).toHaveTextContent("Needs permission");
+    expect(screen.queryByTestId("decide-allow")).toBeNull();
+  });
+
+  it.each([
+    ["decide-allow", "allow"],
+    ["decide-deny", "deny"],
+  ])("%s sends that verdict for the hold on screen, without opening the node", async (testId, verdict) => {
+    const node = renderSession({ ...held, unread: true });
+    await act(async () => fireEvent.click(within(node).getByTestId(testId)));
+    expect(ipc.decide).toHaveBeenCalledTimes(1);
+    expect(ipc.decide).toHaveBeenCalledWith("sess-1", 7, verdict);
+    expect(ipc.clearUnread).not.toHaveBeenCalled();
+  });
+
+  it("is disabled while the answer is on its way and until Rust moves on", async () => {
+    const call = deferred();
+    vi.mocked(ipc.decide).mockReturnValue(call.promise);
+    const node = renderSession(held);
+    fireEvent.click(within(node).getByTestId("decide-allow"));
+    expect(within(node).getByTestId("decide-allow")).toBeDisabled();
+    expect(within(node).getByTestId("decide-deny")).toBeDisabled();
+    fireEvent.click(within(node).getByTestId("decide-deny"));
+    expect(ipc.decide).toHaveBeenCalledTimes(1);
+    await act(async () => call.resolve());
+    expect(within(node).getByTestId("decide-allow")).toBeDisabled();
+    // A new permission is held: it can be answered again.
+    act(() =>
+      useSwitchboard.getState().applyChanges({ changed: [makeSession({ sessionId: "sess-1", ...held, decision: 8 })], removed: [] }),
+    );
+    expect(within(node).getByTestId("decide-allow")).toBeEnabled();
+    // The answer went through: Rust clears the hold and the buttons go.
+    act(() =>
+      useSwitchboard.getState().applyChanges({
+        changed: [makeSession({ sessionId: "sess-1", status: "working", tool: "Bash", decision: null })],
+        removed: [],
+      }),
+    );
+    expect(within(node).queryByTestId("decide-allow")).toBeNull();
+  });
+
+  it("says briefly that it was already answered when the call is refused", async () => {
+    vi.useFakeTimers();
+    try {
+      const message = "that permission is no longer waiting for an answer (answered at the terminal, or it timed out)";
+      vi.mocked(ipc.decide).mockRejectedValue({ kind: "notWaiting", message });
+      const node = renderSession(held);
+      await act(async () => fireEvent.click(within(node).getByTestId("decide-deny")));
+      const note = within(node).getByTestId("decide-note");
+      expect(note).toHaveTextContent("Already answered at the terminal, or timed out.");
+      expect(note).toHaveAttribute("title", message);
+      expect(within(node).queryByTestId("session-reason")).toBeNull();
+      // Refused, not sent: the buttons work again while the hold is still shown.
+      expect(within(node).getByTestId("decide-allow")).toBeEnabled();
+      act(() => vi.advanceTimersByTime(NOTE_MS + 10));
+      expect(within(node).queryByTestId("decide-note")).toBeNull();
+      expect(within(node).getByTestId("session-reason")).toHaveTextContent("rm -rf dist");
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("shows any other failure's message", async () => {
+    vi.mocked(ipc.decide).mockRejectedValue({ kind: "unavailable", message: "Not running inside the Switchboard app." });
+    const node = renderSession(held);
+    await act(async () => fireEvent.click(within(node).getByTestId("decide-allow")));
+    expect(within(node).getByTestId("decide-note")).toHaveTextContent("Could not answer: Not running inside the Switchboard app.");
   });
 });

@@ -14,6 +14,7 @@ import {
 import { AgentMark, ClockIcon, CloseIcon, StatusGlyph } from "./icons";
 import { ZOOM_COMPACT, type NodeSize } from "./layout";
 import * as ipc from "./ipc";
+import { canDecide, DecideButtons, useDecideNote } from "./Decide";
 
 type CardProps = {
   id: string;
@@ -30,6 +31,7 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
   const openSession = useSwitchboard((s) => s.openSession);
   const dimmed = useSwitchboard((s) => s.matches != null && !s.matches.has(id));
   const now = useClock((s) => s.now);
+  const note = useDecideNote(id);
   if (!session) return null;
 
   const badge = badgeOf(session, now);
@@ -105,6 +107,22 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
     ipc.removeSession(id).catch((err: unknown) => console.warn("remove_session failed", err));
   };
 
+  // A failed answer's note takes the reason's place for a moment.
+  const story = note ? (
+    <div className="node-reason look-note" data-testid="decide-note" role="status" title={note.full}>
+      {note.text}
+    </div>
+  ) : (
+    reason && (
+      <div className={`node-reason look-${reason.look}`} data-testid="session-reason" title={reason.full}>
+        {reason.lead && <span className="reason-lead">{reason.lead}</span>}
+        {reason.lead && reason.text && " "}
+        {reason.text && <span className={reason.lead ? "reason-detail is-command" : "reason-detail"}>{reason.text}</span>}
+      </div>
+    )
+  );
+  const decidable = canDecide(session);
+
   return (
     <div className={classes.join(" ")} {...rootProps} data-form="card">
       <div className="node-status">
@@ -162,16 +180,13 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
         )}
       </div>
 
-      {reason && (
-        <div
-          className={`node-reason look-${reason.look}`}
-          data-testid="session-reason"
-          title={reason.full}
-        >
-          {reason.lead && <span className="reason-lead">{reason.lead}</span>}
-          {reason.lead && reason.text && " "}
-          {reason.text && <span className={reason.lead ? "reason-detail is-command" : "reason-detail"}>{reason.text}</span>}
+      {decidable ? (
+        <div className="node-decide">
+          {story}
+          <DecideButtons session={session} place="decide" />
         </div>
+      ) : (
+        story
       )}
 
       {unreadDot}

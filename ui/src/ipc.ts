@@ -4,6 +4,8 @@ import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type { DoctorReport } from "./bindings/DoctorReport";
 import type { HistoryEntry } from "./bindings/HistoryEntry";
 import type { Session } from "./bindings/Session";
+import type { Settings } from "./bindings/Settings";
+import type { Verdict } from "./bindings/Verdict";
 import type { Snapshot } from "./bindings/Snapshot";
 import type { SessionsChanged } from "./bindings/SessionsChanged";
 import { toCoordinate } from "./layout";
@@ -110,6 +112,42 @@ export async function doctor(): Promise<DoctorReport | null> {
   if (!isTauri()) return null;
   try {
     return await invoke<DoctorReport>("doctor");
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
+/**
+ * Answers the permission a session holds open (its `decision`). Rejects with an {@link IpcError};
+ * kind `notWaiting` when it was already answered at the terminal or timed out.
+ */
+export async function decide(sessionId: string, decision: number, verdict: Verdict): Promise<void> {
+  if (!isTauri()) throw notInApp;
+  try {
+    await invoke("decide", { sessionId, decision, verdict });
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
+/** What a fresh install has: no CLI waits for Switchboard. */
+export const DEFAULT_SETTINGS: Settings = { decide: [], holdSeconds: 30 };
+
+/** Which CLIs' permission prompts wait for Allow / Deny here, and for how long. */
+export async function settings(): Promise<Settings> {
+  if (!isTauri()) return DEFAULT_SETTINGS;
+  try {
+    return await invoke<Settings>("settings");
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
+/** Saves the settings; resolves with them as saved (unknown CLIs dropped, the wait clamped). */
+export async function setSettings(next: Settings): Promise<Settings> {
+  if (!isTauri()) throw notInApp;
+  try {
+    return await invoke<Settings>("set_settings", { settings: next });
   } catch (err) {
     throw toIpcError(err);
   }

@@ -25,6 +25,16 @@ describe("canvas shortcuts", () => {
     expect(shortcutFor(key("ArrowDown", { ctrlKey: true }))).toBeNull();
   });
 
+  it("answers with a and d, once per press, and leaves Ctrl+A, Shift+A and Cmd+D alone", () => {
+    expect(shortcutFor(key("a"))).toBe("allow");
+    expect(shortcutFor(key("d"))).toBe("deny");
+    expect(shortcutFor(key("a", { repeat: true }))).toBeNull();
+    expect(shortcutFor(key("d", { repeat: true }))).toBeNull();
+    expect(shortcutFor(key("a", { ctrlKey: true }))).toBeNull();
+    expect(shortcutFor(key("A", { shiftKey: true }))).toBeNull();
+    expect(shortcutFor(key("d", { metaKey: true }))).toBeNull();
+  });
+
   it("leaves modified keys to the system (Ctrl+N, Cmd+F)", () => {
     expect(shortcutFor(key("n", { ctrlKey: true }))).toBeNull();
     expect(shortcutFor(key("f", { metaKey: true }))).toBeNull();

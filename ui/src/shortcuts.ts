@@ -10,7 +10,9 @@ export type Shortcut =
   | "left"
   | "right"
   | "up"
-  | "down";
+  | "down"
+  | "allow"
+  | "deny";
 
 const ARROWS: Record<string, Shortcut> = { ArrowLeft: "left", ArrowRight: "right", ArrowUp: "up", ArrowDown: "down" };
 
@@ -39,6 +41,11 @@ export function shortcutFor(event: KeyLike): Shortcut | null {
       return event.shiftKey ? "previous" : "next";
     case "f":
       return event.shiftKey ? null : "fit";
+    // Answer the selected node's held permission; a held-down key answers nothing twice.
+    case "a":
+      return event.repeat ? null : "allow";
+    case "d":
+      return event.repeat ? null : "deny";
     case "Escape":
       return "close";
     case "Enter": {

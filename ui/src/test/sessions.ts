@@ -29,6 +29,7 @@ export function makeSession(overrides: Partial<Session> & { sessionId: string })
     position: null,
     process: null,
     exited: false,
+    decision: null,
     ...overrides,
   };
 }

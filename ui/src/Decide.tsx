@@ -1,0 +1,120 @@
+// Answering a held permission from the board: Allow / Deny on the node and in the details
+// panel, and the `a` / `d` keys. The first answer wins — the board, the terminal or the clock —
+// so a late click is told so, briefly, instead of being an error to dismiss.
+import type { MouseEvent } from "react";
+import { create } from "zustand";
+import type { Session } from "./bindings/Session";
+import type { Verdict } from "./bindings/Verdict";
+import * as ipc from "./ipc";
+
+/** How long a failed answer's note stays on the node. */
+export const NOTE_MS = 5_000;
+
+export type DecideNote = { text: string; full: string };
+
+type DecideState = {
+  /** The hold each session's answer went out for: its buttons stay off until Rust moves on. */
+  sent: Record<string, number>;
+  /** Why the last answer did not go through, per session; cleared after {@link NOTE_MS}. */
+  notes: Record<string, DecideNote>;
+};
+
+export const useDecide = create<DecideState>(() => ({ sent: {}, notes: {} }));
+
+const noteTimers = new Map<string, ReturnType<typeof setTimeout>>();
+
+/** The permission on screen can be answered from here now. */
+export function canDecide(session: Session): session is Session & { decision: number } {
+  return session.status === "blocked" && session.decision != null && !session.ended;
+}
+
+function noteFor(error: ipc.IpcError): DecideNote {
+  if (error.kind === "notWaiting") {
+    return { text: "Already answered at the terminal, or timed out.", full: error.message };
+  }
+  return { text: `Could not answer: ${error.message}`, full: error.message };
+}
+
+function setNote(sessionId: string, note: DecideNote | null) {
+  clearTimeout(noteTimers.get(sessionId));
+  noteTimers.delete(sessionId);
+  useDecide.setState((s) => {
+    const notes = { ...s.notes };
+    if (note) notes[sessionId] = note;
+    else delete notes[sessionId];
+    return { notes };
+  });
+  if (note) noteTimers.set(sessionId, setTimeout(() => setNote(sessionId, null), NOTE_MS));
+}
+
+/** Sends the verdict for the session's current hold; a second answer for it is not sent. */
+export async function answer(session: Session, verdict: Verdict): Promise<void> {
+  if (!canDecide(session)) return;
+  const { sessionId, decision } = session;
+  if (useDecide.getState().sent[sessionId] === decision) return;
+  useDecide.setState((s) => ({ sent: { ...s.sent, [sessionId]: decision } }));
+  setNote(sessionId, null);
+  try {
+    await ipc.decide(sessionId, decision, verdict);
+  } catch (err) {
+    useDecide.setState((s) => {
+      const sent = { ...s.sent };
+      if (sent[sessionId] === decision) delete sent[sessionId];
+      return { sent };
+    });
+    setNote(sessionId, noteFor(ipc.toIpcError(err)));
+  }
+}
+
+/** Forget every answer and note (tests). */
+export function resetDecide() {
+  for (const timer of noteTimers.values()) clearTimeout(timer);
+  noteTimers.clear();
+  useDecide.setState({ sent: {}, notes: {} });
+}
+
+type ButtonsProps = {
+  session: Session & { decision: number };
+  /** Test ids and look: `decide-*` on the node, `details-*` in the panel. */
+  place: "decide" | "details";
+  className?: string;
+};
+
+/** Allow and Deny, never "always allow": one answer for the one command on screen. */
+export function DecideButtons({ session, place, className }: ButtonsProps) {
+  const busy = useDecide((s) => s.sent[session.sessionId] === session.decision);
+  const click = (verdict: Verdict) => (event: MouseEvent) => {
+    // Not also a click on the node (selection, unread) it sits on.
+    event.stopPropagation();
+    void answer(session, verdict);
+  };
+  return (
+    <div className={`decide-buttons nodrag ${className ?? ""}`} role="group" aria-label="Answer the permission" aria-busy={busy}>
+      <button
+        type="button"
+        className="decide-button is-allow nodrag"
+        data-testid={`${place}-allow`}
+        disabled={busy}
+        title="Allow this once (a)"
+        onClick={click("allow")}
+      >
+        Allow
+      </button>
+      <button
+        type="button"
+        className="decide-button is-deny nodrag"
+        data-testid={`${place}-deny`}
+        disabled={busy}
+        title="Deny (d)"
+        onClick={click("deny")}
+      >
+        Deny
+      </button>
+    </div>
+  );
+}
+
+/** The note of a failed answer for this session, or nothing. */
+export function useDecideNote(sessionId: string): DecideNote | null {
+  return useDecide((s) => s.notes[sessionId] ?? null);
+}

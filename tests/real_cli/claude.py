@@ -327,6 +327,78 @@ def is_done(message: Optional[str] = None):
 INTERRUPTED = r"Interrupted · What should Claude do instead\?"
 
 
+PROMPT_SHOWN = r"Do you want to proceed\?"
+
+
+def board_scenarios(c: ClaudeSession, report, first: str, blocked_on):
+    """Issue 14: Claude's PermissionRequest hook held for an answer from Switchboard (serve started
+    with SWITCHBOARD_DECIDE=claude), answered from the board, at the terminal, and with no app."""
+    c.serve.halt()
+    c.serve.start({"SWITCHBOARD_DECIDE": "claude"})
+    offered = lambda command: lambda s: blocked_on(command)(s) and isinstance(s.get("decision"), int)
+
+    for verdict in ("allow", "deny"):
+        report.scenario(f"permission {verdict}ed from Switchboard")
+        c.begin()
+        file = "allowed-from-board.txt" if verdict == "allow" else "denied-from-board.txt"
+        c.prompt(f"Create a file from the board [[scenario:board-{verdict}]]")
+        held = c.expect("PermissionRequest held → blocked, Allow / Deny on offer", first, offered(f"touch {file}"),
+                        after="PermissionRequest(Bash)")
+        # What the terminal user sees meanwhile (measured, and said in the README).
+        shown = c.tmux.wait_text(PROMPT_SHOWN, 3) is not None
+        print(f"    while the hook is held, Claude's own prompt is {'shown' if shown else 'NOT shown'}", flush=True)
+        if not held:
+            continue
+        report.check("the answer is accepted", c.serve.decide(first, held["decision"], verdict) == 204)
+        if verdict == "allow":
+            c.expect("allowed → the command runs → done", first, is_done("Created allowed-from-board.txt."), 20,
+                     after="Stop")
+            report.check("the command ran", (c.project / file).exists())
+        else:
+            c.expect("denied → Claude goes on without it → done", first,
+                     is_done("Understood, I did not create the file."), 20, after="Stop")
+            report.check("the command did not run", not (c.project / file).exists())
+            report.check("no PostToolUse for the refused tool", "PostToolUse" not in c.sequence(), c.sequence())
+
+    report.scenario("answered at the terminal while held")
+    c.begin()
+    c.prompt("Create a file, answer in the terminal [[scenario:board-terminal]]")
+    held = c.expect("PermissionRequest held → Allow / Deny on offer", first, offered("touch answered-in-terminal.txt"),
+                    after="PermissionRequest(Bash)")
+    started = time.monotonic()
+    prompt = c.tmux.wait_text(PROMPT_SHOWN, 40)
+    report.check("Claude shows its own prompt while the hook holds (the terminal user is never stuck)",
+                 prompt is not None and time.monotonic() - started < 5,
+                 f"after {time.monotonic() - started:.1f} s: {c.tmux.screen()[-600:]}")
+    time.sleep(0.5)  # a key pressed the instant the prompt is drawn can be lost
+    c.keys("Enter")
+    if not c.wait_event(lambda e: e.get("hook_event_name") == "PostToolUse", 3):
+        print(f"    Enter not taken yet; screen:\n{c.tmux.screen()[-800:]}", flush=True)
+        c.keys("Enter")
+    c.expect("the terminal's answer wins: working, nothing left on offer", first,
+             lambda s: s["status"] in ("working", "done") and s.get("decision") is None, 10)
+    c.expect("then Stop → done", first, is_done("Created answered-in-terminal.txt."), 20, after="Stop")
+    report.check("the command ran", (c.project / "answered-in-terminal.txt").exists())
+    if held:
+        report.check("a late answer from the board is refused", c.serve.decide(first, held["decision"], "deny") == 409)
+
+    report.scenario("Switchboard closed: the prompt is not held")
+    c.serve.halt()
+    c.begin()
+    started = time.monotonic()
+    c.prompt("Create a file with the app closed [[scenario:board-closed]]")
+    c.wait_event(lambda e: e.get("hook_event_name") == "PermissionRequest", 20)
+    prompt = c.tmux.wait_text(PROMPT_SHOWN, 10)
+    waited = time.monotonic() - started
+    report.check("Claude asks in its terminal at once", prompt is not None and waited < 8,
+                 f"{waited:.1f} s; events: {c.sequence()}; screen:\n{c.tmux.screen()[-800:]}")
+    time.sleep(0.5)
+    c.keys("Enter")
+    report.check("the command ran", harness.wait_until(lambda: (c.project / "app-closed.txt").exists(), 10) is not None)
+    c.wait_event(lambda e: e.get("hook_event_name") == "Stop", 20)
+    c.serve.start()
+
+
 def scenarios(c: ClaudeSession, report):
     report.scenario("startup")
     c.begin()
@@ -374,6 +446,8 @@ def scenarios(c: ClaudeSession, report):
                      c.sequence())
         report.check("the command did not run", not (c.project / "second-file.txt").exists())
         c.save_transcript(transcript)
+
+    board_scenarios(c, report, first, blocked_on)
 
     report.scenario("question tool (AskUserQuestion)")
     c.begin()

@@ -46,6 +46,16 @@ SCENARIOS: dict[str, list[dict]] = {
              text("Created the file created-by-claude.txt.", delay=0.8)],
     "perm2": [tool("Bash", {"command": "touch second-file.txt", "description": "Create another file"}),
               text("Created second-file.txt.")],
+    # Issue 14: permissions answered from Switchboard, at the terminal while held, and with the
+    # app closed. The answer after a deny is what the model says to the refusal.
+    "board-allow": [tool("Bash", {"command": "touch allowed-from-board.txt", "description": "Create a file"}),
+                    text("Created allowed-from-board.txt.")],
+    "board-deny": [tool("Bash", {"command": "touch denied-from-board.txt", "description": "Create a file"}),
+                   text("Understood, I did not create the file.")],
+    "board-terminal": [tool("Bash", {"command": "touch answered-in-terminal.txt", "description": "Create a file"}),
+                       text("Created answered-in-terminal.txt.")],
+    "board-closed": [tool("Bash", {"command": "touch app-closed.txt", "description": "Create a file"}),
+                     text("Created app-closed.txt.")],
     "ask": [tool("AskUserQuestion", {"questions": [{
         "question": QUESTION, "header": "Color", "multiSelect": False,
         "options": [{"label": "Red", "description": "A red button"},

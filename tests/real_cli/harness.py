@@ -82,12 +82,34 @@ class Serve:
     def __init__(self, workdir: Path, env: Optional[dict[str, str]] = None):
         self.state = workdir / "switchboard-state"
         self.state.mkdir(parents=True, exist_ok=True)
+        self.log = open(workdir / "serve.log", "ab")
+        self.proc: Optional[subprocess.Popen] = None
+        self.start(env)
+
+    def start(self, env: Optional[dict[str, str]] = None):
+        """Starts serve (again) on the same state directory: the sessions come back from its
+        database. `env` adds variables, e.g. SWITCHBOARD_DECIDE to hold permissions (issue 14)."""
         self.env = {**os.environ, **(env or {}), "SWITCHBOARD_HOME": str(self.state), "SWITCHBOARD_NO_NOTIFY": "1"}
-        self.log = open(workdir / "serve.log", "wb")
         self.proc = subprocess.Popen([str(switchboard_bin()), "serve", "--no-notify"], env=self.env,
                                      stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log)
         if not wait_until(lambda: (self.state / "endpoint.json").exists(), 10):
             raise RuntimeError("switchboard serve did not write endpoint.json")
+
+    def endpoint(self) -> dict:
+        return json.loads((self.state / "endpoint.json").read_text())
+
+    def decide(self, session_id: str, decision: int, verdict: str) -> int:
+        """Answers a held permission as the app's Allow / Deny does (with the key); the HTTP status."""
+        import urllib.error
+        import urllib.request
+        endpoint = self.endpoint()
+        url = (f"http://127.0.0.1:{endpoint['port']}/decision/{session_id}"
+               f"?key={endpoint['key']}&id={decision}&verdict={verdict}")
+        try:
+            with urllib.request.urlopen(urllib.request.Request(url, method="POST"), timeout=5) as response:
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
 
     def sessions(self) -> list[dict]:
         out = subprocess.run([str(switchboard_bin()), "status", "--json"], env=self.env,
@@ -111,13 +133,17 @@ class Serve:
             return s if s is not None and s["lastEventAt"] >= since_ms and predicate(s) else None
         return wait_until(check, timeout, 0.1)
 
-    def stop(self):
-        if self.proc.poll() is None:
+    def halt(self):
+        """Stops serve (as when the app is closed); `start` brings it back."""
+        if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
                 self.proc.wait(5)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+
+    def stop(self):
+        self.halt()
         self.log.close()
 
 

@@ -94,9 +94,14 @@ impl Decisions {
             }
         };
         let pending = pending.ok_or(DecideError::NotWaiting)?;
+        if pending.answer.is_closed() {
+            return Err(DecideError::NotWaiting);
+        }
+        // Queued before the hold wakes: its end (`DecisionEnded`) must not reach the reducer
+        // first and withdraw the offer this answer is for.
+        self.inputs.send(Input::Decided { session_id: session_id.to_owned(), id, allow: verdict == Verdict::Allow });
         pending.answer.send(verdict).map_err(|_| DecideError::NotWaiting)?;
         tracing::info!(session_id, ?verdict, "permission answered from Switchboard");
-        self.inputs.send(Input::Decided { session_id: session_id.to_owned(), id, allow: verdict == Verdict::Allow });
         Ok(())
     }
 

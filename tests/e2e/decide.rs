@@ -1,0 +1,92 @@
+//! Act from the board (issue 14) in the real app: the real `switchboard hook claude` holds a
+//! permission; Allow / Deny on the node, or on the notification, answers it in Claude's words.
+
+use std::io::Write;
+use std::process::{Child, Command, Stdio};
+
+use fantoccini::Locator;
+use serde_json::Value;
+
+use crate::harness::{hook, App, Notify};
+use crate::notifications::NotificationServer;
+
+const HOOK_BIN: &str = env!("CARGO_BIN_EXE_switchboard");
+const CLAUDE_BASH: &str = "claude/PermissionRequest.json";
+
+/// `switchboard hook claude` for the app's state directory, holding the permission.
+fn held_hook(app: &App, session_id: &str) -> Child {
+    let mut child = Command::new(HOOK_BIN)
+        .args(["hook", "claude"])
+        .env("SWITCHBOARD_HOME", app.state_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the forwarder");
+    let payload = hook(CLAUDE_BASH, session_id, Some("/src/auth-refactor")).to_string();
+    child.stdin.take().expect("stdin").write_all(payload.as_bytes()).expect("write the payload");
+    child
+}
+
+/// What the forwarder told Claude: the `behavior` of its decision, `None` for nothing said.
+fn told_claude(child: Child) -> Option<String> {
+    let output = child.wait_with_output().expect("the forwarder ends");
+    assert!(output.status.success(), "the hook always exits 0");
+    let said: Value = serde_json::from_slice(&output.stdout).ok()?;
+    said["hookSpecificOutput"]["decision"]["behavior"].as_str().map(str::to_owned)
+}
+
+async fn click_in_node(app: &App, session_id: &str, test_id: &str) {
+    let selector = format!(r#"[data-testid="session-node"][data-session-id="{session_id}"] [data-testid="{test_id}"]"#);
+    let button = app.client.find(Locator::Css(&selector)).await.unwrap_or_else(|_| panic!("{test_id} on {session_id}"));
+    button.click().await.expect("click it");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn allow_and_deny_on_the_node_answer_the_held_permission() {
+    let app = App::start_with(Notify::Off, &[("SWITCHBOARD_DECIDE", "claude")]).await;
+    for (id, button, behavior, said) in
+        [("held-1", "decide-allow", "allow", "Allowed"), ("held-2", "decide-deny", "deny", "Denied")]
+    {
+        let forwarder = held_hook(&app, id);
+        app.wait_session(id, "offers a decision", |s| s["decision"].is_u64());
+        app.wait_node(id, "blocked", |n| n.status == "blocked").await;
+        click_in_node(&app, id, button).await;
+        let told = tokio::task::spawn_blocking(move || told_claude(forwarder)).await.expect("join");
+        assert_eq!(told.as_deref(), Some(behavior), "{button}");
+        app.wait_node(id, "working after the answer", |n| n.status == "working").await;
+        let session = app.session(id).expect("in the snapshot");
+        let message = session["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with(&format!("{said} from Switchboard: rm -rf")), "{said}: {message:?}");
+        assert_eq!(session["decision"], Value::Null, "nothing left to answer");
+    }
+    // A permission that is not held (a CLI not opted in) shows no buttons.
+    app.post("codex", &hook("codex/PermissionRequest.json", "not-held", Some("/src/billing")));
+    app.wait_node("not-held", "blocked", |n| n.status == "blocked").await;
+    let selector = r#"[data-testid="session-node"][data-session-id="not-held"] [data-testid="decide-allow"]"#;
+    assert!(app.client.find(Locator::Css(selector)).await.is_err(), "no Allow without a held hook");
+    app.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_notification_of_a_held_permission_can_allow_or_deny_it() {
+    let server = NotificationServer::start().await;
+    let mut app = App::start_with(Notify::On, &[("SWITCHBOARD_DECIDE", "claude")]).await;
+    app.unfocus();
+    let forwarder = held_hook(&app, "held-n");
+    let notice = server.wait_for_summary("auth-refactor — needs permission");
+    for action in ["default", "allow", "deny"] {
+        assert!(notice.actions.iter().any(|a| a == action), "{action} in {:?}", notice.actions);
+    }
+    assert!(!notice.actions.iter().any(|a| a.contains("always")), "never 'always allow': {:?}", notice.actions);
+    server.invoke_action(notice.id, "deny").await;
+    let told = tokio::task::spawn_blocking(move || told_claude(forwarder)).await.expect("join");
+    assert_eq!(told.as_deref(), Some("deny"));
+    let session = app.wait_session("held-n", "answered", |s| s["status"] == "working");
+    assert!(session["message"].as_str().is_some_and(|m| m.starts_with("Denied from Switchboard")), "{session:#}");
+    // A plain notification (nothing held) offers no answer.
+    app.post("codex", &hook("codex/PermissionRequest.json", "plain-n", Some("/src/billing")));
+    let plain = server.wait_for_summary("billing — needs permission");
+    assert!(!plain.actions.iter().any(|a| a == "allow"), "{:?}", plain.actions);
+    app.close().await;
+}

@@ -348,8 +348,6 @@ if (!window.__paint) {
   observer.observe(document.documentElement, { subtree: true, childList: true, attributes: true, characterData: true });
   check();
   p.already = p.shown !== null;
-  const fcp = performance.getEntriesByType("paint").find((e) => e.name === "first-contentful-paint");
-  p.fcp = fcp ? performance.timeOrigin + fcp.startTime : null;
 }
 return window.__paint;
 "#;
@@ -364,10 +362,42 @@ const tick = () => {
   requestAnimationFrame(tick);
 };
 requestAnimationFrame(tick);
+// And the main thread's longest stall: the largest gap between chained zero-delay timers.
+window.__stall = 0;
+let last = performance.now();
+const spin = () => {
+  if (!window.__recording) return;
+  const t = performance.now();
+  window.__stall = Math.max(window.__stall, t - last);
+  last = t;
+  setTimeout(spin, 0);
+};
+setTimeout(spin, 0);
+// And the JavaScript time of each `sessions-changed` event: its listener plus the React render
+// it queued (a microtask queued after the listener runs after React's).
+const events = window.__events = { count: 0, changed: 0, ms: 0, max: 0, last: null };
+const callbacks = window.__TAURI_INTERNALS__ && window.__TAURI_INTERNALS__.callbacks;
+if (callbacks && !callbacks.__timed) {
+  callbacks.__timed = true;
+  for (const [id, callback] of callbacks) {
+    callbacks.set(id, (data) => {
+      if (!window.__recording || !data || data.event !== "sessions-changed") return callback(data);
+      const t0 = performance.now();
+      const out = callback(data);
+      queueMicrotask(() => {
+        const ms = performance.now() - t0;
+        const e = window.__events;
+        e.count++; e.ms += ms; e.max = Math.max(e.max, ms); e.last = performance.timeOrigin + performance.now();
+        e.changed += (data.payload && data.payload.changed ? data.payload.changed.length : 0);
+      });
+      return out;
+    });
+  }
+}
 return true;
 "#;
 
-const STOP_FRAMES: &str = "window.__recording = false; return window.__frames;";
+const STOP_FRAMES: &str = "window.__recording = false; return [window.__frames, window.__stall, window.__events];";
 
 /// Frames in each whole second of [from, to): the per-second frame rates.
 fn frames_per_second(frames: &[f64], from: f64, to: f64) -> Vec<usize> {
@@ -381,23 +411,73 @@ fn frames_per_second(frames: &[f64], from: f64, to: f64) -> Vec<usize> {
 }
 
 /// Counts frames in the page for `seconds` whole seconds while `during` runs beside it; returns
-/// (mean fps, worst 1-s window, every window).
-async fn frame_rate(
-    app: &App,
-    seconds: u64,
-    during: impl FnOnce() -> std::thread::JoinHandle<()>,
-) -> (f64, usize, Vec<usize>) {
+/// frames per second and the main thread's longest stall.
+async fn frame_rate(app: &App, seconds: u64, during: impl FnOnce() -> std::thread::JoinHandle<()>) -> FrameRate {
     app.client.execute(RECORD_FRAMES, vec![]).await.expect("record frames");
     let from = unix_ms();
     let load = during();
     tokio::time::sleep(Duration::from_millis(seconds * 1000 + 50)).await;
     let to = from + seconds as f64 * 1000.0;
     load.join().expect("the load thread");
-    let frames = app.client.execute(STOP_FRAMES, vec![]).await.expect("the frames");
-    let frames: Vec<f64> = frames.as_array().expect("an array").iter().filter_map(Value::as_f64).collect();
+    let record = app.client.execute(STOP_FRAMES, vec![]).await.expect("the frames");
+    let frames: Vec<f64> = record[0].as_array().expect("an array").iter().filter_map(Value::as_f64).collect();
     let windows = frames_per_second(&frames, from, to);
     let total: usize = windows.iter().sum();
-    (total as f64 / seconds as f64, windows.iter().copied().min().unwrap_or(0), windows)
+    FrameRate {
+        mean: total as f64 / seconds as f64,
+        worst: windows.iter().copied().min().unwrap_or(0),
+        windows,
+        stall: record[1].as_f64().unwrap_or(f64::NAN),
+        events: format!(
+            "{} sessions-changed events ({} sessions in them), {:.0} ms of JavaScript for them (longest {:.0} ms); \
+             the last one handled {:.1} s after the load ended",
+            record[2]["count"],
+            record[2]["changed"],
+            record[2]["ms"].as_f64().unwrap_or(f64::NAN),
+            record[2]["max"].as_f64().unwrap_or(f64::NAN),
+            record[2]["last"].as_f64().map_or(f64::NAN, |last| (last - to) / 1000.0)
+        ),
+    }
+}
+
+struct FrameRate {
+    mean: f64,
+    /// Frames in the worst whole second.
+    worst: usize,
+    windows: Vec<usize>,
+    /// The main thread's longest stall (ms).
+    stall: f64,
+    /// What the page's `sessions-changed` listener took meanwhile.
+    events: String,
+}
+
+/// CPU time (user + system, ms) of the app and each process below it, by name.
+fn cpu_ms(app_pid: u32) -> Vec<(String, f64)> {
+    // SAFETY: sysconf(3) only.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let mut pids = vec![app_pid];
+    pids.extend(descendants(app_pid));
+    pids.iter()
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let rest: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
+            // utime and stime are fields 14 and 15; `rest` starts at field 3.
+            let ticks: f64 = rest.get(11)?.parse::<f64>().ok()? + rest.get(12)?.parse::<f64>().ok()?;
+            Some((comm(*pid), ticks / hz * 1000.0))
+        })
+        .collect()
+}
+
+/// The share of one core each process used between two [`cpu_ms`] readings `ms` apart.
+fn cpu_share(before: &[(String, f64)], after: &[(String, f64)], ms: f64) -> String {
+    after
+        .iter()
+        .map(|(name, t)| {
+            let was = before.iter().find(|(n, _)| n == name).map_or(0.0, |(_, t)| *t);
+            format!("{name} {:.0} %", (t - was) / ms * 100.0)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// One scale run's numbers.
@@ -407,9 +487,11 @@ struct Scale {
     already: bool,
     breakdown: String,
     memory: Memory,
-    idle_fps: (f64, usize),
-    busy_fps: Option<(f64, usize, Vec<usize>)>,
+    idle_fps: FrameRate,
+    busy_fps: Option<FrameRate>,
     changes: String,
+    idle_cpu: String,
+    busy_cpu: String,
 }
 
 async fn scale_run(n: usize) -> Scale {
@@ -423,7 +505,7 @@ async fn scale_run(n: usize) -> Scale {
     let started = Instant::now();
     let paint = loop {
         let paint = app.client.execute(WATCH_PAINT, vec![json!(n)]).await.expect("watch the page");
-        if paint["frame"].is_f64() {
+        if paint["frame"].is_number() {
             break paint;
         }
         assert!(started.elapsed() < Duration::from_secs(120), "{n} sessions never shown: {paint}");
@@ -432,10 +514,9 @@ async fn scale_run(n: usize) -> Scale {
     let at = |key: &str| paint[key].as_f64().map_or("-".to_owned(), |t| format!("{:.0}", t - spawned));
     let first_paint = paint["frame"].as_f64().expect("frame") - spawned;
     let breakdown = format!(
-        "spawn → page navigation {} ms, → first contentful paint {} ms, → watcher installed {} ms, → all shown {} ms, \
+        "spawn → page navigation {} ms, → watcher installed {} ms, → all shown {} ms, \
          → next frame {first_paint:.0} ms ({} session nodes in the DOM, zoom {})",
         at("origin"),
-        at("fcp"),
         at("installed"),
         at("shown"),
         paint["rendered"],
@@ -445,7 +526,16 @@ async fn scale_run(n: usize) -> Scale {
     tokio::time::sleep(Duration::from_secs(10)).await;
     let memory = idle_memory(app.pid()).await;
 
-    let (idle_mean, idle_worst, _) = frame_rate(&app, 3, || std::thread::spawn(|| {})).await;
+    if let Ok(css) = std::env::var("SCALE_INJECT_CSS") {
+        // A diagnostic: e.g. `.react-flow__node-session { transition: none !important }`.
+        let script =
+            "const s = document.createElement('style'); s.textContent = arguments[0]; document.head.append(s);";
+        app.client.execute(script, vec![json!(css)]).await.expect("inject CSS");
+    }
+    let (cpu, since) = (cpu_ms(app.pid()), Instant::now());
+    let idle_fps = frame_rate(&app, 3, || std::thread::spawn(|| {})).await;
+    let idle_cpu = cpu_share(&cpu, &cpu_ms(app.pid()), since.elapsed().as_secs_f64() * 1000.0);
+    let (cpu, since) = (cpu_ms(app.pid()), Instant::now());
     let (busy_fps, changes) = if n == 0 {
         (None, String::new())
     } else {
@@ -505,6 +595,11 @@ async fn scale_run(n: usize) -> Scale {
         );
         (Some(busy), changes)
     };
+    let busy_cpu = if n == 0 {
+        String::new()
+    } else {
+        cpu_share(&cpu, &cpu_ms(app.pid()), since.elapsed().as_secs_f64() * 1000.0)
+    };
     app.close().await;
     Scale {
         sessions: n,
@@ -512,9 +607,11 @@ async fn scale_run(n: usize) -> Scale {
         already: paint["already"] == json!(true),
         breakdown,
         memory,
-        idle_fps: (idle_mean, idle_worst),
+        idle_fps,
         busy_fps,
         changes,
+        idle_cpu,
+        busy_cpu,
     }
 }
 
@@ -527,16 +624,30 @@ async fn measure_scale() {
     let build =
         if app_path().contains("/release/") { "release" } else { "debug (set SWITCHBOARD_E2E_APP or RELEASE=1)" };
     let mut runs = Vec::new();
-    for n in [0, 100, 300, 1_000] {
+    // SCALE_SIZES="0 100" measures only those (0, the empty window, is the memory baseline).
+    let sizes: Vec<usize> = std::env::var("SCALE_SIZES")
+        .map(|s| s.split_whitespace().map(|n| n.parse().expect("SCALE_SIZES: numbers")).collect())
+        .unwrap_or_else(|_| vec![0, 100, 300, 1_000]);
+    for n in sizes {
         let run = scale_run(n).await;
         println!("\n{n} sessions: {}", run.breakdown);
         println!("  PSS {:.1} MiB [{}]", run.memory.pss, run.memory.parts);
-        if !run.changes.is_empty() {
-            println!("  {}; fps per second under load: {:?}", run.changes, run.busy_fps.as_ref().map(|f| &f.2));
+        println!("  CPU idle (3 s, one core = 100 %): {}", run.idle_cpu);
+        println!(
+            "  idle: frames in each second {:?}, longest main-thread stall {:.0} ms",
+            run.idle_fps.windows, run.idle_fps.stall
+        );
+        if let Some(busy) = &run.busy_fps {
+            println!(
+                "  {}; frames in each second {:?}, longest main-thread stall {:.0} ms",
+                run.changes, busy.windows, busy.stall
+            );
+            println!("  {}", busy.events);
+            println!("  CPU under load: {}", run.busy_cpu);
         }
         runs.push(run);
     }
-    let empty = runs[0].memory.pss;
+    let empty = runs.iter().find(|run| run.sessions == 0).map_or(f64::NAN, |run| run.memory.pss);
     println!(
         "\nscale: switchboard-app ({build} build: {}) under Xvfb 1280x800 (software rendering, no GPU), window 1200x780;",
         app_path()
@@ -547,17 +658,23 @@ async fn measure_scale() {
     println!("| sessions | first paint | fps idle mean / worst | fps under {CHANGES_PER_SECOND} changes/s mean / worst | PSS | over the empty window |");
     println!("|---|---|---|---|---|---|");
     for run in &runs {
-        let busy = run.busy_fps.as_ref().map_or("—".to_owned(), |(mean, worst, _)| format!("{mean:.1} / {worst}"));
+        let busy = run.busy_fps.as_ref().map_or("—".to_owned(), |f| format!("{:.1} / {}", f.mean, f.worst));
         println!(
             "| {} | {}{:.2} s | {:.1} / {} | {busy} | {:.0} MiB | {} |",
             run.sessions,
             if run.already { "≤ " } else { "" },
             run.first_paint / 1000.0,
-            run.idle_fps.0,
-            run.idle_fps.1,
+            run.idle_fps.mean,
+            run.idle_fps.worst,
             run.memory.pss,
-            if run.sessions == 0 { "—".to_owned() } else { format!("+{:.0} MiB", run.memory.pss - empty) },
+            if run.sessions == 0 || empty.is_nan() {
+                "—".to_owned()
+            } else {
+                format!("+{:.0} MiB", run.memory.pss - empty)
+            },
         );
     }
-    println!("(≤: the page already showed them when WebDriver first got in)");
+    if runs.iter().any(|run| run.already) {
+        println!("(≤: the page already showed them when WebDriver first got in)");
+    }
 }

@@ -24,10 +24,12 @@ fn serve_deciding(seconds: u32) -> Serve {
     serve
 }
 
-/// `switchboard hook <agent>` with the payload on stdin, still running.
+/// `switchboard hook <agent>` with the payload on stdin, still running. Started by `timeout`, so
+/// the "agent" the forwarder reports is a process with no other children: were it this test
+/// binary, its other tests' children would look like the approved tool running (issue 11).
 fn hook(serve: &Serve, agent: &str, payload: &Value) -> (Child, Instant) {
-    let mut child = Command::new(BIN)
-        .args(["hook", agent])
+    let mut child = Command::new("timeout")
+        .args(["120", BIN, "hook", agent])
         .env("SWITCHBOARD_HOME", serve.home())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

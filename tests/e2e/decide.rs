@@ -15,8 +15,10 @@ const CLAUDE_BASH: &str = "claude/PermissionRequest.json";
 
 /// `switchboard hook claude` for the app's state directory, holding the permission.
 fn held_hook(app: &App, session_id: &str) -> Child {
-    let mut child = Command::new(HOOK_BIN)
-        .args(["hook", "claude"])
+    // Under `timeout`: the agent the forwarder reports then has no other children (this test
+    // binary's would look like the approved tool running).
+    let mut child = Command::new("timeout")
+        .args(["120", HOOK_BIN, "hook", "claude"])
         .env("SWITCHBOARD_HOME", app.state_dir())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

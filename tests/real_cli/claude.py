@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import harness
+
+PAST = {"allow": "allowed", "deny": "denied"}
 from fake_claude import QUESTION, TASK_NOTIFICATION_ANSWER, FakeAnthropic
 
 PACKAGE = "@anthropic-ai/claude-code"
@@ -338,7 +340,7 @@ def board_scenarios(c: ClaudeSession, report, first: str, blocked_on):
     offered = lambda command: lambda s: blocked_on(command)(s) and isinstance(s.get("decision"), int)
 
     for verdict in ("allow", "deny"):
-        report.scenario(f"permission {verdict}ed from Switchboard")
+        report.scenario(f"permission {PAST[verdict]} from Switchboard")
         c.begin()
         file = "allowed-from-board.txt" if verdict == "allow" else "denied-from-board.txt"
         c.prompt(f"Create a file from the board [[scenario:board-{verdict}]]")

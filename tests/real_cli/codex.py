@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import harness
+
+PAST = {"allow": "allowed", "deny": "denied"}
 from fake_codex import FakeResponses
 
 PACKAGE = "@openai/codex"
@@ -284,7 +286,7 @@ class Scenarios:
                           config.count("trusted_hash") >= 12, config[-400:])
         self.read_only()
         for step in (self.permission_approved, self.permission_refused_esc, self.permission_refused_no,
-                     self.question_tool, self.question_tool_esc, self.question_tool_default_mode,
+                     self.board, self.question_tool, self.question_tool_esc, self.question_tool_default_mode,
                      self.question_plain_text, self.esc_during_tool, self.esc_during_stream,
                      self.api_errors, self.subagent, self.title, self.compaction, self.clear_exit_resume):
             self.ready()
@@ -342,6 +344,51 @@ class Scenarios:
         self.screen_shows("Codex says the request was canceled", r"You canceled the request")
         self.rollout.save(name, f"refused a command at the permission prompt with {how}",
                           self.session_id, since, f"(refuse with {how})")
+
+    def restart_serve(self, env: Optional[dict] = None):
+        """serve again on the same state (CODEX_HOME as `start_serve` gives it)."""
+        self.serve.halt()
+        self.serve.start({**(env or {}), "CODEX_HOME": self.env["CODEX_HOME"]})
+
+    def board(self):
+        """Issue 14: Codex's PermissionRequest hook held for an answer from Switchboard."""
+        self.restart_serve({"SWITCHBOARD_DECIDE": "codex"})
+        for verdict, answer in (("allow", "Board file created."), ("deny", "Understood, not created.")):
+            self.ready()
+            self.report.scenario(f"permission {PAST[verdict]} from Switchboard")
+            marker = self.workspace / f"{verdict}-from-board.txt"
+            self.prompt(f"Create a file from the board [[scenario:board-{verdict}]]")
+            held = self.expect("PermissionRequest held → blocked, Allow / Deny on offer",
+                               lambda s: s["status"] == "blocked" and isinstance(s.get("decision"), int))
+            # Measured: Codex draws its own approval prompt only after the hook returns.
+            time.sleep(1.0)
+            screen = self.codex.tmux.screen()
+            shown = "Yes, proceed" in screen
+            status = [line.strip() for line in screen.splitlines() if "esc to interrupt" in line or "hook" in line]
+            print(f"    while the hook is held, Codex's own prompt is {'shown' if shown else 'NOT shown'}"
+                  + ("" if shown else f" (it says: {status[-1] if status else '?'})"), flush=True)
+            if not held:
+                continue
+            self.report.check("the answer is accepted",
+                              self.serve.decide(held["sessionId"], held["decision"], verdict) == 204)
+            self.expect(f"{verdict} → the turn goes on → done",
+                        lambda s: s["status"] == "done" and s.get("message") == answer, 20)
+            self.report.check(f"the command {'ran' if verdict == 'allow' else 'did not run'}",
+                              marker.exists() == (verdict == "allow"), marker)
+
+        self.ready()
+        self.report.scenario("Switchboard closed: the prompt is not held")
+        self.serve.halt()
+        started = time.monotonic()
+        self.codex.type("Create a file with the app closed [[scenario:board-closed]]")
+        shown = self.codex.tmux.wait_text(r"Yes, proceed", 15)
+        waited = time.monotonic() - started
+        self.report.check("Codex asks in its terminal at once", shown is not None and waited < 10, f"{waited:.1f} s")
+        self.codex.tmux.send("y")
+        marker = self.workspace / "closed-from-board.txt"
+        self.report.check("the command ran", harness.wait_until(marker.exists, 10) is not None, marker)
+        self.ready(20)
+        self.restart_serve()
 
     def permission_refused_esc(self):
         self.permission_refused("permission-refused-esc", ["Escape"], "Esc")

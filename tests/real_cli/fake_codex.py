@@ -38,6 +38,13 @@ SCENARIOS: dict[str, list] = {
                                "justification": "Create a marker file outside the read-only sandbox"}),
         _text("Marker created."),
     ],
+    # Issue 14: permissions answered from Switchboard, and with the app closed.
+    **{f"board-{name}": [
+        _call("exec_command", {"cmd": f"touch {name}-from-board.txt", "sandbox_permissions": "require_escalated",
+                               "justification": "Create a file outside the read-only sandbox"}),
+        _text(answer),
+    ] for name, answer in [("allow", "Board file created."), ("deny", "Understood, not created."),
+                           ("closed", "Created with the app closed.")]},
     "ask": [
         _call("request_user_input", {"questions": [{
             "header": "Color", "id": "color", "question": "Which color should I use?",

@@ -31,7 +31,7 @@ beforeEach(() => {
   vi.mocked(ipc.setSettings).mockReset();
   // Like Rust: keeps the known CLIs, clamps the wait to 5..120.
   vi.mocked(ipc.setSettings).mockImplementation(async (next) => ({
-    decide: next.decide.filter((a) => ["claude", "codex", "gemini"].includes(a)).sort(),
+    decide: next.decide.filter((a) => ["claude", "codex"].includes(a)).sort(),
     holdSeconds: Math.min(120, Math.max(5, next.holdSeconds)),
   }));
 });
@@ -126,9 +126,15 @@ describe("answering permissions from Switchboard (settings)", () => {
     for (const agent of ["claude", "codex", "gemini"]) {
       expect(within(section).getByTestId(`decide-setting-${agent}`)).not.toBeChecked();
     }
-    expect(within(section).getByLabelText("Claude Code")).toBe(within(section).getByTestId("decide-setting-claude"));
-    expect(within(section).getByLabelText("Codex")).toBe(within(section).getByTestId("decide-setting-codex"));
-    expect(within(section).getByLabelText("Gemini CLI")).toBe(within(section).getByTestId("decide-setting-gemini"));
+    expect(within(section).getByLabelText(/^Claude Code/)).toBe(within(section).getByTestId("decide-setting-claude"));
+    expect(within(section).getByLabelText(/^Codex/)).toBe(within(section).getByTestId("decide-setting-codex"));
+    expect(within(section).getByLabelText(/^Gemini CLI/)).toBe(within(section).getByTestId("decide-setting-gemini"));
+    // Gemini CLI has no hook that can approve a tool: not offered, and says why.
+    expect(within(section).getByTestId("decide-setting-gemini")).toBeDisabled();
+    expect(within(section).getByTestId("decide-setting-gemini")).toHaveAccessibleDescription("cannot be approved from a hook");
+    expect(within(section).getByTestId("decide-setting-codex")).toHaveAccessibleDescription(
+      "its own prompt appears only when the wait ends",
+    );
     expect(within(section).getByTestId("decide-hold-seconds")).toHaveValue(30);
   });
 
@@ -169,11 +175,11 @@ describe("answering permissions from Switchboard (settings)", () => {
   it("shows a failed save inline and keeps showing what is saved", async () => {
     vi.mocked(ipc.setSettings).mockRejectedValue({ kind: "io", message: "cannot save the settings to /x: disk full" });
     const section = await openSettings();
-    fireEvent.click(within(section).getByTestId("decide-setting-gemini"));
+    fireEvent.click(within(section).getByTestId("decide-setting-codex"));
     expect(await within(section).findByTestId("decide-settings-error")).toHaveTextContent(
       "cannot save the settings to /x: disk full",
     );
-    expect(within(section).getByTestId("decide-setting-gemini")).not.toBeChecked();
+    expect(within(section).getByTestId("decide-setting-codex")).not.toBeChecked();
   });
 
   it("shows why the settings cannot be read", async () => {

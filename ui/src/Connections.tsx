@@ -177,11 +177,14 @@ export function ConnectionsToggle() {
   );
 }
 
-/** The CLIs whose permission prompts can wait for an answer from Switchboard. */
-export const DECIDE_AGENTS: ReadonlyArray<{ agent: string; name: string }> = [
-  { agent: "claude", name: "Claude Code" },
-  { agent: "codex", name: "Codex" },
-  { agent: "gemini", name: "Gemini CLI" },
+/**
+ * The CLIs whose permission prompts can wait for an answer from Switchboard, and what the terminal
+ * shows meanwhile (measured with the pinned CLIs). Gemini CLI has no hook that can approve a tool.
+ */
+export const DECIDE_AGENTS: ReadonlyArray<{ agent: string; name: string; note: string; unsupported?: boolean }> = [
+  { agent: "claude", name: "Claude Code", note: "its own prompt stays on screen meanwhile" },
+  { agent: "codex", name: "Codex", note: "its own prompt appears only when the wait ends" },
+  { agent: "gemini", name: "Gemini CLI", note: "cannot be approved from a hook", unsupported: true },
 ];
 
 export const MIN_HOLD_SECONDS = 5;
@@ -249,16 +252,20 @@ export function DecideSettings() {
         answering in the terminal still works, and if Switchboard is closed nothing waits.
       </p>
       <div className="decide-settings-agents">
-        {DECIDE_AGENTS.map(({ agent, name }) => (
-          <label key={agent} className="decide-setting">
+        {DECIDE_AGENTS.map(({ agent, name, note, unsupported }) => (
+          <label key={agent} className="decide-setting" title={`${name}: ${note}`}>
             <input
               type="checkbox"
               data-testid={`decide-setting-${agent}`}
-              checked={saved?.decide.includes(agent) ?? false}
-              disabled={!saved || saving}
+              aria-describedby={`decide-note-${agent}`}
+              checked={!unsupported && (saved?.decide.includes(agent) ?? false)}
+              disabled={unsupported || !saved || saving}
               onChange={(event) => toggle(agent, event.target.checked)}
             />
             {name}
+            <span className="decide-setting-note" id={`decide-note-${agent}`}>
+              {note}
+            </span>
           </label>
         ))}
       </div>

@@ -15,7 +15,8 @@ pub const SETTINGS_FILE: &str = "settings.json";
 
 /// The CLIs whose permissions the board may answer. Only these can: their permission hook
 /// accepts a decision on stdout (checked against the pinned versions by the real-CLI harness).
-pub const DECIDING_CLIS: [&str; 3] = ["claude", "codex", "gemini"];
+/// Gemini CLI cannot: no hook of 0.61.0 can approve a tool.
+pub const DECIDING_CLIS: [&str; 2] = ["claude", "codex"];
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -79,7 +80,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(Settings::load(dir.path()), Settings::default(), "none saved: the defaults, nothing held");
         assert!(Settings::default().decide.is_empty());
-        let chosen = Settings { decide: ["claude".to_owned(), "cursor".to_owned()].into(), hold_seconds: 9_999 };
+        let chosen = Settings {
+            decide: ["claude".to_owned(), "cursor".to_owned(), "gemini".to_owned()].into(),
+            hold_seconds: 9_999,
+        };
         chosen.save(dir.path()).unwrap();
         let loaded = Settings::load(dir.path());
         assert_eq!(loaded.decide, ["claude".to_owned()].into(), "only CLIs that can take a decision");

@@ -124,8 +124,11 @@ impl Cli {
     /// pinned CLI by the real-CLI harness.
     pub fn decision_event(self) -> Option<&'static str> {
         match self {
-            Cli::Claude => Some("PermissionRequest"),
-            Cli::Codex | Cli::Gemini => None,
+            // Both take `hookSpecificOutput.decision.behavior` = allow | deny (Codex: exit 0 only).
+            Cli::Claude | Cli::Codex => Some("PermissionRequest"),
+            // Gemini CLI 0.61.0: BeforeTool runs before every tool (not only those that will
+            // ask), ignores "allow", and hides the confirmation while it runs; no hook can approve.
+            Cli::Gemini => None,
         }
     }
 

@@ -239,6 +239,7 @@ mod tests {
 
         let codex = install(&json!({}), Cli::Codex);
         assert_eq!(codex.settings.as_object().unwrap().keys().collect::<Vec<_>>(), ["hooks"]);
+        assert_eq!(codex.settings["hooks"]["PermissionRequest"][0]["hooks"][0]["timeout"], 130);
         assert_eq!(
             codex.settings["hooks"]["PreToolUse"],
             json!([{"hooks": [{"type": "command", "command": hook_command(PROGRAM, Cli::Codex), "timeout": 3}]}])

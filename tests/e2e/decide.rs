@@ -81,7 +81,14 @@ async fn the_notification_of_a_held_permission_can_allow_or_deny_it() {
         assert!(notice.actions.iter().any(|a| a == action), "{action} in {:?}", notice.actions);
     }
     assert!(!notice.actions.iter().any(|a| a.contains("always")), "never 'always allow': {:?}", notice.actions);
-    server.invoke_action(notice.id, "deny").await;
+    // The app subscribes to the notification's actions only after Notify has returned, so a
+    // click sent at once could come too early: click again until it is taken (bounded).
+    let started = std::time::Instant::now();
+    while app.session("held-n").expect("in the snapshot")["decision"].is_u64() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "Deny on the notification never taken");
+        server.invoke_action(notice.id, "deny").await;
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     let told = tokio::task::spawn_blocking(move || told_claude(forwarder)).await.expect("join");
     assert_eq!(told.as_deref(), Some("deny"));
     let session = app.wait_session("held-n", "answered", |s| s["status"] == "working");
@@ -90,5 +97,34 @@ async fn the_notification_of_a_held_permission_can_allow_or_deny_it() {
     app.post("codex", &hook("codex/PermissionRequest.json", "plain-n", Some("/src/billing")));
     let plain = server.wait_for_summary("billing — needs permission");
     assert!(!plain.actions.iter().any(|a| a == "allow"), "{:?}", plain.actions);
+    app.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_switch_in_connections_opts_a_cli_in_for_the_forwarders_at_once() {
+    let app = App::start(Notify::Off).await;
+    let endpoint = || switchboard_engine::endpoint::Endpoint::read(&app.state_dir()).expect("endpoint.json");
+    assert!(endpoint().decide.is_empty(), "off by default");
+    app.click_test_id("connections-toggle").await;
+    let gemini = app.client.find(Locator::Css(r#"[data-testid="decide-setting-gemini"]"#)).await.expect("gemini");
+    assert!(!gemini.is_enabled().await.expect("enabled?"), "Gemini CLI cannot be approved from a hook");
+    // Enabled once the saved settings are loaded.
+    let claude = app.client.find(Locator::Css(r#"[data-testid="decide-setting-claude"]"#)).await.expect("claude");
+    for _ in 0..100 {
+        if claude.is_enabled().await.unwrap_or(false) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    claude.click().await.expect("switch Claude on");
+    let on = crate::harness::eventually(std::time::Duration::from_secs(10), || {
+        let endpoint = endpoint();
+        (endpoint.decide == ["claude"]).then_some(endpoint)
+    })
+    .expect("the forwarders are told at once (endpoint.json)");
+    assert_eq!(on.hold_ms, 30_000);
+    let saved: Value =
+        serde_json::from_slice(&std::fs::read(app.state_dir().join("settings.json")).expect("settings.json")).unwrap();
+    assert_eq!(saved["decide"], serde_json::json!(["claude"]), "and kept for the next start");
     app.close().await;
 }

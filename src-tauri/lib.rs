@@ -250,6 +250,19 @@ fn open_session<R: Runtime>(app: &AppHandle<R>, hub: &Hub, session_id: &str) {
     let _ = app.emit(FOCUS_SESSION, session_id.to_owned());
 }
 
+/// A notification's "Jump to terminal": the agent's pane or window comes forward; when there is
+/// none to show, the app does, on that session (its details offer the resume command).
+fn jump_from_notification<R: Runtime>(app: &AppHandle<R>, hub: &Arc<Hub>, session_id: &str) {
+    let Some(session) = hub.snapshot().sessions.into_iter().find(|s| s.session_id == session_id) else { return };
+    let (app, hub) = (app.clone(), Arc::clone(hub));
+    let _ = std::thread::Builder::new().name("jump".into()).spawn(move || {
+        hub.clear_unread(&session.session_id);
+        if let switchboard_engine::jump::Jump::Resume { .. } = switchboard_engine::jump::jump(&session) {
+            open_session(&app, &hub, &session.session_id);
+        }
+    });
+}
+
 /// The app, generic over the runtime so tests can build it with `tauri::test::mock_builder()`.
 /// `lock` is the state directory's instance lock, taken before any window exists.
 pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder<R> {
@@ -291,6 +304,7 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
                     (handle.clone(), Arc::clone(&hub), Arc::clone(&decisions));
                 let on_action: OnAction = Arc::new(move |session_id: String, action: Action| match action {
                     Action::Show => open_session(&click_handle, &click_hub, &session_id),
+                    Action::Jump => jump_from_notification(&click_handle, &click_hub, &session_id),
                     Action::Decide { decision, verdict } => {
                         if let Err(error) = click_decisions.answer(&session_id, decision, verdict) {
                             tracing::info!(%error, session_id, "a notification's answer came too late");

@@ -93,3 +93,43 @@ async fn jump_focuses_the_agents_terminal_window_among_several() {
     }
     app.close().await;
 }
+
+/// The notification of a session whose terminal is known offers "Jump to terminal", which selects
+/// the agent's tmux pane without going through the window.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_notification_jumps_to_the_agents_tmux_pane() {
+    let server = crate::notifications::NotificationServer::start().await;
+    let mut app = App::start(Notify::On).await;
+    app.unfocus();
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("tmux.sock");
+    let tmux = |args: &[&str]| {
+        let out = Command::new("tmux").arg("-S").arg(&socket).args(args).output().expect("tmux (apt-get install tmux)");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    tmux(&["-f", "/dev/null", "new-session", "-d", "-s", "agents", "sleep 120"]);
+    let first = tmux(&["display", "-p", "#{pane_id}"]);
+    let target = tmux(&["new-window", "-P", "-F", "#{pane_id}", "sleep 120"]);
+    tmux(&["select-window", "-t", &first]);
+    let socket_path = socket.to_string_lossy().into_owned();
+    app.post_from(
+        "claude",
+        &hook("claude/PermissionRequest.json", "notified", Some("/src/shop")),
+        &process(Some(&target), Some(&socket_path), None),
+    );
+    let notice = server.wait_for_summary("shop — needs permission");
+    assert!(notice.actions.iter().any(|a| a == "jump"), "{:?}", notice.actions);
+    // A session with no known terminal gets no such action.
+    app.post("codex", &hook("codex/PermissionRequest.json", "nowhere", Some("/src/else")));
+    let plain = server.wait_for_summary("else — needs permission");
+    assert!(!plain.actions.iter().any(|a| a == "jump"), "{:?}", plain.actions);
+    // The app subscribes to the actions after Notify returns: click until it is taken (bounded).
+    let started = std::time::Instant::now();
+    while tmux(&["display", "-p", "#{pane_id}"]) != target {
+        assert!(started.elapsed() < Duration::from_secs(10), "the notification's jump was never taken");
+        server.invoke_action(notice.id, "jump").await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    tmux(&["kill-server"]);
+    app.close().await;
+}

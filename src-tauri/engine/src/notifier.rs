@@ -21,6 +21,8 @@ struct Job {
     session_id: String,
     text: NotificationText,
     decision: Option<u64>,
+    /// The forwarder told where the agent runs, so there is a terminal to jump to.
+    jumpable: bool,
 }
 const SHOW_DEADLINE: Duration = Duration::from_secs(3);
 const MAX_STUCK: usize = 4;
@@ -37,6 +39,8 @@ pub enum Action {
     Show,
     /// Allow / Deny on a held permission (issue 14): the hold's id and the answer.
     Decide { decision: u64, verdict: Verdict },
+    /// "Jump to terminal": bring the agent's tmux pane or terminal window forward.
+    Jump,
 }
 
 /// Called with the session id and the action when the user acts on a notification.
@@ -74,7 +78,7 @@ impl Notifier {
                 let stuck = Arc::new(AtomicUsize::new(0));
                 let awaiting = Arc::new(AtomicUsize::new(0));
                 let mut recent: HashMap<String, (NotificationText, Instant)> = HashMap::new();
-                for Job { session_id, text, decision } in jobs {
+                for Job { session_id, text, decision, jumpable } in jobs {
                     if recent.get(&session_id).is_some_and(|(last, at)| *last == text && at.elapsed() < REPEAT_WINDOW) {
                         continue;
                     }
@@ -88,7 +92,7 @@ impl Notifier {
                         continue;
                     }
                     let on_action = on_action.clone().filter(|_| awaiting.load(Ordering::Relaxed) < MAX_AWAITING_CLICK);
-                    show_with_deadline(Job { session_id, text, decision }, on_action, &stuck, &awaiting);
+                    show_with_deadline(Job { session_id, text, decision, jumpable }, on_action, &stuck, &awaiting);
                 }
             })
             .expect("spawn the notifier thread");
@@ -98,7 +102,12 @@ impl Notifier {
     /// Queues a notification for a session that needs the user; never blocks.
     pub fn notify(&self, session: &Session) {
         let Some(text) = notification_text(session) else { return };
-        let job = Job { session_id: session.session_id.clone(), text, decision: session.decision };
+        let job = Job {
+            session_id: session.session_id.clone(),
+            text,
+            decision: session.decision,
+            jumpable: session.process.is_some(),
+        };
         match self.queue.try_send(job) {
             Ok(()) => {}
             Err(TrySendError::Full(_)) => tracing::warn!("notification queue full; dropping one"),
@@ -108,7 +117,7 @@ impl Notifier {
 }
 
 fn show_with_deadline(
-    Job { session_id, text, decision }: Job,
+    Job { session_id, text, decision, jumpable }: Job,
     on_click: Option<OnAction>,
     stuck: &Arc<AtomicUsize>,
     awaiting: &Arc<AtomicUsize>,
@@ -124,6 +133,9 @@ fn show_with_deadline(
             if decision.is_some() {
                 notification.action("allow", "Allow").action("deny", "Deny");
             }
+            if jumpable {
+                notification.action("jump", "Jump to terminal");
+            }
         }
         let result = notification.show();
         let _ = done.send(result.is_ok());
@@ -132,6 +144,7 @@ fn show_with_deadline(
             handle.wait_for_action(|action| {
                 let action = match (action, decision) {
                     ("default", _) => Some(Action::Show),
+                    ("jump", _) => Some(Action::Jump),
                     ("allow", Some(decision)) => Some(Action::Decide { decision, verdict: Verdict::Allow }),
                     ("deny", Some(decision)) => Some(Action::Decide { decision, verdict: Verdict::Deny }),
                     _ => None,

@@ -492,6 +492,8 @@ struct Scale {
     changes: String,
     idle_cpu: String,
     busy_cpu: String,
+    /// WebKitWebProcess on the machine outside this app while its memory was read.
+    others: usize,
 }
 
 async fn scale_run(n: usize) -> Scale {
@@ -525,6 +527,7 @@ async fn scale_run(n: usize) -> Scale {
 
     tokio::time::sleep(Duration::from_secs(10)).await;
     let memory = idle_memory(app.pid()).await;
+    let others = other_web_processes(app.pid());
 
     if let Ok(css) = std::env::var("SCALE_INJECT_CSS") {
         // A diagnostic: e.g. `.react-flow__node-session { transition: none !important }`.
@@ -612,6 +615,7 @@ async fn scale_run(n: usize) -> Scale {
         changes,
         idle_cpu,
         busy_cpu,
+        others,
     }
 }
 
@@ -631,7 +635,10 @@ async fn measure_scale() {
     for n in sizes {
         let run = scale_run(n).await;
         println!("\n{n} sessions: {}", run.breakdown);
-        println!("  PSS {:.1} MiB [{}]", run.memory.pss, run.memory.parts);
+        println!(
+            "  PSS {:.1} MiB [{}]; other WebKitWebProcess on the machine: {}",
+            run.memory.pss, run.memory.parts, run.others
+        );
         println!("  CPU idle (3 s, one core = 100 %): {}", run.idle_cpu);
         println!(
             "  idle: frames in each second {:?}, longest main-thread stall {:.0} ms",

@@ -21,6 +21,12 @@ use tauri::{AppHandle, Emitter, Manager, Runtime, WindowEvent};
 
 /// Changes are coalesced: at most one `sessions-changed` per frame, however many events arrive.
 const FRAME: Duration = Duration::from_millis(16);
+/// Under a stream of changes (many agents busy at once) the web view is told at most this often:
+/// each message costs it a render of the board, and ten a second keep the badges live.
+const BUSY_FRAME: Duration = Duration::from_millis(100);
+/// Emits in the last second that make the stream busy, and below which it is quiet again.
+const BUSY_ABOVE: usize = 20;
+const QUIET_BELOW: usize = 5;
 
 /// The events the web view listens to (their names are generated into `ui/src/bindings/events.ts`).
 pub const SESSIONS_CHANGED: &str = "sessions-changed";
@@ -190,6 +196,34 @@ async fn doctor(state: tauri::State<'_, AppState>) -> Result<switchboard_engine:
     .map_err(|e| failure("internal", e.to_string()))
 }
 
+/// How long to gather changes after an emit: a frame, or [`BUSY_FRAME`] while changes stream in
+/// (more than [`BUSY_ABOVE`] emits in the last second, until fewer than [`QUIET_BELOW`]). The
+/// first change after a quiet spell still goes out at once.
+#[derive(Default)]
+struct Pace {
+    emits: std::collections::VecDeque<std::time::Instant>,
+    busy: bool,
+}
+
+impl Pace {
+    fn after_emit(&mut self, now: std::time::Instant) -> Duration {
+        self.emits.push_back(now);
+        while self.emits.front().is_some_and(|&at| now.duration_since(at) > Duration::from_secs(1)) {
+            self.emits.pop_front();
+        }
+        if self.emits.len() > BUSY_ABOVE {
+            self.busy = true;
+        } else if self.emits.len() < QUIET_BELOW {
+            self.busy = false;
+        }
+        if self.busy {
+            BUSY_FRAME
+        } else {
+            FRAME
+        }
+    }
+}
+
 /// Updates waiting for the next frame's emit.
 #[derive(Default)]
 struct Pending {
@@ -340,6 +374,7 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
 fn emit_changes<R: Runtime>(handle: AppHandle<R>, updates: Receiver<Update>) {
     let spawned = std::thread::Builder::new().name("emit".into()).spawn(move || {
         let mut pending = Pending::default();
+        let mut pace = Pace::default();
         while let Ok(update) = updates.recv() {
             if let Update::Notices(notices) = &update {
                 let _ = handle.emit(NOTICES_CHANGED, notices.clone());
@@ -350,7 +385,7 @@ fn emit_changes<R: Runtime>(handle: AppHandle<R>, updates: Receiver<Update>) {
             if let Some(batch) = pending.take() {
                 let _ = handle.emit(SESSIONS_CHANGED, batch);
             }
-            std::thread::sleep(FRAME);
+            std::thread::sleep(pace.after_emit(std::time::Instant::now()));
         }
     });
     if let Err(error) = spawned {
@@ -442,6 +477,26 @@ mod tests {
             agent_title: None,
             history: None,
         }))
+    }
+
+    #[test]
+    fn a_stream_of_changes_is_paced_to_ten_a_second_and_a_quiet_spell_restores_frames() {
+        let start = std::time::Instant::now();
+        let at = |ms: u64| start + Duration::from_millis(ms);
+        let mut pace = Pace::default();
+        // An agent or two: every change goes out a frame apart.
+        assert_eq!(pace.after_emit(at(0)), FRAME);
+        assert_eq!(pace.after_emit(at(300)), FRAME);
+        // Fifty a second (what 50 busy agents send): after a dozen frames, a tenth of a second.
+        let paced: Vec<Duration> = (0..30).map(|n| pace.after_emit(at(400 + n * 20))).collect();
+        assert_eq!(paced[..BUSY_ABOVE - 3], vec![FRAME; BUSY_ABOVE - 3], "not before the stream is busy");
+        assert_eq!(*paced.last().unwrap(), BUSY_FRAME);
+        // Still streaming at the paced rate (ten a second): it stays paced, no flapping.
+        for n in 0..20 {
+            assert_eq!(pace.after_emit(at(1_000 + n * 100)), BUSY_FRAME, "emit {n}");
+        }
+        // Quiet for a second: the next change is told at once, and frames come back.
+        assert_eq!(pace.after_emit(at(5_000)), FRAME);
     }
 
     #[test]

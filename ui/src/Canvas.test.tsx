@@ -8,6 +8,8 @@ import { makeSession, NOW } from "./test/sessions";
 import { installFlowStubs } from "./test/flow";
 import * as ipc from "./ipc";
 import { resetDecide } from "./Decide";
+import { resetJump } from "./jump";
+import { DetailsPanel } from "./DetailsPanel";
 
 vi.mock("./ipc", async (importOriginal) => ({
   toIpcError: (await importOriginal<typeof import("./ipc")>()).toIpcError,
@@ -16,6 +18,8 @@ vi.mock("./ipc", async (importOriginal) => ({
   removeSession: vi.fn(() => Promise.resolve()),
   setPosition: vi.fn(() => Promise.resolve()),
   removeEnded: vi.fn(() => Promise.resolve(0)),
+  jumpToTerminal: vi.fn(),
+  sessionHistory: vi.fn(() => Promise.resolve([])),
 }));
 
 beforeAll(installFlowStubs);
@@ -29,7 +33,7 @@ const sessions = [
   makeSession({ sessionId: "e1", status: "done", ended: true, firstEventAt: NOW - 5_000 }),
 ];
 
-function renderCanvas() {
+function renderCanvas({ details = false } = {}) {
   useSwitchboard.getState().applySnapshot(sessions);
   return render(
     <>
@@ -39,8 +43,16 @@ function renderCanvas() {
           <Canvas />
         </div>
       </ReactFlowProvider>
+      {details && <DetailsPanel />}
     </>,
   );
+}
+
+/** The React Flow wrapper of a session node: what Tab focuses. */
+function flowNode(id: string): HTMLElement {
+  const el = document.querySelector<HTMLElement>(`.react-flow__node-session[data-id="${id}"]`);
+  if (!el) throw new Error(`no node ${id}`);
+  return el;
 }
 
 beforeEach(() => {
@@ -48,6 +60,9 @@ beforeEach(() => {
   vi.mocked(ipc.clearUnread).mockClear();
   vi.mocked(ipc.decide).mockClear();
   resetDecide();
+  vi.mocked(ipc.jumpToTerminal).mockReset();
+  vi.mocked(ipc.jumpToTerminal).mockResolvedValue({ how: "tmux", pane: "%3" });
+  resetJump();
 });
 
 describe("the canvas", () => {
@@ -60,15 +75,18 @@ describe("the canvas", () => {
     expect(screen.getByTestId("count-done")).toHaveTextContent("2 done");
   });
 
-  it("n selects the next session that needs you and Enter opens it", async () => {
-    renderCanvas();
+  it("n selects (opens) the next session that needs you and Enter marks it read and goes to its terminal", async () => {
+    renderCanvas({ details: true });
     await screen.findAllByTestId("session-node");
     fireEvent.keyDown(window, { key: "n" });
     expect(selectSelectedId(useSwitchboard.getState())).toBe("b1");
-    fireEvent.keyDown(window, { key: "Enter" });
+    expect(screen.getByTestId("details-panel")).toHaveAttribute("data-session-id", "b1");
+    await act(async () => fireEvent.keyDown(window, { key: "Enter" }));
     expect(ipc.clearUnread).toHaveBeenCalledWith("b1");
-    fireEvent.keyDown(window, { key: "N", shiftKey: true });
+    expect(ipc.jumpToTerminal).toHaveBeenCalledWith("b1");
+    await act(async () => fireEvent.keyDown(window, { key: "N", shiftKey: true }));
     expect(selectSelectedId(useSwitchboard.getState())).toBe("d1");
+    expect(ipc.jumpToTerminal).toHaveBeenCalledTimes(1);
   });
 
   it("ignores shortcuts typed into a field", async () => {
@@ -145,7 +163,7 @@ describe("the canvas", () => {
     fireEvent.keyDown(window, { key: "ArrowUp" });
     expect(["b1", "q1"]).toContain(selectSelectedId(useSwitchboard.getState()));
     act(() => useSwitchboard.getState().select("d1"));
-    fireEvent.keyDown(window, { key: "Enter" });
+    await act(async () => fireEvent.keyDown(window, { key: "Enter" }));
     expect(ipc.clearUnread).toHaveBeenCalledWith("d1");
   });
 
@@ -203,5 +221,60 @@ describe("the canvas", () => {
     act(() => useSwitchboard.getState().select("w1"));
     fireEvent.keyDown(window, { key: "a" });
     expect(ipc.decide).toHaveBeenCalledTimes(1);
+  });
+
+  it("Enter on a node reached with Tab opens its details without jumping; Enter again jumps", async () => {
+    renderCanvas({ details: true });
+    await screen.findAllByTestId("session-node");
+    expect(screen.queryByTestId("details-panel")).toBeNull();
+    await act(async () => fireEvent.keyDown(flowNode("d1"), { key: "Enter" }));
+    expect(selectSelectedId(useSwitchboard.getState())).toBe("d1");
+    expect(screen.getByTestId("details-panel")).toHaveAttribute("data-session-id", "d1");
+    expect(ipc.clearUnread).toHaveBeenCalledWith("d1");
+    expect(ipc.jumpToTerminal).not.toHaveBeenCalled();
+    await act(async () => fireEvent.keyDown(flowNode("d1"), { key: "Enter" }));
+    expect(ipc.jumpToTerminal).toHaveBeenCalledTimes(1);
+    expect(ipc.jumpToTerminal).toHaveBeenCalledWith("d1");
+    expect(await screen.findByTestId("jump-result")).toHaveTextContent("Switched tmux to pane %3.");
+  });
+
+  it("Enter on another node than the open one opens that one, and does not jump", async () => {
+    renderCanvas();
+    await screen.findAllByTestId("session-node");
+    act(() => useSwitchboard.getState().select("w1"));
+    await act(async () => fireEvent.keyDown(flowNode("q1"), { key: "Enter" }));
+    expect(selectSelectedId(useSwitchboard.getState())).toBe("q1");
+    expect(ipc.jumpToTerminal).not.toHaveBeenCalled();
+  });
+
+  it("Enter with the details open jumps once, and the panel says where it went", async () => {
+    renderCanvas({ details: true });
+    await screen.findAllByTestId("session-node");
+    act(() => useSwitchboard.getState().select("w1"));
+    await act(async () => fireEvent.keyDown(window, { key: "Enter" }));
+    expect(ipc.jumpToTerminal).toHaveBeenCalledTimes(1);
+    expect(ipc.jumpToTerminal).toHaveBeenCalledWith("w1");
+    expect(screen.getByTestId("jump-result")).toHaveTextContent("Switched tmux to pane %3.");
+    // Held down, Enter does not jump again and again.
+    await act(async () => fireEvent.keyDown(window, { key: "Enter", repeat: true }));
+    expect(ipc.jumpToTerminal).toHaveBeenCalledTimes(1);
+  });
+
+  it("Enter does not jump for an ended session, nor when pressed on a button", async () => {
+    renderCanvas();
+    await screen.findAllByTestId("session-node");
+    act(() => useSwitchboard.getState().select("e1"));
+    await act(async () => fireEvent.keyDown(window, { key: "Enter" }));
+    expect(ipc.jumpToTerminal).not.toHaveBeenCalled();
+    act(() => useSwitchboard.getState().select("w1"));
+    await act(async () => fireEvent.keyDown(screen.getByTestId("count-done"), { key: "Enter" }));
+    expect(ipc.jumpToTerminal).not.toHaveBeenCalled();
+  });
+
+  it("zoomed out, the nodes have no jump button", async () => {
+    renderCanvas();
+    const nodes = await screen.findAllByTestId("session-node");
+    expect(nodes.every((n) => n.dataset.form === "far-card")).toBe(true);
+    expect(screen.queryByTestId("node-jump")).toBeNull();
   });
 });

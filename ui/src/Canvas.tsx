@@ -29,6 +29,7 @@ import { badgeOf } from "./status";
 import { arrivalViewport, boundsOfBoxes, FIT_PADDING, NODE_HEIGHT, NODE_WIDTH, sizeOf, type Region } from "./layout";
 import { isTypingTarget, shortcutFor } from "./shortcuts";
 import { answer, canDecide } from "./Decide";
+import { jump } from "./jump";
 
 type CanvasNode = SessionNodeType | RegionNodeType;
 
@@ -225,11 +226,13 @@ function CanvasEffects() {
           break;
         case "open": {
           // A node reached with Tab opens like one reached with the arrows.
-          const focused = focusedNode(event);
-          if (focused && focused !== selectSelectedId(store)) store.select(focused);
-          const id = focused ?? selectSelectedId(store);
+          const id = focusedNode(event) ?? selectSelectedId(store);
           if (!id) return;
+          // Enter opens; Enter on the node whose details are open goes to its terminal.
+          const open = selectDetailsId(store) === id;
+          if (!open) store.select(id);
           store.openSession(id);
+          if (open && !store.sessions[id]?.ended) void jump(id);
           break;
         }
         case "allow":

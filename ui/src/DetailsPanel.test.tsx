@@ -8,6 +8,8 @@ import type { HistoryEntry } from "./bindings/HistoryEntry";
 import { makeSession, NOW } from "./test/sessions";
 import * as ipc from "./ipc";
 import { resetDecide } from "./Decide";
+import { resetJump } from "./jump";
+import { SessionCard } from "./SessionNode";
 
 vi.mock("./ipc", async (importOriginal) => ({
   toIpcError: (await importOriginal<typeof import("./ipc")>()).toIpcError,
@@ -44,6 +46,8 @@ beforeEach(() => {
   vi.mocked(ipc.decide).mockReset();
   vi.mocked(ipc.decide).mockResolvedValue(undefined);
   resetDecide();
+  vi.mocked(ipc.jumpToTerminal).mockReset();
+  resetJump();
 });
 
 function open(id = "a") {
@@ -187,6 +191,44 @@ describe("the details panel", () => {
     fireEvent.click(screen.getByTestId("jump-to-terminal"));
     expect(await screen.findByTestId("jump-result")).toHaveTextContent("copied: cd /w && claude --resume r");
     expect(writeText).toHaveBeenCalledWith("cd /w && claude --resume r");
+  });
+
+  it("names Enter as the Jump button's shortcut, and has no Jump for an ended session", async () => {
+    useSwitchboard.getState().applySnapshot([makeSession({ sessionId: "a" }), makeSession({ sessionId: "e", ended: true })]);
+    useSwitchboard.getState().select("a");
+    const { unmount } = render(<DetailsPanel />);
+    const button = screen.getByTestId("jump-to-terminal");
+    expect(button).toHaveAttribute("title", "Jump to terminal (Enter)");
+    expect(button).toHaveAttribute("aria-keyshortcuts", "Enter");
+    await screen.findAllByTestId("history-entry");
+    unmount();
+    act(() => useSwitchboard.getState().select("e"));
+    render(<DetailsPanel />);
+    expect(screen.getByTestId("details-panel")).toHaveAttribute("data-session-id", "e");
+    expect(screen.queryByTestId("jump-to-terminal")).toBeNull();
+    await screen.findAllByTestId("history-entry");
+  });
+
+  it("shows a jump made from the node, and the node shows one made here (one jump, one message)", async () => {
+    useSwitchboard.getState().applySnapshot([makeSession({ sessionId: "t", status: "done" })]);
+    useSwitchboard.getState().select("t");
+    vi.mocked(ipc.jumpToTerminal).mockResolvedValue({ how: "tmux", pane: "%3" });
+    render(
+      <>
+        <SessionCard id="t" />
+        <DetailsPanel />
+      </>,
+    );
+    await screen.findAllByTestId("history-entry");
+    await act(async () => fireEvent.click(screen.getByTestId("node-jump")));
+    expect(screen.getByTestId("jump-result")).toHaveTextContent("Switched tmux to pane %3.");
+    expect(screen.getByTestId("node-jump-note")).toHaveTextContent("Switched tmux to pane %3.");
+    vi.mocked(ipc.jumpToTerminal).mockRejectedValue({ kind: "error", message: "tmux is not running" });
+    await act(async () => fireEvent.click(screen.getByTestId("jump-to-terminal")));
+    expect(ipc.jumpToTerminal).toHaveBeenCalledTimes(2);
+    expect(screen.getByTestId("jump-result")).toHaveTextContent("Could not jump: tmux is not running");
+    expect(screen.getByTestId("jump-result")).toHaveClass("is-error");
+    expect(screen.getByTestId("node-jump-note")).toHaveTextContent("Could not jump: tmux is not running");
   });
 });
 

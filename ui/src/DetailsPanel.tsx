@@ -3,7 +3,6 @@
 // panel opens and again whenever that session changes (its sessions-changed).
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { HistoryEntry } from "./bindings/HistoryEntry";
-import type { Jump } from "./bindings/Jump";
 import type { Session } from "./bindings/Session";
 import { selectDetailsId, useSwitchboard } from "./store";
 import { useClock } from "./clock";
@@ -17,9 +16,10 @@ import {
   silenceFor,
   titleOf,
 } from "./sessionLabels";
-import { CloseIcon, StatusGlyph } from "./icons";
+import { CloseIcon, StatusGlyph, TerminalIcon } from "./icons";
 import * as ipc from "./ipc";
 import { canDecide, DecideButtons, useDecideNote } from "./Decide";
+import { jump, useJumpNote } from "./jump";
 
 type Loaded = { phase: "loading" } | { phase: "ok"; entries: HistoryEntry[] } | { phase: "failed"; message: string };
 
@@ -73,43 +73,24 @@ function whereItRuns(session: Session): string | null {
   return `Runs in ${parts.filter(Boolean).join(" · ")}`;
 }
 
-function jumpMessage(jump: Jump, copied: boolean): string {
-  switch (jump.how) {
-    case "tmux":
-      return `Switched tmux to pane ${jump.pane}.`;
-    case "window":
-      return "Brought its terminal window forward.";
-    case "resume":
-      return copied ? `No terminal to show; copied: ${jump.command}` : `No terminal to show; run: ${jump.command}`;
-  }
-}
-
 function JumpButton({ id }: { id: string }) {
-  const [result, setResult] = useState<string | null>(null);
-  const onJump = async () => {
-    try {
-      const jump = await ipc.jumpToTerminal(id);
-      if (!jump) return;
-      let copied = false;
-      if (jump.how === "resume") {
-        copied = await navigator.clipboard?.writeText(jump.command).then(
-          () => true,
-          () => false,
-        );
-      }
-      setResult(jumpMessage(jump, copied));
-    } catch (err) {
-      setResult(`Could not jump: ${errorMessage(err)}`);
-    }
-  };
+  const note = useJumpNote(id);
   return (
     <div className="details-jump">
-      <button type="button" className="header-button" data-testid="jump-to-terminal" onClick={() => void onJump()}>
+      <button
+        type="button"
+        className="header-button"
+        data-testid="jump-to-terminal"
+        title="Jump to terminal (Enter)"
+        aria-keyshortcuts="Enter"
+        onClick={() => void jump(id)}
+      >
+        <TerminalIcon />
         Jump to terminal
       </button>
-      {result && (
-        <p className="details-note" role="status" data-testid="jump-result">
-          {result}
+      {note && (
+        <p className={note.failed ? "details-note is-error" : "details-note"} role="status" data-testid="jump-result">
+          {note.text}
         </p>
       )}
     </div>

@@ -129,8 +129,8 @@ export function Header() {
         <span>
           <kbd>n</kbd> next that needs you
         </span>
-        <span>
-          <kbd>↵</kbd> mark read
+        <span title="Enter opens the selected session (and marks it read); Enter again jumps to its terminal">
+          <kbd>↵</kbd> open, then terminal
         </span>
         <span>
           <kbd>f</kbd> fit

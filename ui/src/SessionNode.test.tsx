@@ -8,12 +8,14 @@ import type { Session } from "./bindings/Session";
 import { makeSession, NOW } from "./test/sessions";
 import * as ipc from "./ipc";
 import { NOTE_MS, resetDecide } from "./Decide";
+import { JUMP_NOTE_MS, resetJump } from "./jump";
 
 vi.mock("./ipc", async (importOriginal) => ({
   toIpcError: (await importOriginal<typeof import("./ipc")>()).toIpcError,
   clearUnread: vi.fn(() => Promise.resolve()),
   removeSession: vi.fn(() => Promise.resolve()),
   decide: vi.fn(() => Promise.resolve()),
+  jumpToTerminal: vi.fn(),
 }));
 
 function renderSession(fields: Partial<Session> = {}) {
@@ -31,6 +33,8 @@ beforeEach(() => {
   vi.mocked(ipc.decide).mockReset();
   vi.mocked(ipc.decide).mockResolvedValue(undefined);
   resetDecide();
+  vi.mocked(ipc.jumpToTerminal).mockReset();
+  resetJump();
 });
 
 describe("a session node", () => {
@@ -230,7 +234,11 @@ describe("answering a held permission on the node", () => {
     expect(within(node).getByTestId("decide-allow")).toHaveTextContent("Allow");
     expect(within(node).getByTestId("decide-deny")).toHaveTextContent("Deny");
     expect(within(node).getByTestId("session-reason")).toHaveTextContent("rm -rf dist");
-    expect(within(node).getAllByRole("button").map((b) => b.textContent)).toEqual(["Allow", "Deny"]);
+    expect(within(node).getAllByRole("button").map((b) => b.getAttribute("aria-label") ?? b.textContent)).toEqual([
+      "Allow",
+      "Deny",
+      "Jump to terminal",
+    ]);
     // React Flow must not start a drag from them.
     expect(within(node).getByTestId("decide-allow").closest(".nodrag")).not.toBeNull();
   });
@@ -318,5 +326,102 @@ describe("answering a held permission on the node", () => {
     const node = renderSession(held);
     await act(async () => fireEvent.click(within(node).getByTestId("decide-allow")));
     expect(within(node).getByTestId("decide-note")).toHaveTextContent("Could not answer: Not running inside the Switchboard app.");
+  });
+});
+
+describe("jumping to the terminal from a node", () => {
+  it("the button jumps for this session and says where, briefly, in the reason's place", async () => {
+    vi.useFakeTimers();
+    try {
+      vi.mocked(ipc.jumpToTerminal).mockResolvedValue({ how: "tmux", pane: "%3" });
+      const node = renderSession({ status: "done", message: "All tests pass." });
+      const button = within(node).getByTestId("node-jump");
+      expect(button).toHaveAccessibleName("Jump to terminal");
+      await act(async () => fireEvent.click(button));
+      expect(ipc.jumpToTerminal).toHaveBeenCalledTimes(1);
+      expect(ipc.jumpToTerminal).toHaveBeenCalledWith("sess-1");
+      const note = within(node).getByTestId("node-jump-note");
+      expect(note).toHaveTextContent("Switched tmux to pane %3.");
+      expect(note).toHaveAttribute("role", "status");
+      expect(within(node).queryByTestId("session-reason")).toBeNull();
+      act(() => vi.advanceTimersByTime(JUMP_NOTE_MS + 10));
+      expect(within(node).queryByTestId("node-jump-note")).toBeNull();
+      expect(within(node).getByTestId("session-reason")).toHaveTextContent("All tests pass.");
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("does not open, select or drag the node it sits on", async () => {
+    vi.mocked(ipc.jumpToTerminal).mockResolvedValue({ how: "window", window: "0x3a00007" });
+    const onParentClick = vi.fn();
+    const session = makeSession({ sessionId: "u", status: "done", unread: true });
+    useSwitchboard.getState().applySnapshot([session]);
+    render(
+      <div onClick={onParentClick}>
+        <SessionCard id="u" />
+      </div>,
+    );
+    const button = screen.getByTestId("node-jump");
+    expect(button).toHaveClass("nodrag");
+    await act(async () => fireEvent.click(button));
+    expect(await screen.findByTestId("node-jump-note")).toHaveTextContent("Brought its terminal window forward.");
+    expect(ipc.clearUnread).not.toHaveBeenCalled();
+    // React Flow selects on the node wrapper's click: it must not hear this one.
+    expect(onParentClick).not.toHaveBeenCalled();
+  });
+
+  it("copies the resume command when there is no terminal to show", async () => {
+    const writeText = vi.fn(async () => {});
+    Object.defineProperty(navigator, "clipboard", { value: { writeText }, configurable: true });
+    vi.mocked(ipc.jumpToTerminal).mockResolvedValue({ how: "resume", command: "cd /w && claude --resume r" });
+    const node = renderSession({ status: "done", exited: true });
+    await act(async () => fireEvent.click(within(node).getByTestId("node-jump")));
+    expect(writeText).toHaveBeenCalledWith("cd /w && claude --resume r");
+    const note = within(node).getByTestId("node-jump-note");
+    expect(note).toHaveTextContent("No terminal to show; copied: cd /w && claude --resume r");
+    expect(note).toHaveAttribute("title", "No terminal to show; copied: cd /w && claude --resume r");
+  });
+
+  it("tells a failed jump as a failure", async () => {
+    vi.mocked(ipc.jumpToTerminal).mockRejectedValue({ kind: "notFound", message: "no such session" });
+    const node = renderSession({ status: "working" });
+    await act(async () => fireEvent.click(within(node).getByTestId("node-jump")));
+    const note = within(node).getByTestId("node-jump-note");
+    expect(note).toHaveTextContent("Could not jump: no such session");
+    expect(note).toHaveClass("look-note");
+  });
+
+  it("sits beside Allow / Deny on a held permission, apart from them", () => {
+    const node = renderSession({ status: "blocked", tool: "Bash", message: "rm -rf dist", decision: 7, unread: true });
+    const jump = within(node).getByTestId("node-jump");
+    expect(within(node).getByTestId("decide-allow")).toBeInTheDocument();
+    expect(within(node).getByTestId("decide-deny")).toBeInTheDocument();
+    expect(within(node).getByTestId("unread-dot")).toBeInTheDocument();
+    expect(jump.closest(".decide-buttons")).toBeNull();
+    expect(jump.closest(".node-decide")).toBeNull();
+  });
+
+  it("is not on ended nodes, which have the × there instead", () => {
+    const ended = renderSession({ status: "done", ended: true });
+    expect(within(ended).queryByTestId("node-jump")).toBeNull();
+    expect(within(ended).getByTestId("remove-session")).toBeInTheDocument();
+  });
+
+  it.each([
+    ["zoomed out", { compact: true }],
+    ["a strip", { size: "strip" as const }],
+  ])("is absent when %s", (_name, props) => {
+    useSwitchboard.getState().applySnapshot([makeSession({ sessionId: "c", status: "done" })]);
+    render(<SessionCard id="c" {...props} />);
+    expect(screen.getByTestId("session-node")).toBeInTheDocument();
+    expect(screen.queryByTestId("node-jump")).toBeNull();
+    expect(screen.queryByRole("button", { name: "Jump to terminal" })).toBeNull();
+  });
+
+  it("is on the full card of the same session", () => {
+    useSwitchboard.getState().applySnapshot([makeSession({ sessionId: "c", status: "done" })]);
+    render(<SessionCard id="c" />);
+    expect(screen.getByTestId("node-jump")).toBeInTheDocument();
   });
 });

@@ -11,10 +11,11 @@ import {
   silenceFor,
   titleOf,
 } from "./sessionLabels";
-import { AgentMark, ClockIcon, CloseIcon, StatusGlyph } from "./icons";
+import { AgentMark, ClockIcon, CloseIcon, StatusGlyph, TerminalIcon } from "./icons";
 import { ZOOM_COMPACT, type NodeSize } from "./layout";
 import * as ipc from "./ipc";
 import { canDecide, DecideButtons, useDecideNote } from "./Decide";
+import { jump, useJumpNote } from "./jump";
 
 type CardProps = {
   id: string;
@@ -32,6 +33,7 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
   const dimmed = useSwitchboard((s) => s.matches != null && !s.matches.has(id));
   const now = useClock((s) => s.now);
   const note = useDecideNote(id);
+  const jumpNote = useJumpNote(id);
   if (!session) return null;
 
   const badge = badgeOf(session, now);
@@ -107,10 +109,25 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
     ipc.removeSession(id).catch((err: unknown) => console.warn("remove_session failed", err));
   };
 
-  // A failed answer's note takes the reason's place for a moment.
+  const onJump = (event: MouseEvent) => {
+    // Not also a click on the node (selection, unread) it sits on.
+    event.stopPropagation();
+    void jump(id);
+  };
+
+  // A failed answer's note, or where a jump went, takes the reason's place for a moment.
   const story = note ? (
     <div className="node-reason look-note" data-testid="decide-note" role="status" title={note.full}>
       {note.text}
+    </div>
+  ) : jumpNote ? (
+    <div
+      className={`node-reason ${jumpNote.failed ? "look-note" : "look-box"}`}
+      data-testid="node-jump-note"
+      role="status"
+      title={jumpNote.text}
+    >
+      {jumpNote.text}
     </div>
   ) : (
     reason && (
@@ -123,6 +140,7 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
   );
   const decidable = canDecide(session);
 
+  classes.push("is-card");
   return (
     <div className={classes.join(" ")} {...rootProps} data-form="card">
       <div className="node-status">
@@ -191,10 +209,23 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
 
       {unreadDot}
 
+      {!session.ended && (
+        <button
+          type="button"
+          className="node-corner-button node-jump nodrag"
+          data-testid="node-jump"
+          aria-label="Jump to terminal"
+          title="Jump to terminal"
+          onClick={onJump}
+        >
+          <TerminalIcon />
+        </button>
+      )}
+
       {session.ended && (
         <button
           type="button"
-          className="node-remove nodrag"
+          className="node-corner-button node-remove nodrag"
           data-testid="remove-session"
           aria-label={`Remove ${title}`}
           title="Remove from the canvas"

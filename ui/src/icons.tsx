@@ -82,6 +82,18 @@ export function PlugIcon({ className }: IconProps) {
   );
 }
 
+/** Jump to terminal: a terminal window with a prompt. */
+export function TerminalIcon({ className }: IconProps) {
+  return (
+    <svg className={className} viewBox="0 0 16 16" width="14" height="14" aria-hidden="true">
+      <g fill="none" stroke="currentColor" strokeWidth="1.4" strokeLinecap="round" strokeLinejoin="round">
+        <rect x="1.8" y="2.8" width="12.4" height="10.4" rx="2" />
+        <path d="m4.8 6.4 2 1.7-2 1.7M8.6 10h2.6" />
+      </g>
+    </svg>
+  );
+}
+
 export function CloseIcon({ className }: IconProps) {
   return (
     <svg className={className} viewBox="0 0 16 16" width="12" height="12" aria-hidden="true">

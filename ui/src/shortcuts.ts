@@ -49,6 +49,7 @@ export function shortcutFor(event: KeyLike): Shortcut | null {
     case "Escape":
       return "close";
     case "Enter": {
+      // Opens the selected node; again, on the open node, jumps to its terminal (see Canvas).
       // Enter on a button or link activates that control, not the selected node.
       const el = event.target as Element | null;
       if (el && typeof el.closest === "function" && el.closest("button, a")) return null;

@@ -146,3 +146,38 @@ fn without_a_running_instance_a_held_permission_does_not_wait() {
     assert!(output.status.success() && output.stdout.is_empty());
     assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
 }
+
+/// An instance that does not know `/hold` (an older one still running after an upgrade) still
+/// gets the permission, the plain way.
+#[test]
+fn an_instance_without_holds_still_gets_the_permission() {
+    use std::io::{Read, Write as _};
+    let home = temp_home();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let endpoint = switchboard_engine::endpoint::Endpoint {
+        port,
+        key: "k".into(),
+        pid: std::process::id(),
+        decide: vec!["claude".into()],
+        hold_ms: 30_000,
+    };
+    endpoint.write(&home).unwrap();
+    let (seen, paths) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut request = vec![0u8; 64 * 1024];
+            let n = stream.read(&mut request).unwrap_or(0);
+            let head = String::from_utf8_lossy(&request[..n]).lines().next().unwrap_or_default().to_owned();
+            let status = if head.contains("/hold/") { "404 Not Found" } else { "204 No Content" };
+            let _ = seen.send(head);
+            let _ = write!(stream, "HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        }
+    });
+    let output = run(&home, &["hook", "claude"], fixture("claude/PermissionRequest.json").to_string().as_bytes());
+    assert!(output.status.success() && output.stdout.is_empty());
+    let heads: Vec<String> = paths.try_iter().collect(); // each sent before its answer
+    assert_eq!(heads.len(), 2, "{heads:?}");
+    assert!(heads[0].starts_with("POST /hold/claude?key=k&ms=30000 "), "{heads:?}");
+    assert!(heads[1].starts_with("POST /hook/claude?key=k "), "then the plain way: {heads:?}");
+}

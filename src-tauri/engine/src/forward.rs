@@ -38,7 +38,11 @@ pub fn forward(
     let body = fit(body)?;
     let endpoint = state_dir.and_then(Endpoint::read)?;
     if endpoint.hold_ms > 0 && endpoint.decide.iter().any(|cli| cli == agent) && is_permission(agent, &body) {
-        return hold(agent, &endpoint, &body);
+        match hold(agent, &endpoint, &body) {
+            // An instance without `/hold` (an older one still running): send it the plain way.
+            Held::Unknown => {}
+            Held::Answered(verdict) => return verdict,
+        }
     }
     let path = format!("/hook/{agent}?key={}", endpoint.key);
     let _ = client::request_until(endpoint.addr(), "POST", &path, &process_header(), &body, deadline);
@@ -58,15 +62,28 @@ fn is_permission(agent: &str, body: &[u8]) -> bool {
 /// Sends a permission and waits for the board's answer: at most the hold the user set, plus the
 /// usual deadline for the exchange itself. No answer (timed out, answered at the terminal, no
 /// instance) is `None`: the CLI then asks in its terminal as if Switchboard were not there.
-fn hold(agent: &str, endpoint: &Endpoint, body: &[u8]) -> Option<Verdict> {
+fn hold(agent: &str, endpoint: &Endpoint, body: &[u8]) -> Held {
     let hold = Duration::from_millis(endpoint.hold_ms).min(crate::decide::MAX_HOLD);
     let deadline = Instant::now() + hold + DEADLINE;
     let path = format!("/hold/{agent}?key={}&ms={}", endpoint.key, hold.as_millis());
-    let response = client::request_until(endpoint.addr(), "POST", &path, &process_header(), body, deadline).ok()?;
-    if response.status != 200 {
-        return None;
+    let Ok(response) = client::request_until(endpoint.addr(), "POST", &path, &process_header(), body, deadline) else {
+        return Held::Answered(None);
+    };
+    match response.status {
+        404 | 405 => Held::Unknown,
+        200 => Held::Answered(verdict_of(&response.body)),
+        _ => Held::Answered(None),
     }
-    let answer: Value = serde_json::from_slice(&response.body).ok()?;
+}
+
+/// How a hold went: answered (or not) by the instance, or not understood by it.
+enum Held {
+    Answered(Option<Verdict>),
+    Unknown,
+}
+
+fn verdict_of(body: &[u8]) -> Option<Verdict> {
+    let answer: Value = serde_json::from_slice(body).ok()?;
     serde_json::from_value(answer.get("verdict")?.clone()).ok()
 }
 

@@ -276,7 +276,18 @@ function CanvasEffects() {
   return null;
 }
 
+/** Region nodes by region: the store keeps unchanged regions, so their nodes stay the same too. */
+const regionNodeCache = new WeakMap<Region, RegionNodeType>();
+
 function regionNode(region: Region): RegionNodeType {
+  const known = regionNodeCache.get(region);
+  if (known) return known;
+  const node = makeRegionNode(region);
+  regionNodeCache.set(region, node);
+  return node;
+}
+
+function makeRegionNode(region: Region): RegionNodeType {
   const { id, kind, label, path, count, needsYou, x, y, width, height } = region;
   return {
     id: `region:${id}`,

@@ -239,8 +239,13 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
 }
 
 /** The React Flow node: only an id travels through node data; the session lives in the store. */
-export const SessionNode = memo(function SessionNode({ id, selected, data }: NodeProps<SessionNodeType>) {
-  // A boolean selector: the node re-renders when it crosses the threshold, not on every zoom step.
-  const compact = useStore((s) => s.transform[2] < ZOOM_COMPACT);
-  return <SessionCard id={id} selected={selected} size={data.size} compact={compact} />;
-});
+export const SessionNode = memo(
+  function SessionNode({ id, selected, data }: NodeProps<SessionNodeType>) {
+    // A boolean selector: the node re-renders when it crosses the threshold, not on every zoom step.
+    const compact = useStore((s) => s.transform[2] < ZOOM_COMPACT);
+    return <SessionCard id={id} selected={selected} size={data.size} compact={compact} />;
+  },
+  // Only what it draws: a relayout moves dozens of nodes (new positions in the props), and React
+  // Flow's wrapper moves them without the card rendering again.
+  (a, b) => a.id === b.id && a.selected === b.selected && a.data.size === b.data.size,
+);

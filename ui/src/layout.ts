@@ -183,18 +183,29 @@ function stepOf(size: NodeSize) {
   return { x: CELL_WIDTH, y: height + (size === "full" ? GAP_Y : STRIP_GAP_Y) };
 }
 
-/** Fill a region's grid from `origin`, row by row, skipping cells that a pinned node covers. */
+/**
+ * Fill a region's grid from `origin`, row by row, skipping cells that a pinned node covers;
+ * returns the region's box. Without `out` only the box is wanted (a trial packing): with nothing
+ * pinned that is arithmetic, not a walk over the items.
+ */
 function fillCells(
   group: Group,
   columns: number,
   origin: XY,
   pinned: readonly Box[],
-  out: Layout,
+  out: Layout | null,
 ): Box {
   const step = stepOf(group.size);
   const { width, height } = sizeOf(group.size);
   const left = origin.x + REGION_PAD;
   const top = origin.y + REGION_LABEL;
+  const used = Math.min(columns, Math.max(1, group.items.length));
+  const regionWidth = 2 * REGION_PAD + used * step.x - GAP_X;
+  if (!out && pinned.length === 0) {
+    const n = group.items.length;
+    const bottom = n === 0 ? top : top + Math.floor((n - 1) / columns) * step.y + height;
+    return { x: origin.x, y: origin.y, width: regionWidth, height: bottom - origin.y + REGION_PAD };
+  }
   let index = 0;
   let bottom = top;
   for (const item of group.items) {
@@ -202,14 +213,15 @@ function fillCells(
       const cell = { x: left + (index % columns) * step.x, y: top + Math.floor(index / columns) * step.y, width, height };
       index++;
       if (pinned.some((p) => boxesOverlap(cell, p, 8))) continue;
-      out.positions[item.id] = { x: cell.x, y: cell.y };
-      out.sizes[item.id] = group.size;
+      if (out) {
+        out.positions[item.id] = { x: cell.x, y: cell.y };
+        out.sizes[item.id] = group.size;
+      }
       bottom = Math.max(bottom, cell.y + height);
       break;
     }
   }
-  const used = Math.min(columns, Math.max(1, group.items.length));
-  return { x: origin.x, y: origin.y, width: 2 * REGION_PAD + used * step.x - GAP_X, height: bottom - origin.y + REGION_PAD };
+  return { x: origin.x, y: origin.y, width: regionWidth, height: bottom - origin.y + REGION_PAD };
 }
 
 /** Columns that give a group of `n` cells about the pane's shape, within `maxColumns`. */
@@ -219,9 +231,13 @@ function columnsFor(n: number, size: NodeSize, aspect: number, maxColumns: numbe
   return Math.max(1, Math.min(n, maxColumns, ideal));
 }
 
-/** The lane at the top, then the project regions on shelves no wider than `width`. */
-function pack(groups: readonly Group[], width: number, aspect: number, pinned: readonly Box[]): Layout {
-  const out: Layout = { positions: {}, sizes: {}, regions: [], fitZoom: 0 };
+/**
+ * The lane at the top, then the project regions on shelves no wider than `width`; returns the
+ * regions' boxes. Nodes and labelled regions go into `out` only when given: a trial packing
+ * needs the boxes alone (and trying a dozen widths per change must stay cheap).
+ */
+function pack(groups: readonly Group[], width: number, aspect: number, pinned: readonly Box[], out: Layout | null): Box[] {
+  const boxes: Box[] = [];
   let x = 0;
   let y = 0;
   let shelf = 0;
@@ -238,13 +254,14 @@ function pack(groups: readonly Group[], width: number, aspect: number, pinned: r
       shelf = 0;
     }
     const box = fillCells(group, columns, { x, y }, pinned, out);
-    out.regions.push({ ...group.region, ...box });
+    boxes.push(box);
+    if (out) out.regions.push({ ...group.region, ...box });
     shelf = Math.max(shelf, box.height);
     x += box.width + REGION_GAP;
     // Nothing shares a shelf with the lane: it reads as the first thing, full width.
     if (lane) x = width + 1;
   }
-  return out;
+  return boxes;
 }
 
 function zoomToFit(boxes: readonly Box[], pane: Pane): number {
@@ -261,30 +278,33 @@ function bestPacking(groups: readonly Group[], pane: Pane, pinnedBoxes: readonly
   const aspect = pane.width / pane.height;
   const total = groups.reduce((n, g) => n + g.items.length, 0);
   const widest = Math.max(1, Math.ceil(Math.sqrt(total * 4)) + 2);
-  const tried = new Map<number, Layout>();
-  const attempt = (columns: number): Layout => {
+  const shelfWidth = (columns: number) => 2 * REGION_PAD + columns * CELL_WIDTH - GAP_X;
+  const tried = new Map<number, number>();
+  const attempt = (columns: number): number => {
     const known = tried.get(columns);
-    if (known) return known;
-    const width = 2 * REGION_PAD + columns * CELL_WIDTH - GAP_X;
-    const layout = pack(groups, width, aspect, pinnedBoxes);
-    layout.fitZoom = zoomToFit([...layout.regions, ...pinnedBoxes], pane);
-    tried.set(columns, layout);
-    return layout;
+    if (known !== undefined) return known;
+    const boxes = pack(groups, shelfWidth(columns), aspect, pinnedBoxes, null);
+    const fitZoom = zoomToFit([...boxes, ...pinnedBoxes], pane);
+    tried.set(columns, fitZoom);
+    return fitZoom;
   };
-  const better = (a: Layout, b: Layout | null) => !b || a.fitZoom > b.fitZoom + 1e-9;
+  const better = (a: number, b: number | null) => b == null || a > b + 1e-9;
   const stride = Math.max(1, Math.ceil(widest / 12));
-  let best: Layout | null = null;
+  let best: number | null = null;
   let bestColumns = 1;
   for (let columns = 1; columns <= widest; columns += stride) {
-    const layout = attempt(columns);
-    if (better(layout, best)) [best, bestColumns] = [layout, columns];
+    const fitZoom = attempt(columns);
+    if (better(fitZoom, best)) [best, bestColumns] = [fitZoom, columns];
   }
   const around = bestColumns;
   for (let columns = Math.max(1, around - stride + 1); columns <= Math.min(widest, around + stride - 1); columns++) {
-    const layout = attempt(columns);
-    if (better(layout, best)) [best, bestColumns] = [layout, columns];
+    const fitZoom = attempt(columns);
+    if (better(fitZoom, best)) [best, bestColumns] = [fitZoom, columns];
   }
-  return best!;
+  // The nodes go in for the winner only.
+  const out: Layout = { positions: {}, sizes: {}, regions: [], fitZoom: best! };
+  pack(groups, shelfWidth(bestColumns), aspect, pinnedBoxes, out);
+  return out;
 }
 
 function projectLabel(project: string | null): { label: string; path: string | null } {

@@ -84,6 +84,35 @@ describe("sessions from the Rust side", () => {
     expect(store().nodes.find((n) => n.id === "b")?.data.size).toBe("full");
   });
 
+  it("a change that moves nothing keeps every node and region object; a move keeps the others'", () => {
+    const projects = ["/src/api", "/src/web", "/src/docs"];
+    store().applySnapshot(
+      Array.from({ length: 30 }, (_, i) =>
+        makeSession({ sessionId: `s${i}`, firstEventAt: at(60 - i), cwd: projects[i % 3], status: i === 0 ? "blocked" : "working" }),
+      ),
+    );
+    const { nodes, regions } = store();
+    // Still working, with news: same lane, same place.
+    store().applyChanges({ changed: [makeSession({ sessionId: "s4", firstEventAt: at(56), cwd: "/src/web", status: "working", lastEventAt: NOW })], removed: [] });
+    expect(store().nodes).toBe(nodes);
+    expect(store().regions).toBe(regions);
+
+    // The last session of /src/docs asks: it goes up to the lane beside s0; the others stay put.
+    store().applyChanges({ changed: [makeSession({ sessionId: "s29", firstEventAt: at(31), cwd: "/src/docs", status: "waiting" })], removed: [] });
+    const after = new Map(store().nodes.map((n) => [n.id, n]));
+    let kept = 0;
+    for (const node of nodes) {
+      const next = after.get(node.id)!;
+      const moved = next.position.x !== node.position.x || next.position.y !== node.position.y;
+      if (!moved && node.id !== "s29") expect(next).toBe(node);
+      if (next === node) kept++;
+      // The size did not change: the node's data is the same object, moved or not.
+      if (next.data.size === node.data.size) expect(next.data).toBe(node.data);
+    }
+    expect(kept).toBeGreaterThan(20);
+    expect(store().regions.find((r) => r.id === "project:/src/api")).toBe(regions.find((r) => r.id === "project:/src/api"));
+  });
+
   it("an empty burst changes nothing", () => {
     const before = useSwitchboard.getState();
     store().applyChanges({ changed: [], removed: [] });

@@ -215,7 +215,7 @@ function withSelection(nodes: SessionNodeType[], id: string | null): SessionNode
   });
 }
 
-type LayoutInput = Pick<Data, "sessions" | "order" | "nodes" | "pane" | "dragged" | "layoutKey">;
+type LayoutInput = Pick<Data, "sessions" | "order" | "nodes" | "pane" | "dragged" | "layoutKey" | "regions">;
 
 /**
  * Lay the canvas out again: the node objects whose place and size did not change are kept (so
@@ -252,10 +252,23 @@ function relayout(state: LayoutInput): Partial<Data> {
     moved = true;
     if (same) return previous;
     return previous
-      ? { ...previous, position, data: { size } }
+      ? { ...previous, position, data: previous.data.size === size ? previous.data : { size } }
       : { id, type: "session", position, data: { size } };
   });
-  return { nodes: moved ? next : nodes, regions: layout.regions, projects, layoutKey: key };
+  return { nodes: moved ? next : nodes, regions: sameRegions(layout.regions, state.regions), projects, layoutKey: key };
+}
+
+/** The new regions, each one that did not change kept as the same object (so is its node). */
+function sameRegions(next: Region[], previous: Region[]): Region[] {
+  const before = new Map(previous.map((r) => [r.id, r]));
+  let changed = next.length !== previous.length;
+  const out = next.map((region, i) => {
+    const old = before.get(region.id);
+    const same = old != null && (Object.keys(region) as (keyof Region)[]).every((k) => region[k] === old[k]);
+    if (!same || previous[i] !== old) changed = true;
+    return same ? old : region;
+  });
+  return changed ? out : previous;
 }
 
 function sameIds(a: readonly SessionNodeType[], b: readonly string[]): boolean {

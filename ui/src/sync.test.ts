@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { waitFor } from "@testing-library/react";
-import { startSync } from "./sync";
+import { PendingChanges, startSync } from "./sync";
 import { initialData, selectSelectedId, useSwitchboard } from "./store";
 import type { Session } from "./bindings/Session";
 import type { SessionsChanged } from "./bindings/SessionsChanged";
@@ -61,9 +61,9 @@ describe("startSync", () => {
     expect(store().sessions.a?.status).toBe("done");
     expect(store().sessions.b?.status).toBe("blocked");
 
-    // Later changes apply directly.
+    // Later changes apply by the next frame.
     bridge.onChange!({ changed: [], removed: ["a"] });
-    expect(store().sessions.a).toBeUndefined();
+    await waitFor(() => expect(store().sessions.a).toBeUndefined());
 
     stop();
     expect(bridge.unlistened).toBe(2);
@@ -90,4 +90,73 @@ describe("startSync", () => {
     error.mockRestore();
   });
 
+  it("applies a burst of changes once, in a frame, with nothing dropped", async () => {
+    const stop = startSync();
+    await waitFor(() => expect(bridge.resolveSnapshot).not.toBeNull());
+    bridge.resolveSnapshot!([makeSession({ sessionId: "a" }), makeSession({ sessionId: "b" })]);
+    await waitFor(() => expect(store().loaded).toBe(true));
+    const applyChanges = vi.spyOn(store(), "applyChanges");
+
+    bridge.onChange!({ changed: [makeSession({ sessionId: "a", status: "blocked" })], removed: [] });
+    bridge.onChange!({ changed: [makeSession({ sessionId: "c", status: "waiting" })], removed: ["b"] });
+    bridge.onChange!({ changed: [makeSession({ sessionId: "a", status: "done" })], removed: [] });
+    expect(applyChanges).not.toHaveBeenCalled();
+    await waitFor(() => expect(applyChanges).toHaveBeenCalledTimes(1));
+    expect(store().sessions.a?.status).toBe("done");
+    expect(store().sessions.b).toBeUndefined();
+    expect(store().sessions.c?.status).toBe("waiting");
+    expect(store().order).toEqual(["a", "c"]);
+    stop();
+  });
+
+  it("applies pending changes before a focus request, so its session is there", async () => {
+    const stop = startSync();
+    await waitFor(() => expect(bridge.resolveSnapshot).not.toBeNull());
+    bridge.resolveSnapshot!([makeSession({ sessionId: "a" })]);
+    await waitFor(() => expect(store().loaded).toBe(true));
+    bridge.onChange!({ changed: [makeSession({ sessionId: "new", status: "done", unread: true })], removed: [] });
+    bridge.onFocus!("new");
+    expect(selectSelectedId(store())).toBe("new");
+    expect(store().focus?.id).toBe("new");
+    stop();
+  });
+});
+
+describe("PendingChanges", () => {
+  const merged = (...changes: SessionsChanged[]) => {
+    const pending = new PendingChanges();
+    for (const change of changes) pending.add(change);
+    return pending.take();
+  };
+
+  it("keeps each session's latest state", () => {
+    const out = merged(
+      { changed: [makeSession({ sessionId: "a", status: "working" }), makeSession({ sessionId: "b" })], removed: [] },
+      { changed: [makeSession({ sessionId: "a", status: "blocked" })], removed: [] },
+    );
+    expect(out.changed.map((s) => [s.sessionId, s.status])).toEqual([
+      ["b", "working"],
+      ["a", "blocked"],
+    ]);
+    expect(out.removed).toEqual([]);
+  });
+
+  it("a removal wins over earlier changes, a later change over the removal", () => {
+    expect(merged({ changed: [makeSession({ sessionId: "a" })], removed: [] }, { changed: [], removed: ["a"] })).toEqual({
+      changed: [],
+      removed: ["a"],
+    });
+    const back = merged({ changed: [], removed: ["a"] }, { changed: [makeSession({ sessionId: "a", status: "done" })], removed: [] });
+    expect(back.removed).toEqual([]);
+    expect(back.changed.map((s) => s.status)).toEqual(["done"]);
+  });
+
+  it("is empty once taken", () => {
+    const pending = new PendingChanges();
+    pending.add({ changed: [makeSession({ sessionId: "a" })], removed: ["b"] });
+    expect(pending.empty).toBe(false);
+    pending.take();
+    expect(pending.empty).toBe(true);
+    expect(pending.take()).toEqual({ changed: [], removed: [] });
+  });
 });

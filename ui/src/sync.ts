@@ -1,18 +1,90 @@
 // Keeps the store in step with the Rust side: listen first, then take the snapshot, so no
 // change falls between the two; changes that arrive before the snapshot are replayed on it.
+// Changes are applied at most once per animation frame: under a stream of status changes one
+// layout and one render per frame, not one per event (the events can outrun the frames).
+import type { Session } from "./bindings/Session";
 import type { SessionsChanged } from "./bindings/SessionsChanged";
 import * as ipc from "./ipc";
 import { useSwitchboard } from "./store";
+
+/** The longest a change waits when no frame comes (a hidden window gets none). */
+const FLUSH_AFTER_MS = 100;
+
+/**
+ * Changes received since the last flush, merged into one: each session's latest state, and the
+ * removals not undone by a later change. Applying the merge is applying the changes in order.
+ */
+export class PendingChanges {
+  private changed = new Map<string, Session>();
+  private removed = new Set<string>();
+
+  add({ changed, removed }: SessionsChanged): void {
+    for (const id of removed) {
+      this.changed.delete(id);
+      this.removed.add(id);
+    }
+    for (const session of changed) {
+      this.removed.delete(session.sessionId);
+      // Re-inserted: the merge lists sessions in the order of their latest change.
+      this.changed.delete(session.sessionId);
+      this.changed.set(session.sessionId, session);
+    }
+  }
+
+  get empty(): boolean {
+    return this.changed.size === 0 && this.removed.size === 0;
+  }
+
+  /** The merged change, and an empty buffer. */
+  take(): SessionsChanged {
+    const out = { changed: [...this.changed.values()], removed: [...this.removed] };
+    this.changed.clear();
+    this.removed.clear();
+    return out;
+  }
+}
+
+/** Runs `flush` once at the next animation frame (or after a short wait without frames). */
+export function frameScheduler(flush: () => void): { request(): void; cancel(): void } {
+  let frame: number | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const cancel = () => {
+    if (frame != null) cancelAnimationFrame(frame);
+    if (timer != null) clearTimeout(timer);
+    frame = null;
+    timer = null;
+  };
+  const run = () => {
+    cancel();
+    flush();
+  };
+  return {
+    request() {
+      if (timer != null) return;
+      if (typeof requestAnimationFrame === "function") frame = requestAnimationFrame(run);
+      timer = setTimeout(run, FLUSH_AFTER_MS);
+    },
+    cancel,
+  };
+}
 
 export function startSync(): () => void {
   let stopped = false;
   let early: SessionsChanged[] | null = [];
   const unlisteners: Array<() => void> = [];
   const store = useSwitchboard.getState;
+  const pending = new PendingChanges();
+  const flush = () => {
+    if (!stopped && !pending.empty) store().applyChanges(pending.take());
+  };
+  const scheduler = frameScheduler(flush);
 
   const onChange = (change: SessionsChanged) => {
     if (early) early.push(change);
-    else store().applyChanges(change);
+    else {
+      pending.add(change);
+      scheduler.request();
+    }
   };
 
   const keep = (unlisten: () => void) => {
@@ -24,7 +96,14 @@ export function startSync(): () => void {
     try {
       keep(await ipc.onSessionsChanged(onChange));
       // A notification was clicked. Rust has already cleared its unread dot (the echo follows).
-      keep(await ipc.onFocusSession((id) => store().focusSession(id)));
+      // The changes before it first: its session may have just arrived.
+      keep(
+        await ipc.onFocusSession((id) => {
+          scheduler.cancel();
+          flush();
+          store().focusSession(id);
+        }),
+      );
       const sessions = await ipc.snapshot();
       if (stopped) return;
       store().applySnapshot(sessions);
@@ -46,6 +125,7 @@ export function startSync(): () => void {
 
   return () => {
     stopped = true;
+    scheduler.cancel();
     for (const unlisten of unlisteners.splice(0)) unlisten();
   };
 }

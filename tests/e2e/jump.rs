@@ -16,6 +16,38 @@ fn process(pane: Option<&str>, socket: Option<&str>, window: Option<&str>) -> Va
         "windowId": window, "termProgram": null})
 }
 
+/// A private tmux server (its own socket) with one session of a sleeping pane; killed on drop.
+struct TmuxServer {
+    _dir: tempfile::TempDir,
+    socket: std::path::PathBuf,
+}
+
+impl TmuxServer {
+    fn start() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let server = Self { socket: dir.path().join("tmux.sock"), _dir: dir };
+        server.run(&["-f", "/dev/null", "new-session", "-d", "-s", "agents", "sleep 120"]);
+        server
+    }
+
+    /// `tmux -S <socket> <args>`, its trimmed output.
+    fn run(&self, args: &[&str]) -> String {
+        let out =
+            Command::new("tmux").arg("-S").arg(&self.socket).args(args).output().expect("tmux (apt-get install tmux)");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    fn socket_path(&self) -> String {
+        self.socket.to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for TmuxServer {
+    fn drop(&mut self) {
+        self.run(&["kill-server"]);
+    }
+}
+
 async fn jump(app: &App, id: &str) -> String {
     app.click_node(id).await;
     app.click_test_id("jump-to-terminal").await;
@@ -25,18 +57,13 @@ async fn jump(app: &App, id: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn jump_selects_the_agents_tmux_pane_among_several() {
     let app = App::start(Notify::Off).await;
-    let dir = tempfile::tempdir().unwrap();
-    let socket = dir.path().join("tmux.sock");
-    let tmux = |args: &[&str]| {
-        let out = Command::new("tmux").arg("-S").arg(&socket).args(args).output().expect("tmux (apt-get install tmux)");
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    };
-    tmux(&["-f", "/dev/null", "new-session", "-d", "-s", "agents", "sleep 120"]);
+    let panes = TmuxServer::start();
+    let tmux = |args: &[&str]| panes.run(args);
+    let socket_path = panes.socket_path();
     let first = tmux(&["display", "-p", "#{pane_id}"]);
     let target = tmux(&["new-window", "-P", "-F", "#{pane_id}", "sleep 120"]);
     tmux(&["split-window", "-P", "-F", "#{pane_id}", "sleep 120"]);
     tmux(&["select-window", "-t", &first]);
-    let socket_path = socket.to_string_lossy().into_owned();
     for (id, pane) in [("in-first", first.as_str()), ("in-target", target.as_str())] {
         app.post_from(
             "claude",
@@ -48,7 +75,6 @@ async fn jump_selects_the_agents_tmux_pane_among_several() {
     let said = jump(&app, "in-target").await;
     assert!(said.contains(&format!("pane {target}")), "{said}");
     assert_eq!(tmux(&["display", "-p", "#{pane_id}"]), target, "the agent's pane is the active one");
-    tmux(&["kill-server"]);
     app.close().await;
 }
 
@@ -101,17 +127,12 @@ async fn the_notification_jumps_to_the_agents_tmux_pane() {
     let server = crate::notifications::NotificationServer::start().await;
     let mut app = App::start(Notify::On).await;
     app.unfocus();
-    let dir = tempfile::tempdir().unwrap();
-    let socket = dir.path().join("tmux.sock");
-    let tmux = |args: &[&str]| {
-        let out = Command::new("tmux").arg("-S").arg(&socket).args(args).output().expect("tmux (apt-get install tmux)");
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    };
-    tmux(&["-f", "/dev/null", "new-session", "-d", "-s", "agents", "sleep 120"]);
+    let panes = TmuxServer::start();
+    let tmux = |args: &[&str]| panes.run(args);
+    let socket_path = panes.socket_path();
     let first = tmux(&["display", "-p", "#{pane_id}"]);
     let target = tmux(&["new-window", "-P", "-F", "#{pane_id}", "sleep 120"]);
     tmux(&["select-window", "-t", &first]);
-    let socket_path = socket.to_string_lossy().into_owned();
     app.post_from(
         "claude",
         &hook("claude/PermissionRequest.json", "notified", Some("/src/shop")),
@@ -130,6 +151,5 @@ async fn the_notification_jumps_to_the_agents_tmux_pane() {
         server.invoke_action(notice.id, "jump").await;
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    tmux(&["kill-server"]);
     app.close().await;
 }

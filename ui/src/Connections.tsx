@@ -5,6 +5,7 @@ import { useEffect, useState } from "react";
 import { create } from "zustand";
 import type { AgentReport } from "./bindings/AgentReport";
 import type { Check } from "./bindings/Check";
+import { DECIDING_CLIS } from "./bindings/deciding";
 import type { DoctorReport } from "./bindings/DoctorReport";
 import type { Outcome } from "./bindings/Outcome";
 import type { Settings } from "./bindings/Settings";
@@ -181,11 +182,11 @@ export function ConnectionsToggle() {
  * The CLIs whose permission prompts can wait for an answer from Switchboard, and what the terminal
  * shows meanwhile (measured with the pinned CLIs). Gemini CLI has no hook that can approve a tool.
  */
-export const DECIDE_AGENTS: ReadonlyArray<{ agent: string; name: string; note: string; unsupported?: boolean }> = [
+export const DECIDE_AGENTS: ReadonlyArray<{ agent: string; name: string; note: string; unsupported: boolean }> = [
   { agent: "claude", name: "Claude Code", note: "its own prompt stays on screen meanwhile" },
   { agent: "codex", name: "Codex", note: "its own prompt appears only when the wait ends" },
-  { agent: "gemini", name: "Gemini CLI", note: "cannot be approved from a hook", unsupported: true },
-];
+  { agent: "gemini", name: "Gemini CLI", note: "cannot be approved from a hook" },
+].map((cli) => ({ ...cli, unsupported: !DECIDING_CLIS.includes(cli.agent) }));
 
 export const MIN_HOLD_SECONDS = 5;
 export const MAX_HOLD_SECONDS = 120;

@@ -872,6 +872,13 @@ mod tests {
             ("Jump.ts", file(crate::jump::Jump::decl(), &[])),
             ("Settings.ts", file(crate::settings::Settings::decl(), &[])),
             ("Verdict.ts", file(crate::decide::Verdict::decl(), &[])),
+            (
+                "deciding.ts",
+                format!(
+                    "{header}\n/** The CLIs whose permission prompts can wait for Allow / Deny from Switchboard. */\nexport const DECIDING_CLIS: readonly string[] = {:?};\n",
+                    crate::settings::DECIDING_CLIS
+                ),
+            ),
         ];
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/bindings");
         for (name, text) in files {

@@ -89,14 +89,17 @@ async fn hook(
 ) -> Response {
     if !key_matches(query.as_deref(), &state.key) {
         // Answered like any other (fail-open), but the connection is not kept for more.
-        return (StatusCode::NO_CONTENT, [(axum::http::header::CONNECTION, "close")]).into_response();
+        return closing(StatusCode::NO_CONTENT);
     }
     match accept_hook(&state, agent, &headers, body).await {
-        StatusCode::REQUEST_TIMEOUT => {
-            (StatusCode::REQUEST_TIMEOUT, [(axum::http::header::CONNECTION, "close")]).into_response()
-        }
+        StatusCode::REQUEST_TIMEOUT => closing(StatusCode::REQUEST_TIMEOUT),
         status => status.into_response(),
     }
+}
+
+/// An answer after which the connection is not kept: a keyless request, a body too slow.
+fn closing(status: StatusCode) -> Response {
+    (status, [(axum::http::header::CONNECTION, "close")]).into_response()
 }
 
 async fn accept_hook(
@@ -153,7 +156,7 @@ async fn hold(
     body: Body,
 ) -> Response {
     if !key_matches(query.as_deref(), &state.key) {
-        return (StatusCode::NO_CONTENT, [(axum::http::header::CONNECTION, "close")]).into_response();
+        return closing(StatusCode::NO_CONTENT);
     }
     let limit = query_param(query.as_deref(), "ms")
         .and_then(|ms| ms.parse::<u64>().ok())
@@ -162,7 +165,7 @@ async fn hold(
     let mut event = match read_event(agent, &headers, body).await {
         Ok(Some(event)) => event,
         Ok(None) => return StatusCode::NO_CONTENT.into_response(),
-        Err(status) => return (status, [(axum::http::header::CONNECTION, "close")]).into_response(),
+        Err(status) => return closing(status),
     };
     let permission = event.status == Some(AgentStatus::Blocked) && !event.awaiting_input;
     if !permission {

@@ -330,7 +330,8 @@ if (!window.__paint) {
     if (counts.includes(null) || counts.reduce((a, b) => a + b, 0) !== n) return false;
     if (n === 0) return document.querySelector('[data-testid="empty-state"]') !== null;
     if (document.querySelectorAll(".react-flow__minimap rect.minimap-node").length !== n) return false;
-    const nodes = [...document.querySelectorAll(".react-flow__node-session")];
+    // React Flow nodes, or (a crowded canvas) tiles drawn by their regions.
+    const nodes = [...document.querySelectorAll(".react-flow__node-session, .session-tile")];
     return nodes.length > 0 && nodes.every((el) => getComputedStyle(el).visibility !== "hidden" && el.offsetWidth > 0);
   };
   const check = () => {
@@ -525,16 +526,21 @@ async fn scale_run(n: usize) -> Scale {
         paint["zoom"].as_f64().map_or("-".into(), |z| format!("{z:.2}")),
     );
 
-    tokio::time::sleep(Duration::from_secs(10)).await;
-    let memory = idle_memory(app.pid()).await;
-    let others = other_web_processes(app.pid());
-
     if let Ok(css) = std::env::var("SCALE_INJECT_CSS") {
-        // A diagnostic: e.g. `.react-flow__node-session { transition: none !important }`.
+        // A diagnostic, before memory and frames are measured: e.g. `.react-flow__node-session { transition: none !important }`.
         let script =
             "const s = document.createElement('style'); s.textContent = arguments[0]; document.head.append(s);";
         app.client.execute(script, vec![json!(css)]).await.expect("inject CSS");
     }
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let memory = idle_memory(app.pid()).await;
+    let others = other_web_processes(app.pid());
+    if let Ok(dir) = std::env::var("SCALE_SCREENSHOT") {
+        // What the user sees once settled: SCALE_SCREENSHOT=/tmp/shots writes <dir>/scale-<n>.png.
+        let png = app.client.screenshot().await.expect("a screenshot");
+        std::fs::write(format!("{dir}/scale-{n}.png"), png).expect("write the screenshot");
+    }
+
     let (cpu, since) = (cpu_ms(app.pid()), Instant::now());
     let idle_fps = frame_rate(&app, 3, || std::thread::spawn(|| {})).await;
     let idle_cpu = cpu_share(&cpu, &cpu_ms(app.pid()), since.elapsed().as_secs_f64() * 1000.0);

@@ -16,7 +16,7 @@ import {
   type NodeTypes,
 } from "@xyflow/react";
 import { SessionNode } from "./SessionNode";
-import { RegionNode, type RegionNodeType } from "./RegionNode";
+import { RegionNode, type RegionData, type RegionNodeType } from "./RegionNode";
 import { FilterBar } from "./FilterBar";
 import {
   useSwitchboard,
@@ -26,7 +26,8 @@ import {
   type SessionNodeType,
 } from "./store";
 import { badgeOf } from "./status";
-import { arrivalViewport, boundsOfBoxes, FIT_PADDING, NODE_HEIGHT, NODE_WIDTH, sizeOf, type Region } from "./layout";
+import type { Session } from "./bindings/Session";
+import { arrivalViewport, boundsOfBoxes, FIT_PADDING, sizeOf, type Region } from "./layout";
 import { isTypingTarget, shortcutFor } from "./shortcuts";
 import { answer, canDecide } from "./Decide";
 import { jump } from "./jump";
@@ -36,24 +37,56 @@ type CanvasNode = SessionNodeType | RegionNodeType;
 // Module scope: a new object per render would remount every node.
 const nodeTypes: NodeTypes = { session: SessionNode, region: RegionNode };
 const noEdges: Edge[] = [];
+const noTiles: readonly SessionNodeType[] = [];
 const fitViewOptions = { padding: FIT_PADDING, maxZoom: 1 };
-/** Sessions on the canvas above which only the visible nodes are rendered. */
-const CULL_ABOVE = 60;
+/**
+ * Sessions on the canvas above which it is "crowded": the sessions the layout places are drawn by
+ * their regions (tiles), not as React Flow nodes, and only the visible nodes are rendered.
+ */
+export const CROWDED_ABOVE = 60;
 const proOptions = { hideAttribution: true };
 const minimapStyle = { width: 176, height: 120 };
 
-const MiniMapSessionNode = memo(function MiniMapSessionNode({ id, x, y, width, height, selected }: MiniMapNodeProps) {
-  const isRegion = useSwitchboard((s) => !s.sessions[id]);
-  const tone = useSwitchboard((s) => {
-    const session = s.sessions[id];
-    return session ? badgeOf(session, 0).tone : "idle";
-  });
-  const ended = useSwitchboard((s) => s.sessions[id]?.ended ?? false);
-  if (isRegion) return <rect className="minimap-region" x={x} y={y} width={width} height={height} rx={18} ry={18} />;
-  const classes = ["minimap-node", `tone-${tone}`];
-  if (ended) classes.push("is-ended");
+function miniClasses(session: Session | undefined, selected: boolean): string {
+  const classes = ["minimap-node", `tone-${session ? badgeOf(session, 0).tone : "idle"}`];
+  if (session?.ended) classes.push("is-ended");
   if (selected) classes.push("is-selected");
-  return <rect className={classes.join(" ")} x={x} y={y} width={width} height={height} rx={14} ry={14} />;
+  return classes.join(" ");
+}
+
+/** A region on the minimap, with the tiles it draws (a crowded canvas) in their tones. */
+const MiniMapRegion = memo(function MiniMapRegion({ id, x, y, width, height }: MiniMapNodeProps) {
+  const tiles = useStore((s) => (s.nodeLookup.get(id)?.data as RegionData | undefined)?.tiles ?? noTiles);
+  const sessions = useSwitchboard((s) => (tiles.length > 0 ? s.sessions : null));
+  return (
+    <>
+      <rect className="minimap-region" x={x} y={y} width={width} height={height} rx={18} ry={18} />
+      {sessions &&
+        tiles.map((t) => {
+          const { width: w, height: h } = sizeOf(t.data.size);
+          return (
+            <rect
+              key={t.id}
+              className={miniClasses(sessions[t.id], t.selected ?? false)}
+              x={t.position.x}
+              y={t.position.y}
+              width={w}
+              height={h}
+              rx={14}
+              ry={14}
+            />
+          );
+        })}
+    </>
+  );
+});
+
+const MiniMapSessionNode = memo(function MiniMapSessionNode(props: MiniMapNodeProps) {
+  const { id, x, y, width, height, selected } = props;
+  const isRegion = id.startsWith("region:");
+  const session = useSwitchboard((s) => s.sessions[id]);
+  if (isRegion) return <MiniMapRegion {...props} />;
+  return <rect className={miniClasses(session, selected)} x={x} y={y} width={width} height={height} rx={14} ry={14} />;
 });
 
 /**
@@ -67,14 +100,14 @@ function useReveal() {
   const flowStore = useStoreApi<CanvasNode>();
   return useCallback(
     (id: string, mode: "center" | "nudge") => {
-      const node = flow.getNode(id);
+      // The store knows every session's place, tiles (drawn by their region) included.
+      const node = useSwitchboard.getState().nodes.find((n) => n.id === id);
       if (!node) return;
       // The DOM, not React Flow's store, knows the pane size right after the panel opened.
       const { domNode, width: storeWidth, height: storeHeight } = flowStore.getState();
       const paneWidth = domNode?.clientWidth || storeWidth;
       const paneHeight = domNode?.clientHeight || storeHeight;
-      const width = node.measured?.width ?? NODE_WIDTH;
-      const height = node.measured?.height ?? NODE_HEIGHT;
+      const { width, height } = sizeOf(node.data.size);
       const { x, y, zoom } = flow.getViewport();
       const left = node.position.x * zoom + x;
       const top = node.position.y * zoom + y;
@@ -102,6 +135,12 @@ function useReveal() {
     },
     [flow, flowStore],
   );
+}
+
+/** The canvas box of these sessions' nodes (tiles included). */
+function boundsOfSessions(ids: ReadonlySet<string>) {
+  const { nodes } = useSwitchboard.getState();
+  return boundsOfBoxes(nodes.filter((n) => ids.has(n.id)).map((n) => ({ ...n.position, ...sizeOf(n.data.size) })));
 }
 
 /**
@@ -164,9 +203,14 @@ function layoutBounds() {
   return boundsOfBoxes([...regions, ...nodes.map((n) => ({ ...n.position, ...sizeOf(n.data.size) }))]);
 }
 
+/** The session whose tile an event happened in, if any. */
+function tileOf(target: EventTarget | null): string | null {
+  return (target as Element | null)?.closest?.(".session-tile")?.getAttribute("data-id") ?? null;
+}
+
 /** The session node the key was pressed on (reached with Tab), if any. */
 function focusedNode(event: KeyboardEvent): string | null {
-  return (event.target as Element | null)?.closest?.(".react-flow__node-session")?.getAttribute("data-id") ?? null;
+  return (event.target as Element | null)?.closest?.(".react-flow__node-session, .session-tile")?.getAttribute("data-id") ?? null;
 }
 
 /** Focus requests (chips, `n`, notifications), fitting and keyboard shortcuts; inside React Flow. */
@@ -205,9 +249,10 @@ function CanvasEffects() {
     if (showMatches === 0) return;
     const { matches } = useSwitchboard.getState();
     if (!matches || matches.size === 0) return;
-    const nodes = [...matches].map((id) => ({ id }));
+    const bounds = boundsOfSessions(matches);
+    if (!bounds) return;
     // After the details panel (opened by the selection) has taken its share of the pane.
-    const timer = setTimeout(() => void flow.fitView({ ...fitViewOptions, nodes, duration: 300 }), 80);
+    const timer = setTimeout(() => void flow.fitBounds(bounds, { padding: FIT_PADDING, duration: 300 }), 80);
     return () => clearTimeout(timer);
   }, [showMatches, flow]);
 
@@ -276,18 +321,43 @@ function CanvasEffects() {
   return null;
 }
 
-/** Region nodes by region: the store keeps unchanged regions, so their nodes stay the same too. */
+/**
+ * Region nodes by region and tiles: the store keeps unchanged regions (and node objects), so a
+ * region whose sessions did not move keeps its node, and React Flow leaves it alone.
+ */
 const regionNodeCache = new WeakMap<Region, RegionNodeType>();
 
-function regionNode(region: Region): RegionNodeType {
+function regionNode(region: Region, tiles: readonly SessionNodeType[]): RegionNodeType {
   const known = regionNodeCache.get(region);
-  if (known) return known;
-  const node = makeRegionNode(region);
+  if (known && known.data.tiles === tiles) return known;
+  const node = makeRegionNode(region, tiles);
   regionNodeCache.set(region, node);
   return node;
 }
 
-function makeRegionNode(region: Region): RegionNodeType {
+/** The sessions each region draws, by region id; a region's list is kept while its nodes are. */
+function groupTiles(
+  nodes: readonly SessionNodeType[],
+  previous: ReadonlyMap<string, readonly SessionNodeType[]>,
+): Map<string, readonly SessionNodeType[]> {
+  const groups = new Map<string, SessionNodeType[]>();
+  for (const node of nodes) {
+    const region = node.data.region;
+    if (region == null) continue;
+    const list = groups.get(region);
+    if (list) list.push(node);
+    else groups.set(region, [node]);
+  }
+  const out = new Map<string, readonly SessionNodeType[]>();
+  for (const [region, list] of groups) {
+    const old = previous.get(region);
+    const same = old != null && old.length === list.length && old.every((n, i) => n === list[i]);
+    out.set(region, same ? old : list);
+  }
+  return out;
+}
+
+function makeRegionNode(region: Region, tiles: readonly SessionNodeType[]): RegionNodeType {
   const { id, kind, label, path, count, needsYou, x, y, width, height } = region;
   return {
     id: `region:${id}`,
@@ -295,7 +365,7 @@ function makeRegionNode(region: Region): RegionNodeType {
     position: { x, y },
     width,
     height,
-    data: { kind, label, path, count, needsYou },
+    data: { kind, label, path, count, needsYou, origin: { x, y }, tiles },
     selectable: false,
     draggable: false,
     focusable: false,
@@ -306,8 +376,18 @@ function makeRegionNode(region: Region): RegionNodeType {
 export function Canvas() {
   const sessionNodes = useSwitchboard((s) => s.nodes);
   const regions = useSwitchboard((s) => s.regions);
-  const regionNodes = useMemo(() => regions.map(regionNode), [regions]);
-  const nodes = useMemo<CanvasNode[]>(() => [...regionNodes, ...sessionNodes], [regionNodes, sessionNodes]);
+  const crowded = sessionNodes.length > CROWDED_ABOVE;
+  const lastTiles = useRef<ReadonlyMap<string, readonly SessionNodeType[]>>(new Map());
+  const tiles = useMemo(() => {
+    const grouped = crowded ? groupTiles(sessionNodes, lastTiles.current) : new Map<string, readonly SessionNodeType[]>();
+    lastTiles.current = grouped;
+    return grouped;
+  }, [crowded, sessionNodes]);
+  const regionNodes = useMemo(() => regions.map((r) => regionNode(r, tiles.get(r.id) ?? noTiles)), [regions, tiles]);
+  const nodes = useMemo<CanvasNode[]>(
+    () => [...regionNodes, ...(crowded ? sessionNodes.filter((n) => n.data.region == null) : sessionNodes)],
+    [regionNodes, sessionNodes, crowded],
+  );
   const storeNodesChange = useSwitchboard((s) => s.onNodesChange);
   // Regions are drawn from the layout; only the sessions' changes go to the store.
   const onNodesChange = useCallback(
@@ -320,8 +400,10 @@ export function Canvas() {
   const reveal = useReveal();
   // The click opened the details panel, which may now cover the node: uncover it once laid out.
   const onNodeClick = useCallback<NodeMouseHandler<CanvasNode>>(
-    (_event, node) => {
-      if (node.type === "session") requestAnimationFrame(() => reveal(node.id, "nudge"));
+    (event, node) => {
+      // A click on a tile reaches its region's node.
+      const id = node.type === "session" ? node.id : tileOf(event.target);
+      if (id) requestAnimationFrame(() => reveal(id, "nudge"));
     },
     [reveal],
   );
@@ -336,7 +418,7 @@ export function Canvas() {
       selectNodesOnDrag={false}
       // Hundreds of sessions: only what is on screen is in the DOM. A few dozen are cheaper
       // to keep mounted than to mount and unmount while panning.
-      onlyRenderVisibleElements={sessionNodes.length > CULL_ABOVE}
+      onlyRenderVisibleElements={crowded}
       // The arrow keys move the selection (ours), not the selected node.
       disableKeyboardA11y
       minZoom={0.1}

@@ -1,13 +1,53 @@
 import { memo } from "react";
-import type { Node, NodeProps } from "@xyflow/react";
-import type { Region } from "./layout";
+import { useStore, type Node, type NodeProps, type ReactFlowState } from "@xyflow/react";
+import { sizeOf, ZOOM_COMPACT, type Box, type Region, type XY } from "./layout";
+import { SessionTile } from "./SessionNode";
+import { useSwitchboard, type SessionNodeType } from "./store";
 
-export type RegionData = Pick<Region, "kind" | "label" | "path" | "count" | "needsYou">;
+export type RegionData = Pick<Region, "kind" | "label" | "path" | "count" | "needsYou"> & {
+  /** Its top-left corner on the canvas. */
+  origin: XY;
+  /** On a crowded canvas: the sessions it draws in its own grid (empty otherwise). */
+  tiles: readonly SessionNodeType[];
+};
 export type RegionNodeType = Node<RegionData, "region">;
+
+/** Zoomed in, tiles are drawn only in the view and this far (canvas px) around it, in steps of it. */
+const VIEW_MARGIN = 400;
+
+/**
+ * Zoomed out: `null`, every tile is drawn (in its light form). Zoomed in: the part of the canvas
+ * in view, widened and snapped to {@link VIEW_MARGIN} so that panning redraws only now and then.
+ */
+function viewOf(s: ReactFlowState): string | null {
+  const [tx, ty, zoom] = s.transform;
+  if (zoom < ZOOM_COMPACT) return null;
+  const snap = (v: number) => Math.floor(v / VIEW_MARGIN) * VIEW_MARGIN;
+  const left = snap(-tx / zoom - VIEW_MARGIN);
+  const top = snap(-ty / zoom - VIEW_MARGIN);
+  const right = snap((s.width - tx) / zoom + 2 * VIEW_MARGIN);
+  const bottom = snap((s.height - ty) / zoom + 2 * VIEW_MARGIN);
+  return `${left} ${top} ${right} ${bottom}`;
+}
+
+function inView(node: SessionNodeType, view: Box): boolean {
+  const { width, height } = sizeOf(node.data.size);
+  const { x, y } = node.position;
+  return x < view.x + view.width && x + width > view.x && y < view.y + view.height && y + height > view.y;
+}
 
 /** A labelled area behind a group of nodes: the "Needs you" lane, or one project. */
 export const RegionNode = memo(function RegionNode({ data }: NodeProps<RegionNodeType>) {
-  const { kind, label, path, count, needsYou } = data;
+  const { kind, label, path, count, needsYou, origin, tiles } = data;
+  // One subscription per region, not per tile.
+  const view = useStore((s) => (tiles.length > 0 ? viewOf(s) : null));
+  const compact = view == null;
+  const matches = useSwitchboard((s) => (tiles.length > 0 ? s.matches : null));
+  let box: Box | null = null;
+  if (view) {
+    const [left, top, right, bottom] = view.split(" ").map(Number) as [number, number, number, number];
+    box = { x: left, y: top, width: right - left, height: bottom - top };
+  }
   return (
     <div className={`canvas-region region-${kind}`} data-testid="region" data-kind={kind}>
       <div className="region-label" title={path ?? undefined}>
@@ -16,6 +56,18 @@ export const RegionNode = memo(function RegionNode({ data }: NodeProps<RegionNod
         {path && path !== label && <span className="region-path">{path}</span>}
         {needsYou > 0 && <span className="region-needs">+{needsYou} in Needs you</span>}
       </div>
+      {tiles.map(
+        (node) =>
+          (box == null || inView(node, box) || node.selected) && (
+            <SessionTile
+              key={node.id}
+              node={node}
+              origin={origin}
+              compact={compact}
+              dimmed={matches != null && !matches.has(node.id)}
+            />
+          ),
+      )}
     </div>
   );
 });

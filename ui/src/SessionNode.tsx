@@ -1,5 +1,5 @@
-import { memo, type MouseEvent } from "react";
-import { useStore, type NodeProps } from "@xyflow/react";
+import { memo, useRef, type MouseEvent, type PointerEvent } from "react";
+import { useStore, useStoreApi, type NodeProps } from "@xyflow/react";
 import { useSwitchboard, type SessionNodeType } from "./store";
 import { useClock } from "./clock";
 import { badgeOf, isStale, reasonOf } from "./status";
@@ -11,8 +11,8 @@ import {
   silenceFor,
   titleOf,
 } from "./sessionLabels";
-import { AgentMark, ClockIcon, CloseIcon, StatusGlyph, TerminalIcon } from "./icons";
-import { ZOOM_COMPACT, type NodeSize } from "./layout";
+import { AGENT_LETTERS, AgentMark, ClockIcon, CloseIcon, StatusGlyph, TerminalIcon } from "./icons";
+import { sizeOf, ZOOM_COMPACT, type NodeSize, type XY } from "./layout";
 import * as ipc from "./ipc";
 import { canDecide, DecideButtons, useDecideNote } from "./Decide";
 import { jump, useJumpNote } from "./jump";
@@ -249,3 +249,148 @@ export const SessionNode = memo(
   // Flow's wrapper moves them without the card rendering again.
   (a, b) => a.id === b.id && a.selected === b.selected && a.data.size === b.data.size,
 );
+
+/**
+ * The compact forms again, for a crowded canvas zoomed out: the same look in a third of the
+ * elements, no SVG (the status glyph and agent letter are CSS and text) and one subscription.
+ * A thousand of these is what a zoomed-out board of a thousand sessions holds.
+ */
+export const TileCard = memo(function TileCard({ id, selected, size, dimmed }: {
+  id: string;
+  selected: boolean;
+  size: NodeSize;
+  dimmed: boolean;
+}) {
+  const session = useSwitchboard((s) => s.sessions[id]);
+  if (!session) return null;
+  const badge = badgeOf(session, 0);
+  const title = titleOf(session);
+  const strip = size === "strip";
+  const classes = ["session-node", "is-far", "is-light", strip ? "is-strip" : "is-far-card", `tone-${badge.tone}`];
+  if (session.ended) classes.push("is-ended");
+  if (selected) classes.push("is-selected");
+  if (session.unread) classes.push("is-unread");
+  if (session.restored) classes.push("is-restored");
+  if (dimmed) classes.push("is-dimmed");
+  const needsYou = !session.ended && (session.status === "blocked" || session.status === "waiting");
+  const folder = session.cwd ? shortenHome(session.cwd) : null;
+  const agent = agentName(session.agent);
+  return (
+    <div
+      className={classes.join(" ")}
+      data-testid="session-node"
+      data-session-id={id}
+      data-status={session.status ?? "none"}
+      data-needs-you={needsYou ? "true" : "false"}
+      data-unread={session.unread ? "true" : "false"}
+      data-ended={session.ended ? "true" : "false"}
+      data-restored={session.restored ? "true" : "false"}
+      data-dimmed={dimmed ? "true" : "false"}
+      data-form={strip ? "strip" : "far-card"}
+      title={`${title} — ${badge.word} · ${agent}${folder ? ` · ${folder}` : ""}`}
+      onClick={() => useSwitchboard.getState().openSession(id)}
+    >
+      <div className="compact-line">
+        <span className="status-dot light-glyph" />
+        <span className="agent-letter">{AGENT_LETTERS[session.agent] ?? (session.agent.slice(0, 1).toUpperCase() || "?")}</span>
+        <span className={strip ? "visually-hidden" : "status-word"} data-testid="status-badge">
+          {badge.word}
+        </span>
+        {strip && (
+          <span className="node-title" data-testid="node-title">
+            {title}
+          </span>
+        )}
+      </div>
+      {!strip && (
+        <div className="node-title" data-testid="node-title">
+          {title}
+        </div>
+      )}
+      {session.unread && <span className="unread-dot" data-testid="unread-dot" role="img" aria-label="Unread" />}
+    </div>
+  );
+});
+
+/** A press that moves less than this (screen pixels) is a click, not a drag. */
+const DRAG_THRESHOLD = 4;
+
+type TileProps = {
+  node: SessionNodeType;
+  /** The region's top-left corner on the canvas: the tile is placed relative to it. */
+  origin: XY;
+  /** Zoomed out: the light compact form; else the full card (only tiles in view are drawn). */
+  compact: boolean;
+  dimmed: boolean;
+};
+
+/**
+ * A session drawn inside its region's grid instead of as a React Flow node: what a crowded
+ * canvas uses for the sessions the layout places (a React Flow node per session costs about
+ * 0.2 MiB of web-process memory and a walk per change). Behaves like a node: click selects and
+ * opens it, Tab reaches it, a drag moves it (the drop pins it, and it becomes a node there).
+ */
+export const SessionTile = memo(function SessionTile({ node, origin, compact, dimmed }: TileProps) {
+  const { id, position, selected = false, dragging = false, data } = node;
+  const flowStore = useStoreApi();
+  const dragged = useRef(false);
+  const { width, height } = sizeOf(data.size);
+
+  const onPointerDown = (event: PointerEvent) => {
+    if (event.button !== 0 || (event.target as Element).closest("button")) return;
+    const start = { x: event.clientX, y: event.clientY };
+    const from = { ...position };
+    const zoom = flowStore.getState().transform[2] || 1;
+    dragged.current = false;
+    const at = (e: globalThis.PointerEvent) => ({
+      x: from.x + (e.clientX - start.x) / zoom,
+      y: from.y + (e.clientY - start.y) / zoom,
+    });
+    const onMove = (e: globalThis.PointerEvent) => {
+      if (!dragged.current && Math.hypot(e.clientX - start.x, e.clientY - start.y) < DRAG_THRESHOLD) return;
+      dragged.current = true;
+      useSwitchboard.getState().onNodesChange([{ type: "position", id, position: at(e), dragging: true }]);
+    };
+    const onUp = (e: globalThis.PointerEvent) => {
+      window.removeEventListener("pointermove", onMove);
+      window.removeEventListener("pointerup", onUp);
+      window.removeEventListener("pointercancel", onUp);
+      if (!dragged.current) return;
+      // Dropped: the node is pinned where it was let go, like a dragged React Flow node.
+      useSwitchboard.getState().onNodesChange([{ type: "position", id, position: at(e), dragging: false }]);
+    };
+    window.addEventListener("pointermove", onMove);
+    window.addEventListener("pointerup", onUp);
+    window.addEventListener("pointercancel", onUp);
+  };
+
+  const onClick = (event: MouseEvent) => {
+    // The end of a drag is not a click.
+    if (dragged.current) {
+      dragged.current = false;
+      event.stopPropagation();
+      return;
+    }
+    useSwitchboard.getState().select(id);
+  };
+
+  const classes = ["session-tile", "nopan"];
+  if (selected) classes.push("selected");
+  if (dragging) classes.push("dragging");
+  return (
+    <div
+      className={classes.join(" ")}
+      data-id={id}
+      tabIndex={0}
+      style={{ width, height, transform: `translate(${position.x - origin.x}px, ${position.y - origin.y}px)` }}
+      onPointerDown={onPointerDown}
+      onClickCapture={onClick}
+    >
+      {compact ? (
+        <TileCard id={id} selected={selected} size={data.size} dimmed={dimmed} />
+      ) : (
+        <SessionCard id={id} selected={selected} size={data.size} />
+      )}
+    </div>
+  );
+});

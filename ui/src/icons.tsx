@@ -115,7 +115,7 @@ export function LogoMark({ className }: IconProps) {
   );
 }
 
-const AGENT_LETTERS: Record<string, string> = { claude: "C", codex: "X", gemini: "G" };
+export const AGENT_LETTERS: Record<string, string> = { claude: "C", codex: "X", gemini: "G" };
 
 /** Which agent runs a session, as a small lettered tile (C Claude, X Codex, G Gemini). */
 export function AgentMark({ agent, className }: IconProps & { agent: string }) {

@@ -171,6 +171,8 @@ export type Region = {
 export type Layout = {
   positions: Record<string, XY>;
   sizes: Record<string, NodeSize>;
+  /** The region each laid-out session sits in; the pinned (dragged) ones are in none. */
+  regionOf: Record<string, string>;
   regions: Region[];
   /** Fit-view zoom of the whole layout in the pane it was made for (uncapped). */
   fitZoom: number;
@@ -216,6 +218,7 @@ function fillCells(
       if (out) {
         out.positions[item.id] = { x: cell.x, y: cell.y };
         out.sizes[item.id] = group.size;
+        out.regionOf[item.id] = group.region.id;
       }
       bottom = Math.max(bottom, cell.y + height);
       break;
@@ -302,7 +305,7 @@ function bestPacking(groups: readonly Group[], pane: Pane, pinnedBoxes: readonly
     if (better(fitZoom, best)) [best, bestColumns] = [fitZoom, columns];
   }
   // The nodes go in for the winner only.
-  const out: Layout = { positions: {}, sizes: {}, regions: [], fitZoom: best! };
+  const out: Layout = { positions: {}, sizes: {}, regionOf: {}, regions: [], fitZoom: best! };
   pack(groups, shelfWidth(bestColumns), aspect, pinnedBoxes, out);
   return out;
 }

@@ -28,7 +28,11 @@ import { DOCTOR_SESSION_PREFIX } from "./bindings/doctor";
  * A canvas node carries no session data, only the size of its cell: the node component reads
  * the session from the store by id.
  */
-export type SessionNodeType = Node<{ size: NodeSize }, "session">;
+/**
+ * `size`: the cell the layout gave the node. `region`: the region whose grid it sits in, `null`
+ * when the user placed it (dragged) — on a crowded canvas the region draws its grid itself.
+ */
+export type SessionNodeType = Node<{ size: NodeSize; region: string | null }, "session">;
 
 export type Focus = { id: string; seq: number };
 
@@ -243,17 +247,15 @@ function relayout(state: LayoutInput): Partial<Data> {
     const previous = existing.get(id);
     const position = layout.positions[id]!;
     const size = layout.sizes[id]!;
-    const same =
-      previous &&
-      previous.position.x === position.x &&
-      previous.position.y === position.y &&
-      previous.data.size === size;
+    const region = layout.regionOf[id] ?? null;
+    const sameData = previous && previous.data.size === size && previous.data.region === region;
+    const same = previous && sameData && previous.position.x === position.x && previous.position.y === position.y;
     if (same && nodes[i] === previous) return previous;
     moved = true;
     if (same) return previous;
     return previous
-      ? { ...previous, position, data: previous.data.size === size ? previous.data : { size } }
-      : { id, type: "session", position, data: { size } };
+      ? { ...previous, position, data: sameData ? previous.data : { size, region } }
+      : { id, type: "session", position, data: { size, region } };
   });
   return { nodes: moved ? next : nodes, regions: sameRegions(layout.regions, state.regions), projects, layoutKey: key };
 }

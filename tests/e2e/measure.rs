@@ -329,7 +329,10 @@ if (!window.__paint) {
     const counts = ["needs", "working", "done"].map(count);
     if (counts.includes(null) || counts.reduce((a, b) => a + b, 0) !== n) return false;
     if (n === 0) return document.querySelector('[data-testid="empty-state"]') !== null;
-    if (document.querySelectorAll(".react-flow__minimap rect.minimap-node").length !== n) return false;
+    // The minimap: a rectangle per node, or a path per look holding `data-count` tiles.
+    const mini = [...document.querySelectorAll(".react-flow__minimap .minimap-node")]
+      .reduce((sum, e) => sum + (e.dataset.count ? Number(e.dataset.count) : 1), 0);
+    if (mini !== n) return false;
     // React Flow nodes, or (a crowded canvas) tiles drawn by their regions.
     const nodes = [...document.querySelectorAll(".react-flow__node-session, .session-tile")];
     return nodes.length > 0 && nodes.every((el) => getComputedStyle(el).visibility !== "hidden" && el.offsetWidth > 0);
@@ -537,8 +540,10 @@ async fn scale_run(n: usize) -> Scale {
     let others = other_web_processes(app.pid());
     if let Ok(dir) = std::env::var("SCALE_SCREENSHOT") {
         // What the user sees once settled: SCALE_SCREENSHOT=/tmp/shots writes <dir>/scale-<n>.png.
-        let png = app.client.screenshot().await.expect("a screenshot");
-        std::fs::write(format!("{dir}/scale-{n}.png"), png).expect("write the screenshot");
+        // The X server's picture (WebDriver's screenshot hung on a busy page): needs ImageMagick.
+        let shot = format!("xwd -root -silent | /usr/bin/convert xwd:- {dir}/scale-{n}.png");
+        let status = std::process::Command::new("sh").args(["-c", &shot]).status().expect("run xwd");
+        assert!(status.success(), "{shot}: {status}");
     }
 
     let (cpu, since) = (cpu_ms(app.pid()), Instant::now());

@@ -54,29 +54,32 @@ function miniClasses(session: Session | undefined, selected: boolean): string {
   return classes.join(" ");
 }
 
-/** A region on the minimap, with the tiles it draws (a crowded canvas) in their tones. */
+/**
+ * A region on the minimap, with the tiles it draws (a crowded canvas): one path per look (tone,
+ * ended, selected) rather than a rectangle per session — a thousand SVG elements cost more than
+ * the minimap is worth.
+ */
 const MiniMapRegion = memo(function MiniMapRegion({ id, x, y, width, height }: MiniMapNodeProps) {
   const tiles = useStore((s) => (s.nodeLookup.get(id)?.data as RegionData | undefined)?.tiles ?? noTiles);
   const sessions = useSwitchboard((s) => (tiles.length > 0 ? s.sessions : null));
+  const paths = useMemo(() => {
+    const byLook = new Map<string, string[]>();
+    if (!sessions) return byLook;
+    for (const t of tiles) {
+      const { width: w, height: h } = sizeOf(t.data.size);
+      const look = miniClasses(sessions[t.id], t.selected ?? false);
+      const list = byLook.get(look) ?? [];
+      list.push(`M${t.position.x} ${t.position.y}h${w}v${h}h${-w}z`);
+      byLook.set(look, list);
+    }
+    return byLook;
+  }, [tiles, sessions]);
   return (
     <>
       <rect className="minimap-region" x={x} y={y} width={width} height={height} rx={18} ry={18} />
-      {sessions &&
-        tiles.map((t) => {
-          const { width: w, height: h } = sizeOf(t.data.size);
-          return (
-            <rect
-              key={t.id}
-              className={miniClasses(sessions[t.id], t.selected ?? false)}
-              x={t.position.x}
-              y={t.position.y}
-              width={w}
-              height={h}
-              rx={14}
-              ry={14}
-            />
-          );
-        })}
+      {[...paths].map(([look, boxes]) => (
+        <path key={look} className={look} d={boxes.join("")} data-count={boxes.length} />
+      ))}
     </>
   );
 });
@@ -365,7 +368,7 @@ function makeRegionNode(region: Region, tiles: readonly SessionNodeType[]): Regi
     position: { x, y },
     width,
     height,
-    data: { kind, label, path, count, needsYou, origin: { x, y }, tiles },
+    data: { kind, label, path, count, needsYou, tiles },
     selectable: false,
     draggable: false,
     focusable: false,

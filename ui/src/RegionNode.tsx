@@ -1,12 +1,10 @@
-import { memo } from "react";
+import { memo, useMemo } from "react";
 import { useStore, type Node, type NodeProps, type ReactFlowState } from "@xyflow/react";
-import { sizeOf, ZOOM_COMPACT, type Box, type Region, type XY } from "./layout";
+import { sizeOf, ZOOM_COMPACT, type Box, type Region } from "./layout";
 import { SessionTile } from "./SessionNode";
 import { useSwitchboard, type SessionNodeType } from "./store";
 
 export type RegionData = Pick<Region, "kind" | "label" | "path" | "count" | "needsYou"> & {
-  /** Its top-left corner on the canvas. */
-  origin: XY;
   /** On a crowded canvas: the sessions it draws in its own grid (empty otherwise). */
   tiles: readonly SessionNodeType[];
 };
@@ -37,12 +35,16 @@ function inView(node: SessionNodeType, view: Box): boolean {
 }
 
 /** A labelled area behind a group of nodes: the "Needs you" lane, or one project. */
-export const RegionNode = memo(function RegionNode({ data }: NodeProps<RegionNodeType>) {
-  const { kind, label, path, count, needsYou, origin, tiles } = data;
+export const RegionNode = memo(function RegionNode({ data, positionAbsoluteX, positionAbsoluteY }: NodeProps<RegionNodeType>) {
+  const { kind, label, path, count, needsYou, tiles } = data;
+  // The same object while the region stays put: its tiles do not draw again for a new list.
+  const origin = useMemo(() => ({ x: positionAbsoluteX, y: positionAbsoluteY }), [positionAbsoluteX, positionAbsoluteY]);
   // One subscription per region, not per tile.
   const view = useStore((s) => (tiles.length > 0 ? viewOf(s) : null));
   const compact = view == null;
   const matches = useSwitchboard((s) => (tiles.length > 0 ? s.matches : null));
+  // A changed session is a new object: only its tile draws again.
+  const sessions = useSwitchboard((s) => (tiles.length > 0 ? s.sessions : null));
   let box: Box | null = null;
   if (view) {
     const [left, top, right, bottom] = view.split(" ").map(Number) as [number, number, number, number];
@@ -62,6 +64,7 @@ export const RegionNode = memo(function RegionNode({ data }: NodeProps<RegionNod
             <SessionTile
               key={node.id}
               node={node}
+              session={sessions?.[node.id]}
               origin={origin}
               compact={compact}
               dimmed={matches != null && !matches.has(node.id)}

@@ -1,4 +1,5 @@
-import { memo, useRef, type MouseEvent, type PointerEvent } from "react";
+import { memo, useRef, type HTMLAttributes, type MouseEvent, type PointerEvent } from "react";
+import type { Session } from "./bindings/Session";
 import { useStore, useStoreApi, type NodeProps } from "@xyflow/react";
 import { useSwitchboard, type SessionNodeType } from "./store";
 import { useClock } from "./clock";
@@ -250,23 +251,27 @@ export const SessionNode = memo(
   (a, b) => a.id === b.id && a.selected === b.selected && a.data.size === b.data.size,
 );
 
+/** What a tile's frame gives the card drawn in it (placement, focus, pointer handlers). */
+type Frame = Omit<HTMLAttributes<HTMLDivElement>, "className"> & { className: string; "data-id": string };
+
 /**
  * The compact forms again, for a crowded canvas zoomed out: the same look in a third of the
- * elements, no SVG (the status glyph and agent letter are CSS and text) and one subscription.
+ * elements, no SVG (the status glyph and agent letter are CSS and text), no subscription of its
+ * own (the region hands it the session), and the tile's frame is its own root element.
  * A thousand of these is what a zoomed-out board of a thousand sessions holds.
  */
-export const TileCard = memo(function TileCard({ id, selected, size, dimmed }: {
-  id: string;
+function TileCard({ session, selected, size, dimmed, frame }: {
+  session: Session;
   selected: boolean;
   size: NodeSize;
   dimmed: boolean;
+  frame: Frame;
 }) {
-  const session = useSwitchboard((s) => s.sessions[id]);
-  if (!session) return null;
+  const id = session.sessionId;
   const badge = badgeOf(session, 0);
   const title = titleOf(session);
   const strip = size === "strip";
-  const classes = ["session-node", "is-far", "is-light", strip ? "is-strip" : "is-far-card", `tone-${badge.tone}`];
+  const classes = [frame.className, "session-node", "is-far", "is-light", strip ? "is-strip" : "is-far-card", `tone-${badge.tone}`];
   if (session.ended) classes.push("is-ended");
   if (selected) classes.push("is-selected");
   if (session.unread) classes.push("is-unread");
@@ -277,6 +282,7 @@ export const TileCard = memo(function TileCard({ id, selected, size, dimmed }: {
   const agent = agentName(session.agent);
   return (
     <div
+      {...frame}
       className={classes.join(" ")}
       data-testid="session-node"
       data-session-id={id}
@@ -310,13 +316,15 @@ export const TileCard = memo(function TileCard({ id, selected, size, dimmed }: {
       {session.unread && <span className="unread-dot" data-testid="unread-dot" role="img" aria-label="Unread" />}
     </div>
   );
-});
+}
 
 /** A press that moves less than this (screen pixels) is a click, not a drag. */
 const DRAG_THRESHOLD = 4;
 
 type TileProps = {
   node: SessionNodeType;
+  /** Its session, handed down by the region (one subscription per region, not per tile). */
+  session: Session | undefined;
   /** The region's top-left corner on the canvas: the tile is placed relative to it. */
   origin: XY;
   /** Zoomed out: the light compact form; else the full card (only tiles in view are drawn). */
@@ -330,7 +338,7 @@ type TileProps = {
  * 0.2 MiB of web-process memory and a walk per change). Behaves like a node: click selects and
  * opens it, Tab reaches it, a drag moves it (the drop pins it, and it becomes a node there).
  */
-export const SessionTile = memo(function SessionTile({ node, origin, compact, dimmed }: TileProps) {
+export const SessionTile = memo(function SessionTile({ node, session, origin, compact, dimmed }: TileProps) {
   const { id, position, selected = false, dragging = false, data } = node;
   const flowStore = useStoreApi();
   const dragged = useRef(false);
@@ -374,23 +382,22 @@ export const SessionTile = memo(function SessionTile({ node, origin, compact, di
     useSwitchboard.getState().select(id);
   };
 
+  if (!session) return null;
   const classes = ["session-tile", "nopan"];
   if (selected) classes.push("selected");
   if (dragging) classes.push("dragging");
+  const frame: Frame = {
+    className: classes.join(" "),
+    "data-id": id,
+    tabIndex: 0,
+    style: { width, height, transform: `translate(${position.x - origin.x}px, ${position.y - origin.y}px)` },
+    onPointerDown,
+    onClickCapture: onClick,
+  };
+  if (compact) return <TileCard session={session} selected={selected} size={data.size} dimmed={dimmed} frame={frame} />;
   return (
-    <div
-      className={classes.join(" ")}
-      data-id={id}
-      tabIndex={0}
-      style={{ width, height, transform: `translate(${position.x - origin.x}px, ${position.y - origin.y}px)` }}
-      onPointerDown={onPointerDown}
-      onClickCapture={onClick}
-    >
-      {compact ? (
-        <TileCard id={id} selected={selected} size={data.size} dimmed={dimmed} />
-      ) : (
-        <SessionCard id={id} selected={selected} size={data.size} />
-      )}
+    <div {...frame}>
+      <SessionCard id={id} selected={selected} size={data.size} />
     </div>
   );
 });

@@ -236,9 +236,10 @@ function CanvasEffects() {
       height: domNode?.clientHeight || height || window.innerHeight,
     };
     const viewport = arrivalViewport(bounds, pane);
-    // Too many to show at full size: zoom out to all of them (held until they are measured).
+    // Too many to show at full size: zoom out to all of them. The layout knows their box, so
+    // this needs no measuring: the first frame that shows them is already the fitted one.
     if (viewport) void flow.setViewport(viewport);
-    else void flow.fitView(fitViewOptions);
+    else void flow.fitBounds(bounds, { padding: FIT_PADDING });
   }, [flow, flowStore]);
   useFitWhenFilled(filled, fit);
 

@@ -8,7 +8,7 @@ import { initialData, useSwitchboard } from "./store";
 import { installFlowStubs } from "./test/flow";
 import { makeSession, NOW } from "./test/sessions";
 
-const fits = vi.hoisted(() => ({ fitView: vi.fn(), setViewport: vi.fn() }));
+const fits = vi.hoisted(() => ({ fitView: vi.fn(), fitBounds: vi.fn(), setViewport: vi.fn() }));
 
 // The real React Flow, with its viewport moves recorded on the way through.
 vi.mock("@xyflow/react", async (importOriginal) => {
@@ -23,6 +23,10 @@ vi.mock("@xyflow/react", async (importOriginal) => {
           fitView: (options?: Parameters<typeof flow.fitView>[0]) => {
             fits.fitView(options);
             return flow.fitView(options);
+          },
+          fitBounds: (...args: Parameters<typeof flow.fitBounds>) => {
+            fits.fitBounds(...args);
+            return flow.fitBounds(...args);
           },
           setViewport: (...args: Parameters<typeof flow.setViewport>) => {
             fits.setViewport(...args);
@@ -53,10 +57,12 @@ beforeAll(() => {
 beforeEach(() => {
   useSwitchboard.setState(initialData());
   fits.fitView.mockClear();
+  fits.fitBounds.mockClear();
   fits.setViewport.mockClear();
 });
 
-const fitCount = () => fits.fitView.mock.calls.length + fits.setViewport.mock.calls.length;
+const fitCount = () =>
+  fits.fitView.mock.calls.length + fits.fitBounds.mock.calls.length + fits.setViewport.mock.calls.length;
 const store = () => useSwitchboard.getState();
 const arrive = (...ids: string[]) =>
   act(() =>
@@ -121,7 +127,13 @@ describe("fitting the view", () => {
     store().applySnapshot([]);
     renderCanvas();
     arrive(...Array.from({ length: 60 }, (_, i) => `s${i}`));
-    expect(fits.fitView).toHaveBeenCalledTimes(1);
+    // To the layout's box, known without measuring anything: the first frame is the fitted one.
+    expect(fits.fitBounds).toHaveBeenCalledTimes(1);
+    const [bounds] = fits.fitBounds.mock.calls[0]!;
+    const { regions } = store();
+    const right = Math.max(...regions.map((r) => r.x + r.width));
+    const bottom = Math.max(...regions.map((r) => r.y + r.height));
+    expect(bounds).toEqual({ x: 0, y: 0, width: right, height: bottom });
     expect(fits.setViewport).not.toHaveBeenCalled();
   });
 });

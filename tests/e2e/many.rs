@@ -61,6 +61,13 @@ async fn a_hundred_sessions_keep_every_needs_you_title_readable_at_fit_view() {
         )
         .await
         .unwrap();
+    if let Ok(path) = std::env::var("MANY_SCREENSHOT") {
+        // The README's picture of a hundred sessions: MANY_SCREENSHOT=docs/screenshot-100.png
+        // (the X server's picture, through ImageMagick).
+        let shot = format!("xwd -root -silent | /usr/bin/convert xwd:- {path}");
+        let status = std::process::Command::new("sh").args(["-c", &shot]).status().expect("run xwd");
+        assert!(status.success(), "{shot}: {status}");
+    }
     let sizes = sizes.as_array().unwrap();
     assert_eq!(sizes.len(), needs_you, "every needs-you session is a node");
     for size in sizes {

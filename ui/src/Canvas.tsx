@@ -411,9 +411,16 @@ export function Canvas() {
     },
     [reveal],
   );
+  // A click on the empty canvas lets go of the selection: React Flow does that for its own nodes,
+  // this does it for a tile (the selected session may be one).
+  const onPaneClick = useCallback(() => {
+    const store = useSwitchboard.getState();
+    if (selectSelectedId(store) != null) store.select(null);
+  }, []);
   return (
     <ReactFlow<CanvasNode>
       nodes={nodes}
+      onPaneClick={onPaneClick}
       edges={noEdges}
       nodeTypes={nodeTypes}
       onNodesChange={onNodesChange}

@@ -114,6 +114,10 @@ describe("a crowded canvas", () => {
     expect(ipc.clearUnread).toHaveBeenCalledWith("s2");
     expect(tile("s2")).toHaveAttribute("data-id", "s2");
     expect(tile("s2").className).toContain("is-selected");
+    // A click on the empty canvas lets go of it, as for a node.
+    fireEvent.click(document.querySelector(".react-flow__pane")!);
+    expect(selectSelectedId(useSwitchboard.getState())).toBeNull();
+    expect(tile("s2").className).not.toContain("is-selected");
   });
 
   it("a drag moves a tile; the drop pins it there and it becomes a node of its own", async () => {

@@ -12,7 +12,7 @@ import {
   silenceFor,
   titleOf,
 } from "./sessionLabels";
-import { AGENT_LETTERS, AgentMark, ClockIcon, CloseIcon, StatusGlyph, TerminalIcon } from "./icons";
+import { agentLetter, AgentMark, ClockIcon, CloseIcon, StatusGlyph, TerminalIcon } from "./icons";
 import { sizeOf, ZOOM_COMPACT, type NodeSize, type XY } from "./layout";
 import * as ipc from "./ipc";
 import { canDecide, DecideButtons, useDecideNote } from "./Decide";
@@ -26,6 +26,31 @@ type CardProps = {
   /** Zoomed out below {@link ZOOM_COMPACT}: only status, agent, title and unread dot, larger. */
   compact?: boolean;
 };
+
+/**
+ * What every form of a session node says on its root element: its classes (tone and state) and
+ * the data attributes tests and the canvas read.
+ */
+function faceOf(session: Session, badge: { tone: string }, selected: boolean, dimmed: boolean) {
+  const classes = ["session-node", `tone-${badge.tone}`];
+  if (session.ended) classes.push("is-ended");
+  if (selected) classes.push("is-selected");
+  if (session.unread) classes.push("is-unread");
+  if (session.restored) classes.push("is-restored");
+  if (dimmed) classes.push("is-dimmed");
+  const needsYou = !session.ended && (session.status === "blocked" || session.status === "waiting");
+  const data = {
+    "data-testid": "session-node",
+    "data-session-id": session.sessionId,
+    "data-status": session.status ?? "none",
+    "data-needs-you": needsYou ? "true" : "false",
+    "data-unread": session.unread ? "true" : "false",
+    "data-ended": session.ended ? "true" : "false",
+    "data-restored": session.restored ? "true" : "false",
+    "data-dimmed": dimmed ? "true" : "false",
+  };
+  return { classes, data };
+}
 
 /** One session, read from the store by id; usable outside React Flow (tests). */
 export function SessionCard({ id, selected = false, size = "full", compact = false }: CardProps) {
@@ -44,24 +69,8 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
   const stale = isStale(session);
   const subagents = session.subagents > 0 ? session.subagents : 0;
 
-  const classes = ["session-node", `tone-${badge.tone}`];
-  if (session.ended) classes.push("is-ended");
-  if (selected) classes.push("is-selected");
-  if (session.unread) classes.push("is-unread");
-  if (session.restored) classes.push("is-restored");
-  if (dimmed) classes.push("is-dimmed");
-  const needsYou = !session.ended && (session.status === "blocked" || session.status === "waiting");
-  const rootProps = {
-    "data-testid": "session-node",
-    "data-session-id": id,
-    "data-status": session.status ?? "none",
-    "data-needs-you": needsYou ? "true" : "false",
-    "data-unread": session.unread ? "true" : "false",
-    "data-ended": session.ended ? "true" : "false",
-    "data-restored": session.restored ? "true" : "false",
-    "data-dimmed": dimmed ? "true" : "false",
-    onClick: () => openSession(id),
-  };
+  const { classes, data } = faceOf(session, badge, selected, dimmed);
+  const rootProps = { ...data, onClick: () => openSession(id) };
   const unreadDot = session.unread && (
     <span className="unread-dot" data-testid="unread-dot" role="img" aria-label="Unread" />
   );
@@ -271,34 +280,23 @@ function TileCard({ session, selected, size, dimmed, frame }: {
   const badge = badgeOf(session, 0);
   const title = titleOf(session);
   const strip = size === "strip";
-  const classes = [frame.className, "session-node", "is-far", "is-light", strip ? "is-strip" : "is-far-card", `tone-${badge.tone}`];
-  if (session.ended) classes.push("is-ended");
-  if (selected) classes.push("is-selected");
-  if (session.unread) classes.push("is-unread");
-  if (session.restored) classes.push("is-restored");
-  if (dimmed) classes.push("is-dimmed");
-  const needsYou = !session.ended && (session.status === "blocked" || session.status === "waiting");
+  const { classes, data } = faceOf(session, badge, selected, dimmed);
+  classes.unshift(frame.className);
+  classes.push("is-far", "is-light", strip ? "is-strip" : "is-far-card");
   const folder = session.cwd ? shortenHome(session.cwd) : null;
   const agent = agentName(session.agent);
   return (
     <div
       {...frame}
       className={classes.join(" ")}
-      data-testid="session-node"
-      data-session-id={id}
-      data-status={session.status ?? "none"}
-      data-needs-you={needsYou ? "true" : "false"}
-      data-unread={session.unread ? "true" : "false"}
-      data-ended={session.ended ? "true" : "false"}
-      data-restored={session.restored ? "true" : "false"}
-      data-dimmed={dimmed ? "true" : "false"}
+      {...data}
       data-form={strip ? "strip" : "far-card"}
       title={`${title} — ${badge.word} · ${agent}${folder ? ` · ${folder}` : ""}`}
       onClick={() => useSwitchboard.getState().openSession(id)}
     >
       <div className="compact-line">
         <span className="status-dot light-glyph" />
-        <span className="agent-letter">{AGENT_LETTERS[session.agent] ?? (session.agent.slice(0, 1).toUpperCase() || "?")}</span>
+        <span className="agent-letter">{agentLetter(session.agent)}</span>
         <span className={strip ? "visually-hidden" : "status-word"} data-testid="status-badge">
           {badge.word}
         </span>

@@ -115,11 +115,16 @@ export function LogoMark({ className }: IconProps) {
   );
 }
 
-export const AGENT_LETTERS: Record<string, string> = { claude: "C", codex: "X", gemini: "G" };
+const AGENT_LETTERS: Record<string, string> = { claude: "C", codex: "X", gemini: "G" };
+
+/** The letter that stands for an agent: C Claude, X Codex, G Gemini, else its initial. */
+export function agentLetter(agent: string): string {
+  return AGENT_LETTERS[agent] ?? (agent.slice(0, 1).toUpperCase() || "?");
+}
 
 /** Which agent runs a session, as a small lettered tile (C Claude, X Codex, G Gemini). */
 export function AgentMark({ agent, className }: IconProps & { agent: string }) {
-  const letter = AGENT_LETTERS[agent] ?? (agent.slice(0, 1).toUpperCase() || "?");
+  const letter = agentLetter(agent);
   return (
     <svg className={className} viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">
       <rect x="0.75" y="0.75" width="14.5" height="14.5" rx="4" fill="none" stroke="currentColor" strokeWidth="1.3" />

@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use switchboard_engine::store::{Store, DATABASE_FILE};
+use switchboard_engine::instance::store::{Store, DATABASE_FILE};
 
 use crate::support::{fixture, Serve};
 
@@ -40,35 +40,62 @@ fn a_restart_keeps_states_unread_and_titles() {
     assert_eq!(claude["restored"], false);
 }
 
+/// A burst over a fixed set of sessions (well under the 5,000-session cap, so no eviction however
+/// fast the machine posts), each post numbered; SIGKILL mid-burst. Every session must have been
+/// saved at least at the last number acknowledged more than a second before the kill.
 #[test]
 fn kill_9_in_a_burst_loses_no_change_acknowledged_a_second_before() {
+    const SESSIONS: usize = 1_000;
+    const AT_LEAST: usize = 3 * SESSIONS;
+    const AT_MOST: usize = 200_000;
     let mut serve = Serve::start();
-    let acknowledged: Vec<(usize, Instant)> = {
-        let started = Instant::now();
-        let mut acked = Vec::new();
-        let mut i = 0;
-        while started.elapsed() < Duration::from_millis(2_500) {
-            let status = serve.post("custom", &json!({"sessionId": format!("burst-{i}"), "status": "working"}));
-            assert_eq!(status, 204);
-            acked.push((i, Instant::now()));
-            i += 1;
-        }
-        acked
-    };
+    // (session, number, acknowledged at), in posting order.
+    let mut acknowledged: Vec<(usize, usize, Instant)> = Vec::new();
+    let started = Instant::now();
+    // Bounded by count; it also runs past 1.5 s so that some acknowledgements are over a second
+    // old at the kill, whatever the machine's speed.
+    while acknowledged.len() < AT_MOST
+        && (acknowledged.len() < AT_LEAST || started.elapsed() < Duration::from_millis(1_500))
+    {
+        let n = acknowledged.len();
+        let session = n % SESSIONS;
+        let body = json!({"sessionId": format!("burst-{session}"), "status": "working", "message": n.to_string()});
+        assert_eq!(serve.post("custom", &body), 204);
+        acknowledged.push((session, n, Instant::now()));
+    }
     serve.child.kill().unwrap(); // SIGKILL
     let killed_at = Instant::now();
     serve.child.wait().unwrap();
     let store = Store::open(serve.home()).unwrap().0;
-    let saved: std::collections::HashSet<String> =
-        store.load().unwrap().into_iter().map(|s| s.session.session_id).collect();
-    let due: Vec<usize> = acknowledged
-        .iter()
-        .filter(|(_, at)| killed_at.duration_since(*at) > Duration::from_secs(1))
-        .map(|(i, _)| *i)
+    let saved: std::collections::HashMap<String, usize> = store
+        .load()
+        .unwrap()
+        .into_iter()
+        .filter_map(|s| Some((s.session.session_id, s.session.message?.parse().ok()?)))
         .collect();
-    assert!(due.len() > 10, "the burst ran long enough to test something ({} events)", due.len());
-    let lost: Vec<&usize> = due.iter().filter(|i| !saved.contains(&format!("burst-{i}"))).collect();
-    assert!(lost.is_empty(), "{} of {} acknowledged events lost: {lost:?}", lost.len(), due.len());
+    let mut due: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    for (session, n, at) in &acknowledged {
+        if killed_at.duration_since(*at) > Duration::from_secs(1) {
+            due.insert(*session, *n);
+        }
+    }
+    assert!(!due.is_empty(), "some changes were acknowledged over a second before the kill");
+    let posted = acknowledged.len();
+    let mut lost: Vec<String> = due
+        .iter()
+        .filter(|(session, n)| saved.get(&format!("burst-{session}")).is_none_or(|kept| kept < n))
+        .map(|(session, n)| {
+            format!("burst-{session}: acknowledged #{n}, saved {:?}", saved.get(&format!("burst-{session}")))
+        })
+        .collect();
+    lost.sort();
+    assert!(
+        lost.is_empty(),
+        "{} of {} sessions lost acknowledged changes ({posted} posted): {lost:?}",
+        lost.len(),
+        due.len()
+    );
+    assert!(saved.values().all(|kept| *kept < posted), "nothing saved that was never posted");
 }
 
 #[test]
@@ -121,7 +148,7 @@ fn history_is_kept_per_session_and_bounded() {
     serve.wait_for("chatty", |s| s["message"] == "step 59");
     let (home, _) = serve.stop();
     let history = Store::open(home.path()).unwrap().0.history("chatty").unwrap();
-    assert_eq!(history.len(), switchboard_engine::store::HISTORY_LIMIT);
+    assert_eq!(history.len(), switchboard_engine::instance::store::HISTORY_LIMIT);
     assert_eq!(history.last().unwrap().message.as_deref(), Some("step 59"));
 }
 

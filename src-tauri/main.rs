@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use switchboard_engine::api;
 
 #[derive(Parser)]
 #[command(name = "switchboard", version, about = "See every AI coding agent on your machine, and which one needs you")]
@@ -69,7 +70,7 @@ fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
     if args.next().is_some_and(|arg| arg == "hook") {
         let agent = args.next().and_then(|a| a.into_string().ok()).unwrap_or_default();
-        switchboard_engine::forward::run(&agent);
+        switchboard_engine::hook::run(&agent);
         return ExitCode::SUCCESS;
     }
     let cli = Cli::parse();
@@ -108,27 +109,23 @@ fn serve(no_notify: bool) -> anyhow::Result<()> {
     let mut config = switchboard_engine::Config::from_env()?;
     config.notify &= !no_notify;
     let runtime = tokio::runtime::Runtime::new()?;
-    runtime.block_on(switchboard_engine::serve(config))?;
+    runtime.block_on(switchboard_engine::instance::serve(config))?;
     Ok(())
 }
 
 fn status(json: bool) -> anyhow::Result<()> {
-    let (snapshot, raw) = switchboard_engine::status::fetch(&state_dir()?)?;
+    let (snapshot, raw) = switchboard_engine::client::status::fetch(&state_dir()?)?;
     if json {
         println!("{}", String::from_utf8_lossy(&raw));
     } else {
-        print!("{}", switchboard_engine::status::table(&snapshot, switchboard_engine::server::now_millis()));
+        print!("{}", switchboard_engine::client::status::table(&snapshot, switchboard_engine::clock::now_millis()));
     }
     Ok(())
 }
 
 fn install(target: Target, uninstall: bool, dry_run: bool) -> anyhow::Result<()> {
-    use switchboard_engine::install;
     let name = target.to_possible_value().map(|value| value.get_name().to_owned()).unwrap_or_default();
-    let clis = install::clis_named(&name).ok_or_else(|| anyhow::anyhow!("no CLI called {name}"))?;
-    let options = install::InstallOptions::for_user(clis, uninstall, dry_run, std::env::current_exe()?)
-        .ok_or_else(|| anyhow::anyhow!("HOME is not set, so the CLIs' settings cannot be found"))?;
-    let outcomes = install::install(&options);
+    let outcomes = api::install(&name, uninstall, dry_run, api::hook_command(false)?)?;
     for outcome in &outcomes {
         println!("{outcome}");
     }
@@ -141,33 +138,21 @@ fn install(target: Target, uninstall: bool, dry_run: bool) -> anyhow::Result<()>
 
 /// Prints the report; exit code 0 only when every check passed.
 fn doctor(json: bool) -> ExitCode {
-    use switchboard_engine::doctor;
-    let options = (|| -> anyhow::Result<doctor::DoctorOptions> {
-        let folder = std::env::current_dir().ok();
-        doctor::DoctorOptions::from_env(std::env::current_exe()?, state_dir()?, folder)
-            .ok_or_else(|| anyhow::anyhow!("HOME is not set, so the CLIs' settings cannot be found"))
+    let report = (|| -> anyhow::Result<_> {
+        let state = state_dir()?;
+        // The test session is removed again through the running instance's API.
+        let remove = |session_id: &str| {
+            api::remove_through_instance(&state, session_id);
+        };
+        Ok(api::doctor(api::hook_command(false)?, state.clone(), std::env::current_dir().ok(), remove)?)
     })();
-    let options = match options {
-        Ok(options) => options,
+    let report = match report {
+        Ok(report) => report,
         Err(error) => {
             eprintln!("switchboard: {}", switchboard_engine::error_text(error.as_ref()));
             return ExitCode::FAILURE;
         }
     };
-    // The test session is removed again through the running instance's API.
-    let state = options.state_dir.clone();
-    let report = doctor::examine(&options, |session_id| {
-        if let Some(endpoint) = switchboard_engine::endpoint::Endpoint::read(&state) {
-            let path = format!("/sessions/{session_id}?key={}", endpoint.key);
-            let _ = switchboard_engine::client::request(
-                endpoint.addr(),
-                "DELETE",
-                &path,
-                b"",
-                std::time::Duration::from_secs(2),
-            );
-        }
-    });
     if json {
         println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
     } else {

@@ -269,7 +269,7 @@ fn on_click<R: Runtime>(app: &AppHandle<R>, id: &str) {
     match action(id) {
         Some(Action::Open(session_id)) => {
             if let Some(state) = app.try_state::<crate::AppState>() {
-                crate::open_session(app, &state.hub, &session_id);
+                crate::open_session(app, &state.inputs, &session_id);
             }
         }
         Some(Action::ToggleWindow) => toggle_window(app),
@@ -309,7 +309,7 @@ fn autostart_enabled<R: Runtime>(app: &AppHandle<R>) -> bool {
 }
 
 fn set_autostart_enabled<R: Runtime>(app: &AppHandle<R>, enabled: bool) -> Result<(), CommandError> {
-    let failure = |message: String| CommandError { kind: "autostart", message };
+    let failure = |message: String| CommandError::new(switchboard_engine::api::ErrorKind::Autostart, message);
     let manager =
         app.try_state::<AutoLaunchManager>().ok_or_else(|| failure("start at login is not available".into()))?;
     let result = if enabled { manager.enable() } else { manager.disable() };

@@ -103,7 +103,7 @@ fn a_connected_home_with_a_running_instance_passes_and_its_test_event_arrives() 
     // What Codex's "Trust all and continue" and Gemini's "Trust folder" write.
     let hooks_file = machine.path("codex-home/hooks.json");
     let hooks: Value = serde_json::from_slice(&fs::read(&hooks_file).unwrap()).unwrap();
-    let trust = switchboard_engine::codex_trust::trust_all(&hooks_file, &hooks);
+    let trust = switchboard_engine::setup::codex_trust::trust_all(&hooks_file, &hooks);
     fs::write(machine.path("codex-home/config.toml"), trust).unwrap();
     let folder = machine.path("home/project").display().to_string();
     fs::write(

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{json, Value};
 use switchboard_engine::{HookServer, Hub};
 
 use crate::support::{fixture, raw, request, Serve};
@@ -207,12 +207,12 @@ fn a_full_reducer_queue_drops_events_but_never_delays_the_answer() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     // Nothing drains the queue yet: it takes four, the rest are dropped, every answer is 204.
     let hub = Arc::new(Hub::new());
-    let (inputs, queue) = switchboard_engine::hub::inputs(4);
+    let (inputs, queue) = switchboard_engine::instance::hub::inputs(4);
     let server = runtime
         .block_on(HookServer::start_with(
             inputs.clone(),
             Arc::clone(&hub),
-            switchboard_engine::decide::Decisions::new(inputs.clone()),
+            switchboard_engine::instance::decide::Decisions::new(inputs.clone()),
             "k".repeat(48),
         ))
         .unwrap();
@@ -256,6 +256,35 @@ fn a_session_can_be_removed_with_the_key_only() {
     assert_eq!(request(serve.addr(), "DELETE", &path, b"").0, 204);
     assert!(serve.session("gone-soon").is_none());
     assert_eq!(request(serve.addr(), "DELETE", &path, b"").0, 404);
+}
+
+/// A user's remove racing a hook for the same session (issue 19): both go through the hub's one
+/// queue, so a hook acknowledged before the remove is applied before it. Each session ends in one
+/// defined state — removed, the remove answered 204 — never brought back by the hook it raced,
+/// and the store agrees with the board after a restart.
+#[test]
+fn a_remove_right_after_an_acknowledged_hook_always_removes_the_session() {
+    let serve = Serve::start();
+    let ids: Vec<String> = (0..100).map(|n| format!("raced-{n}")).collect();
+    for id in &ids {
+        assert_eq!(serve.post("custom", &json!({"sessionId": id, "status": "blocked"})), 204);
+        let path = format!("/sessions/{id}?key={}", serve.endpoint.key);
+        assert_eq!(request(serve.addr(), "DELETE", &path, b"").0, 204, "{id}: the acknowledged hook is there to remove");
+    }
+    // A marker after them all: once it is on the board, every earlier input has been applied.
+    serve.post("custom", &json!({"sessionId": "marker", "status": "done"}));
+    serve.wait_for("marker", |_| true);
+    let left: Vec<String> = serve.sessions()["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["sessionId"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(left, ["marker"]);
+    let (home, _) = serve.stop();
+    let restarted = Serve::start_in(home, &[]);
+    let saved: Vec<Value> = restarted.sessions()["sessions"].as_array().unwrap().clone();
+    assert_eq!(saved.len(), 1, "the store agrees: {saved:?}");
 }
 
 #[test]

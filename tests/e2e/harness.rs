@@ -246,7 +246,7 @@ impl App {
     /// `x-switchboard-process` header).
     pub fn post_from(&self, agent: &str, body: &Value, process: &Value) {
         let path = format!("/hook/{agent}?key={}", self.endpoint.key);
-        let header = format!("{}: {process}\r\n", switchboard_engine::forward::PROCESS_HEADER);
+        let header = format!("{}: {process}\r\n", switchboard_engine::protocol::PROCESS_HEADER);
         let response = switchboard_engine::client::request_until(
             self.endpoint.addr(),
             "POST",
@@ -261,9 +261,31 @@ impl App {
 
     /// Clicks the element with `data-testid` = `test_id` (the first one).
     pub async fn click_test_id(&self, test_id: &str) {
-        let selector = format!(r#"[data-testid="{test_id}"]"#);
-        let element = self.client.find(Locator::Css(&selector)).await.expect("find the element");
-        element.click().await.expect("click it");
+        self.click_settled(&format!(r#"[data-testid="{test_id}"]"#)).await;
+    }
+
+    /// Clicks the first element matching `selector` once it has settled: it exists, its box has
+    /// not moved for several polls with no CSS transition running on it or around it, and the
+    /// point at its centre hits it (nothing laid over it). Nodes glide when the layout changes
+    /// and panels open beside them, so a click at once can land on whatever moved there. A click
+    /// still intercepted is retried, a bounded number of times.
+    pub async fn click_settled(&self, selector: &str) {
+        for attempt in 1..=20 {
+            let settled = self.client.execute_async(SETTLE, vec![json!(selector)]).await.expect("wait for the element");
+            if settled["found"] != json!(true) {
+                assert!(attempt < 20, "{selector} never appeared: {settled}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+            let element = self.client.find(Locator::Css(selector)).await.expect("find the element");
+            match element.click().await {
+                Ok(()) => return,
+                Err(error) if attempt < 20 => {
+                    eprintln!("click on {selector} not taken yet (attempt {attempt}, {settled}): {error}");
+                }
+                Err(error) => panic!("click {selector}: {error} ({settled})"),
+            }
+        }
     }
 
     /// The text of the element with `data-testid` = `test_id`, once it exists (bounded).
@@ -341,9 +363,7 @@ impl App {
     }
 
     pub async fn click_node(&self, id: &str) {
-        let selector = format!(r#"[data-testid="session-node"][data-session-id="{id}"]"#);
-        let element = self.client.find(Locator::Css(&selector)).await.expect("find the node");
-        element.click().await.expect("click the node");
+        self.click_settled(&format!(r#"[data-testid="session-node"][data-session-id="{id}"]"#)).await;
     }
 
     // ---- window focus ----
@@ -622,3 +642,33 @@ pub fn process_started_unix_ms(pid: u32) -> Option<f64> {
     let unix_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.as_secs_f64() * 1000.0;
     Some(unix_ms - since_boot_ms + ticks / hz * 1000.0)
 }
+
+/// An async WebDriver script: resolves `{found, settled, hit}` for the first element matching
+/// `arguments[0]`, once its box has held still for 6 polls (16 ms apart) with no CSS transition
+/// running on it or an ancestor and the point at its centre hits it, or after ~3 s regardless.
+/// Polls with timers, not animation frames, which a window under another may not get.
+const SETTLE: &str = r#"
+const [selector, done] = arguments;
+let last = null, still = 0, polls = 0;
+const moving = (el) => {
+  for (let n = el; n; n = n.parentElement) {
+    if (n.getAnimations && n.getAnimations().some((a) => a.playState === 'running' && typeof CSSTransition !== 'undefined' && a instanceof CSSTransition)) return true;
+  }
+  return false;
+};
+const poll = () => {
+  polls += 1;
+  const el = document.querySelector(selector);
+  if (!el) { if (polls > 60) { done({found: false}); return; } setTimeout(poll, 16); return; }
+  const r = el.getBoundingClientRect();
+  const box = [r.x, r.y, r.width, r.height].map((v) => Math.round(v * 2) / 2).join(',');
+  still = box === last && !moving(el) ? still + 1 : 0;
+  last = box;
+  const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+  const hit = !!at && (at === el || el.contains(at));
+  if ((still >= 6 && hit && r.width > 0) || polls > 200) { done({found: true, settled: still >= 6, hit, box}); return; }
+  if (still >= 6 && !hit) { el.scrollIntoView({block: 'nearest', inline: 'nearest'}); }
+  setTimeout(poll, 16);
+};
+poll();
+"#;

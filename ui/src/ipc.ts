@@ -11,11 +11,13 @@ import type { SessionsChanged } from "./bindings/SessionsChanged";
 import { toCoordinate } from "./layout";
 
 import type { CommandError } from "./bindings/CommandError";
+import type { ErrorKind } from "./bindings/ErrorKind";
 import type { Jump } from "./bindings/Jump";
 import { FOCUS_SESSION, NOTICES_CHANGED, SESSIONS_CHANGED } from "./bindings/events";
 
-/** The shape every error that reaches the UI has (see STYLE.md), generated from Rust. */
-export type IpcError = CommandError;
+/** The shape every error that reaches the UI has (see STYLE.md), generated from Rust; besides
+ * the app's own kinds, "unavailable" (not inside the app) and "error" (anything unexpected). */
+export type IpcError = Omit<CommandError, "kind"> & { kind: ErrorKind | "unavailable" | "error" };
 
 declare global {
   interface Window {
@@ -38,7 +40,7 @@ export function toIpcError(err: unknown): IpcError {
   if (err && typeof err === "object") {
     const e = err as { kind?: unknown; message?: unknown };
     if (typeof e.message === "string") {
-      return { kind: typeof e.kind === "string" ? e.kind : "error", message: e.message };
+      return { kind: typeof e.kind === "string" ? (e.kind as ErrorKind) : "error", message: e.message };
     }
   }
   if (typeof err === "string") return { kind: "error", message: err };

@@ -207,6 +207,36 @@ impl Reducer {
         })
     }
 
+    /// The user answered the held permission `id` from Switchboard: the agent goes on (a refused
+    /// tool goes back to the model too), so the session is `working`, with what was decided in
+    /// its message and history. Only for the hold still on offer: an answer that lost the race to
+    /// the terminal changes nothing.
+    pub fn decided(
+        &mut self,
+        session_id: &str,
+        id: u64,
+        allow: bool,
+        at: Millis,
+        window_focused: bool,
+    ) -> Option<Change> {
+        let session = self.get(session_id).filter(|s| s.decision == Some(id))?;
+        let verb = if allow { "Allowed" } else { "Denied" };
+        let message = match &session.message {
+            Some(what) => format!("{verb} from Switchboard: {what}"),
+            None => format!("{verb} from Switchboard"),
+        };
+        let event = StatusEvent {
+            agent: session.agent.clone(),
+            session_id: session_id.to_owned(),
+            status: Some(AgentStatus::Working),
+            cue: Cue::Approved,
+            message: Some(message),
+            ts: at,
+            ..StatusEvent::default()
+        };
+        self.apply(&event, window_focused)
+    }
+
     /// The user opened the node (click, keyboard or its notification).
     pub fn clear_unread(&mut self, session_id: &str) -> Option<Session> {
         let state = self.sessions.get_mut(session_id)?;

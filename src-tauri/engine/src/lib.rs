@@ -1,34 +1,37 @@
-//! Switchboard's engine: everything with IO but no window — the hook server, the endpoint file,
-//! the `hook` forwarder, the `status` client, notifications and `serve`. No Tauri here, so the
-//! headless commands and their tests need no web view.
+//! Switchboard's engine: everything with IO but no window, in rooms that show its processes —
+//! the `hook` forwarder, the running instance, setting up, and the clients of an instance — over
+//! what they share (`protocol`, `endpoint`, `clock`, …). No Tauri here, so the headless commands
+//! and their tests need no web view. No room imports another's internals: the forwarder and the
+//! instance meet only in `protocol`.
 
-pub mod client;
-pub mod codex_trust;
+// Shared by every process: what crosses between them, and the ground they stand on.
+pub mod clock;
 pub mod config;
-pub mod decide;
-pub mod doctor;
 pub mod endpoint;
 pub mod files;
-pub mod forward;
-pub mod hub;
-pub mod install;
-pub mod jump;
-pub mod lock;
-pub mod notifier;
 pub mod process;
-pub mod serve;
-pub mod server;
-pub mod settings;
+pub mod protocol;
 pub mod state_dir;
-pub mod status;
-pub mod store;
-pub mod titles;
-pub mod watch;
+
+/// The use cases both shells (the command line and the app) call.
+pub mod api;
+#[cfg(test)]
+mod bindings;
+
+// The rooms, one per process or job (docs/ARCHITECTURE.md):
+/// Talking to a running instance from another process: HTTP over loopback, `status`.
+pub mod client;
+/// The `hook` forwarder: a short-lived process on every tool call of every agent.
+pub mod hook;
+/// The running instance (`serve` and the app): hub, hook server, store, watchers, notifier.
+pub mod instance;
+/// Setting up: the installer, `doctor`, Codex's trust entries.
+pub mod setup;
 
 pub use config::Config;
-pub use hub::{Hub, Input, Inputs, Update};
-pub use serve::{serve, Instance, ServeError};
-pub use server::HookServer;
+pub use instance::hub::{Hub, Input, Inputs, Update};
+pub use instance::server::HookServer;
+pub use instance::{serve, Instance, ServeError};
 
 /// An error and its causes on one line, each cause said once: a message that already quotes its
 /// source (`cannot write x: Permission denied`) is not followed by the same words again.

@@ -19,9 +19,10 @@ use std::time::Duration;
 use proptest::prelude::*;
 use proptest::sample::{select, Index};
 use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestRunner};
-use switchboard_engine::forward::PROCESS_HEADER;
-use switchboard_engine::server::{BODY_LIMIT, QUEUE_CAPACITY};
-use switchboard_engine::{hub, HookServer, Hub};
+use switchboard_engine::instance::hub;
+use switchboard_engine::instance::server::QUEUE_CAPACITY;
+use switchboard_engine::protocol::{BODY_LIMIT, PROCESS_HEADER};
+use switchboard_engine::{HookServer, Hub};
 
 const KEY: &str = "6b6579206f66207468652066757a7a6572207365727665722e2e2e2e2e2e2e2e";
 /// Requests when `PROPTEST_CASES` is unset: a smoke run of a few seconds.
@@ -45,7 +46,7 @@ fn server() -> &'static Server {
             .block_on(HookServer::start_with(
                 inputs.clone(),
                 Arc::clone(&hub),
-                switchboard_engine::decide::Decisions::new(inputs),
+                switchboard_engine::instance::decide::Decisions::new(inputs),
                 KEY.to_owned(),
             ))
             .unwrap();

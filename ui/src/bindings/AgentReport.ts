@@ -1,4 +1,4 @@
-// Generated from the Rust types by ts-rs (src-tauri/engine/src/doctor.rs). Do not edit.
+// Generated from the Rust types by ts-rs (src-tauri/engine/src/bindings.rs). Do not edit.
 import type { Check } from "./Check";
 
 export type AgentReport = { 

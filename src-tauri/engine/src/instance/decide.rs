@@ -16,24 +16,10 @@ use std::sync::mpsc as channel;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
-use crate::hub::{Input, Inputs, Update};
-
-/// The longest a hold may be configured to last; the CLIs' hook timeout is set above it.
-pub const MAX_HOLD: Duration = Duration::from_secs(120);
-/// How long a hold lasts unless the settings say otherwise.
-pub const DEFAULT_HOLD: Duration = Duration::from_secs(30);
-
-/// What the user answered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Allow,
-    Deny,
-}
+use super::hub::{Input, Inputs, Update};
+use crate::protocol::Verdict;
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DecideError {
@@ -99,9 +85,10 @@ impl Decisions {
         }
         // Queued before the hold wakes: its end (`DecisionEnded`) must not reach the reducer
         // first and withdraw the offer this answer is for.
-        self.inputs.send(Input::Decided { session_id: session_id.to_owned(), id, allow: verdict == Verdict::Allow });
+        let (session_id, allow, at) = (session_id.to_owned(), verdict == Verdict::Allow, crate::clock::now_millis());
+        self.inputs.push(Input::Decided { session_id: session_id.clone(), id, allow, at });
         pending.answer.send(verdict).map_err(|_| DecideError::NotWaiting)?;
-        tracing::info!(session_id, ?verdict, "permission answered from Switchboard");
+        tracing::info!(%session_id, ?verdict, "permission answered from Switchboard");
         Ok(())
     }
 
@@ -163,14 +150,14 @@ impl Drop for Held {
         }
         drop(pending);
         // The offer goes (a no-op for the reducer if it was answered or withdrawn already).
-        self.decisions.inputs.send(Input::DecisionEnded { session_id: self.session_id.clone(), id: self.id });
+        self.decisions.inputs.push(Input::DecisionEnded { session_id: self.session_id.clone(), id: self.id });
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hub::{inputs, Changed};
+    use crate::instance::hub::{inputs, Changed};
     use switchboard_core::{Change, Session};
 
     fn changed(session_id: &str, decision: Option<u64>) -> Update {
@@ -200,8 +187,8 @@ mod tests {
         assert_eq!(decisions.answer("s1", id, Verdict::Deny), Ok(()));
         assert_eq!(decisions.answer("s1", id, Verdict::Allow), Err(DecideError::NotWaiting), "already answered");
         assert_eq!(held.wait(Duration::from_secs(5)).await, Some(Verdict::Deny));
-        assert!(matches!(queue.0.try_recv(), Ok(Input::Decided { id: got, allow: false, .. }) if got == id));
-        assert!(matches!(queue.0.try_recv(), Ok(Input::DecisionEnded { .. })), "the offer goes with the hold");
+        assert!(matches!(queue.try_recv(), Some(Input::Decided { id: got, allow: false, .. }) if got == id));
+        assert!(matches!(queue.try_recv(), Some(Input::DecisionEnded { .. })), "the offer goes with the hold");
         assert!(decisions.is_empty());
     }
 
@@ -212,7 +199,7 @@ mod tests {
         let held = decisions.hold("s1");
         let id = held.id;
         assert_eq!(held.wait(Duration::from_millis(20)).await, None);
-        assert!(matches!(queue.0.try_recv(), Ok(Input::DecisionEnded { id: got, .. }) if got == id));
+        assert!(matches!(queue.try_recv(), Some(Input::DecisionEnded { id: got, .. }) if got == id));
         assert_eq!(decisions.answer("s1", id, Verdict::Allow), Err(DecideError::NotWaiting));
     }
 

@@ -4,7 +4,7 @@
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
@@ -17,18 +17,19 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use rand::RngCore;
 use serde_json::Value;
-use switchboard_core::{normalizer, AgentProcess, AgentStatus, Millis, StatusEvent};
+use switchboard_core::{normalizer, AgentProcess, AgentStatus, StatusEvent};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
-use crate::decide::{Decisions, Verdict, DEFAULT_HOLD, MAX_HOLD};
-use crate::forward::PROCESS_HEADER;
-use crate::hub::{Hub, Input, Inputs};
+use super::decide::Decisions;
+use super::hub::{Hub, Input, Inputs};
+use crate::clock::now_millis;
+use crate::protocol::{
+    routes, HoldAnswer, Verdict, BODY_LIMIT, DEFAULT_HOLD, MAX_HOLD, PROCESS_HEADER, PROCESS_HEADER_LIMIT,
+};
 
-/// Bodies above this are refused before they are parsed, and never buffered whole.
-pub const BODY_LIMIT: usize = 256 * 1024;
 /// A client that has not sent its headers, or its body, by then is cut off.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
 /// A keyed hook's body, once its headers are in: the forwarder writes it in one go, so a body
@@ -46,10 +47,6 @@ pub fn new_secret() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-pub fn now_millis() -> Millis {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
 struct ServerState {
     key: String,
     hub: Arc<Hub>,
@@ -60,14 +57,14 @@ struct ServerState {
 /// The routes, testable without a socket.
 fn router(state: Arc<ServerState>) -> Router {
     let quick = Router::new()
-        .route("/hook/{agent}", post(hook))
-        .route("/sessions", get(sessions))
-        .route("/sessions/{id}", delete(remove_session))
-        .route("/decision/{id}", post(decision))
+        .route(routes::HOOK, post(hook))
+        .route(routes::SESSIONS, get(sessions))
+        .route(routes::SESSION, delete(remove_session))
+        .route(routes::DECISION, post(decision))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, READ_TIMEOUT));
     // A held permission waits for the user; its body still has [`BODY_TIMEOUT`] to arrive.
     let held = Router::new()
-        .route("/hold/{agent}", post(hold))
+        .route(routes::HOLD, post(hold))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, MAX_HOLD + READ_TIMEOUT));
     quick
         .merge(held)
@@ -176,7 +173,7 @@ async fn hold(
     event.decision = Some(held.id);
     state.inputs.send(Input::Hook(Box::new(event)));
     match held.wait(limit).await {
-        Some(verdict) => axum::Json(serde_json::json!({ "verdict": verdict })).into_response(),
+        Some(verdict) => axum::Json(HoldAnswer { verdict }).into_response(),
         None => StatusCode::NO_CONTENT.into_response(),
     }
 }
@@ -220,17 +217,17 @@ async fn remove_session(
         return StatusCode::UNAUTHORIZED;
     }
     let Ok(Path(id)) = id else { return StatusCode::NOT_FOUND };
-    if state.hub.remove(&id) {
-        StatusCode::NO_CONTENT
-    } else {
-        StatusCode::NOT_FOUND
+    match state.inputs.ask(|reply| Input::Remove { session_id: id, reply }).await {
+        Some(true) => StatusCode::NO_CONTENT,
+        Some(false) => StatusCode::NOT_FOUND,
+        None => StatusCode::SERVICE_UNAVAILABLE,
     }
 }
 
 /// The forwarder's report of the agent's process, if well-formed and small.
 fn agent_process(headers: &HeaderMap) -> Option<AgentProcess> {
     let value = headers.get(PROCESS_HEADER)?;
-    if value.len() > 2048 {
+    if value.len() > PROCESS_HEADER_LIMIT {
         return None;
     }
     serde_json::from_slice(value.as_bytes()).ok()
@@ -405,7 +402,7 @@ mod tests {
     #[tokio::test]
     async fn the_router_answers_and_queues_only_what_the_key_allows() {
         let hub = Arc::new(Hub::new());
-        let (inputs, mut queue) = crate::hub::inputs(16);
+        let (inputs, mut queue) = crate::instance::hub::inputs(16);
         let decisions = Decisions::new(inputs.clone());
         let app = router(Arc::new(ServerState { key: "k".repeat(48), hub: Arc::clone(&hub), inputs, decisions }));
         let call = |method: &str, uri: String, body: &'static str| {
@@ -416,20 +413,25 @@ mod tests {
         let key = "k".repeat(48);
         let status = |r: Result<Response, std::convert::Infallible>| r.unwrap().status();
         assert_eq!(status(call("POST", format!("/hook/claude?key={key}"), stop).await), StatusCode::NO_CONTENT);
-        assert!(matches!(queue.0.try_recv(), Ok(Input::Hook(event)) if event.session_id == "s1"));
+        assert!(matches!(queue.try_recv(), Some(Input::Hook(event)) if event.session_id == "s1"));
         for uri in ["/hook/claude".to_owned(), "/hook/claude?key=wrong".into(), format!("/hook/Bad_Agent?key={key}")] {
             assert_eq!(status(call("POST", uri.clone(), stop).await), StatusCode::NO_CONTENT, "{uri}");
         }
         assert_eq!(status(call("POST", format!("/hook/claude?key={key}"), "{not json").await), StatusCode::NO_CONTENT);
-        assert!(queue.0.try_recv().is_err(), "nothing else was queued");
+        assert!(queue.try_recv().is_none(), "nothing else was queued");
         assert_eq!(status(call("GET", format!("/hook/claude?key={key}"), "").await), StatusCode::METHOD_NOT_ALLOWED);
         assert_eq!(status(call("GET", "/sessions?key=wrong".into(), "").await), StatusCode::UNAUTHORIZED);
         assert_eq!(status(call("GET", format!("/sessions?key={key}"), "").await), StatusCode::OK);
-        assert_eq!(status(call("DELETE", format!("/sessions/nope?key={key}"), "").await), StatusCode::NOT_FOUND);
         // Found by the HTTP fuzzer: a segment that is not UTF-8 once decoded is no reason for a 400.
         assert_eq!(status(call("POST", "/hook/%aA".into(), "{}").await), StatusCode::NO_CONTENT);
         assert_eq!(status(call("DELETE", "/sessions/%FF".into(), "").await), StatusCode::UNAUTHORIZED);
+        // A remove is the user's action: it goes through the hub, which answers it.
+        let running = tokio::spawn(Arc::clone(&hub).run(queue, CancellationToken::new()));
+        assert_eq!(status(call("POST", format!("/hook/claude?key={key}"), stop).await), StatusCode::NO_CONTENT);
+        assert_eq!(status(call("DELETE", format!("/sessions/s1?key={key}"), "").await), StatusCode::NO_CONTENT);
+        assert_eq!(status(call("DELETE", format!("/sessions/nope?key={key}"), "").await), StatusCode::NOT_FOUND);
         assert_eq!(status(call("DELETE", format!("/sessions/%FF?key={key}"), "").await), StatusCode::NOT_FOUND);
+        running.abort();
     }
 
     #[test]

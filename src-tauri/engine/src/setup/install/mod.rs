@@ -198,20 +198,6 @@ pub enum InstallError {
     CommandPath { path: PathBuf },
 }
 
-impl InstallError {
-    /// A stable name for the UI's `{kind, message}`.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            InstallError::Unparsable { .. } => "unparsable",
-            InstallError::HasComments { .. } => "hasComments",
-            InstallError::Shape { .. } => "shape",
-            InstallError::ReadOnly { .. } => "readOnly",
-            InstallError::Io { .. } => "io",
-            InstallError::CommandPath { .. } => "commandPath",
-        }
-    }
-}
-
 fn install_one(cli: Cli, path: &Path, options: &InstallOptions) -> Result<InstallReport, InstallError> {
     let read::SettingsFile { target, original, settings } = read::load(cli, path)?;
     let events = version::wanted_events(cli, options.claude_version);
@@ -345,7 +331,7 @@ mod tests {
         let path = home.dirs.settings_file(Cli::Claude);
         write(&path, "{\"hooks\": []}");
         let error = installed(&home, Cli::Claude).result.unwrap_err();
-        assert_eq!(error.kind(), "shape");
+        assert_eq!(crate::api::ErrorKind::from(&error), crate::api::ErrorKind::Shape);
         assert!(error.to_string().contains("`hooks` is not an object"), "{error}");
         assert_eq!(fs::read_to_string(&path).unwrap(), "{\"hooks\": []}");
     }
@@ -354,7 +340,7 @@ mod tests {
     fn the_command_path_must_be_absolute() {
         let home = home();
         let outcome = run(&InstallOptions { command_path: "switchboard".into(), ..options(&home, Cli::Claude) });
-        assert_eq!(outcome.result.unwrap_err().kind(), "commandPath");
+        assert_eq!(crate::api::ErrorKind::from(&outcome.result.unwrap_err()), crate::api::ErrorKind::CommandPath);
         assert!(!home.dirs.claude.exists());
     }
 

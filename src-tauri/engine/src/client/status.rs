@@ -6,8 +6,8 @@ use std::time::Duration;
 use switchboard_core::{AgentStatus, Millis, Snapshot};
 
 use crate::client;
-use crate::doctor::DOCTOR_SESSION_PREFIX;
 use crate::endpoint::Endpoint;
+use crate::protocol::DOCTOR_SESSION_PREFIX;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StatusError {

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::decide::{DEFAULT_HOLD, MAX_HOLD};
+use crate::protocol::{DEFAULT_HOLD, MAX_HOLD};
 
 pub const SETTINGS_FILE: &str = "settings.json";
 

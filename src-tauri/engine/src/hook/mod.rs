@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::client;
-use crate::decide::Verdict;
 use crate::endpoint::Endpoint;
-use crate::server::BODY_LIMIT;
+use crate::protocol::Verdict;
+use crate::protocol::{self, HoldAnswer, BODY_LIMIT, PROCESS_HEADER};
 
 /// From start to exit, at most this long (every CLI's hook timeout is far longer).
 pub const DEADLINE: Duration = Duration::from_millis(1_500);
@@ -44,7 +44,7 @@ pub fn forward(
             Held::Answered(verdict) => return verdict,
         }
     }
-    let path = format!("/hook/{agent}?key={}", endpoint.key);
+    let path = protocol::hook_path(agent, &endpoint.key);
     let _ = client::request_until(endpoint.addr(), "POST", &path, &process_header(), &body, deadline);
     None
 }
@@ -63,9 +63,9 @@ fn is_permission(agent: &str, body: &[u8]) -> bool {
 /// usual deadline for the exchange itself. No answer (timed out, answered at the terminal, no
 /// instance) is `None`: the CLI then asks in its terminal as if Switchboard were not there.
 fn hold(agent: &str, endpoint: &Endpoint, body: &[u8]) -> Held {
-    let hold = Duration::from_millis(endpoint.hold_ms).min(crate::decide::MAX_HOLD);
+    let hold = Duration::from_millis(endpoint.hold_ms).min(crate::protocol::MAX_HOLD);
     let deadline = Instant::now() + hold + DEADLINE;
-    let path = format!("/hold/{agent}?key={}&ms={}", endpoint.key, hold.as_millis());
+    let path = protocol::hold_path(agent, &endpoint.key, hold);
     let Ok(response) = client::request_until(endpoint.addr(), "POST", &path, &process_header(), body, deadline) else {
         return Held::Answered(None);
     };
@@ -83,14 +83,10 @@ enum Held {
 }
 
 fn verdict_of(body: &[u8]) -> Option<Verdict> {
-    let answer: Value = serde_json::from_slice(body).ok()?;
-    serde_json::from_value(answer.get("verdict")?.clone()).ok()
+    serde_json::from_slice::<HoldAnswer>(body).ok().map(|answer| answer.verdict)
 }
 
-/// The header that tells the server which process ran the hook and where it lives (issue "no
-/// stuck badge"): display and watching only. Left out when unknown or not plain ASCII.
-pub const PROCESS_HEADER: &str = "x-switchboard-process";
-
+/// The agent's process for the [`PROCESS_HEADER`]; left out when unknown or not plain ASCII.
 fn process_header() -> String {
     let Some(process) = crate::process::identify_agent(|name| std::env::var(name).ok()) else { return String::new() };
     match serde_json::to_string(&process) {

@@ -6,6 +6,8 @@ use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
+pub mod status;
+
 pub struct Response {
     pub status: u16,
     pub body: Vec<u8>,

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use switchboard_core::{notification_text, NotificationText, Session};
 
-use crate::decide::Verdict;
-use crate::hub::Update;
+use crate::instance::hub::Update;
+use crate::protocol::Verdict;
 
 const QUEUE: usize = 64;
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 use switchboard_core::hook_config::{self, Notice};
 
 use super::{program, read, version, Cli, ConfigDirs, Version};
-use crate::codex_trust::{self, HookTrust};
+use crate::setup::codex_trust::{self, HookTrust};
 
 /// One CLI's connection, for the Connections panel.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -22,7 +22,7 @@ use serde_json::Value;
 use switchboard_core::Session;
 
 use crate::files::open_regular;
-use crate::hub::{Input, Inputs, Update};
+use crate::instance::hub::{Input, Inputs, Update};
 
 /// How much of a file's end is read for its title.
 pub const TAIL_BYTES: u64 = 256 * 1024;

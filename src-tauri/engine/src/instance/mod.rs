@@ -1,10 +1,22 @@
-//! A running instance — what `switchboard serve` and the desktop app share — and `serve` itself:
+//! The running instance — what `switchboard serve` and the desktop app share — and `serve` itself:
 //! the hook server and reducer without a window, for tests, SSH boxes and tmux users. There is
 //! no window, so it counts as unfocused.
 //!
 //! The instance wires the parts together (docs/ARCHITECTURE.md): inputs (hook server, title
-//! watcher, agent watcher) → the hub's queue → the reducer → updates to each subscriber (store, notifier,
-//! titles, and whatever the shell adds).
+//! watcher, agent watcher, the clock, the user's actions) → the hub's queue → the reducer →
+//! updates to each subscriber (store, notifier, titles, agent watch, held permissions, and
+//! whatever the shell adds).
+
+pub mod decide;
+pub mod hub;
+pub mod jump;
+pub mod lock;
+pub mod notifier;
+pub mod server;
+pub mod settings;
+pub mod store;
+pub mod titles;
+pub mod watch;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -12,17 +24,18 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use self::decide::Decisions;
+use self::hub::{inputs, Hub, Input, Inputs};
+use self::lock::{InstanceLock, LockError};
+use self::notifier::Notifier;
+use self::server::{new_secret, HookServer, QUEUE_CAPACITY};
+use self::settings::{Settings, SettingsError};
+use self::store::{Store, StoreHandle};
+use self::titles::TitleWatch;
+use self::watch::AgentWatch;
+use crate::clock::now_millis;
 use crate::config::Config;
-use crate::decide::Decisions;
 use crate::endpoint::{Endpoint, EndpointError};
-use crate::hub::{inputs, Hub, Input, Inputs};
-use crate::lock::{InstanceLock, LockError};
-use crate::notifier::Notifier;
-use crate::server::{new_secret, now_millis, HookServer, QUEUE_CAPACITY};
-use crate::settings::{Settings, SettingsError};
-use crate::store::{Store, StoreHandle};
-use crate::titles::TitleWatch;
-use crate::watch::AgentWatch;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
@@ -66,15 +79,20 @@ impl Instance {
 
     /// The same, with the lock already taken (the app takes it before it opens a window).
     pub async fn start_locked(config: Config, lock: InstanceLock) -> Result<Self, ServeError> {
-        let hub = Arc::new(Hub::new());
         let (inputs, queue) = inputs(QUEUE_CAPACITY);
-        let (store, notices) =
-            if config.persist { open_store(&config.state_dir, &hub, &inputs) } else { (None, Vec::new()) };
+        let (store, restored, notices) =
+            if config.persist { open_store(&config.state_dir) } else { (None, Vec::new(), Vec::new()) };
+        let hub = Arc::new(Hub::with_restored(restored));
+        let (store, notices) = match store.map(|store| StoreHandle::start(store, &hub, Some(inputs.clone()))) {
+            Some(Err(error)) => (None, [notices, vec![error.to_string()]].concat()),
+            Some(Ok(handle)) => (Some(handle), notices),
+            None => (None, notices),
+        };
         for notice in &notices {
             tracing::warn!("{notice}");
         }
         if !notices.is_empty() {
-            hub.apply(Input::Notice { source: "database", text: Some(notices.join(" ")) });
+            inputs.push(Input::Notice { source: "database", text: Some(notices.join(" ")) });
         }
         TitleWatch::start(hub.updates(), inputs.clone(), config.codex_home.clone());
         AgentWatch::start(hub.updates(), inputs.clone());
@@ -89,12 +107,12 @@ impl Instance {
             settings = Settings { decide: decide.iter().cloned().collect(), ..settings }.cleaned();
         }
         endpoint_for(&server, &settings).write(&config.state_dir)?;
-        let (silence_hub, ages) = (Arc::clone(&hub), config.ages);
+        let (clock, ages) = (inputs.clone(), config.ages);
         let silence = tokio::spawn(async move {
             let mut every = tokio::time::interval(SILENCE_EVERY);
             loop {
                 every.tick().await;
-                silence_hub.mark_silence(now_millis(), ages);
+                clock.push(Input::Tick { now: now_millis(), ages });
             }
         });
         let settings = std::sync::Mutex::new(settings);
@@ -182,9 +200,9 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     Ok(())
 }
 
-/// Opens the database, restores its sessions into the hub and subscribes it. Problems are
-/// returned as notices: the app runs on without persistence rather than not at all.
-fn open_store(state_dir: &Path, hub: &Hub, inputs: &Inputs) -> (Option<StoreHandle>, Vec<String>) {
+/// Opens the database and reads its sessions. Problems are returned as notices: the app runs on
+/// without persistence rather than not at all.
+fn open_store(state_dir: &Path) -> (Option<Store>, Vec<switchboard_core::Restored>, Vec<String>) {
     let mut notices = Vec::new();
     let store = match Store::open(state_dir) {
         Ok((store, notice)) => {
@@ -193,20 +211,14 @@ fn open_store(state_dir: &Path, hub: &Hub, inputs: &Inputs) -> (Option<StoreHand
         }
         Err(error) => {
             notices.push(error.to_string());
-            return (None, notices);
+            return (None, Vec::new(), notices);
         }
     };
-    match store.load() {
-        Ok(sessions) => hub.restore(sessions),
-        Err(error) => notices.push(error.to_string()),
-    }
-    match StoreHandle::start(store, hub, Some(inputs.clone())) {
-        Ok(handle) => (Some(handle), notices),
-        Err(error) => {
-            notices.push(error.to_string());
-            (None, notices)
-        }
-    }
+    let restored = store.load().unwrap_or_else(|error| {
+        notices.push(error.to_string());
+        Vec::new()
+    });
+    (Some(store), restored, notices)
 }
 
 async fn shutdown_signal() {

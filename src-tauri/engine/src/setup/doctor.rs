@@ -24,12 +24,13 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::client::status;
 use crate::endpoint::Endpoint;
-use crate::install::{self, Cli, CliStatus, ConfigDirs, HooksState, Version};
-use crate::{forward, status};
+use crate::hook;
+use crate::setup::install::{self, Cli, CliStatus, ConfigDirs, HooksState, Version};
 
 /// Test events are sent with session ids that start with this; the canvas and `status` hide them.
-pub const DOCTOR_SESSION_PREFIX: &str = "switchboard-doctor-";
+pub use crate::protocol::DOCTOR_SESSION_PREFIX;
 
 /// How long each `<cli> --version` may take (they run side by side).
 pub const VERSION_DEADLINE: Duration = Duration::from_secs(3);
@@ -510,7 +511,7 @@ fn round_trip(options: &DoctorOptions, id: String, remove_test_session: impl FnO
     });
     let started = Instant::now();
     let body = serde_json::to_vec(&body).expect("a JSON value always serializes");
-    let _ = forward::forward("custom", Cursor::new(body), Some(&options.state_dir), started + forward::DEADLINE);
+    let _ = hook::forward("custom", Cursor::new(body), Some(&options.state_dir), started + hook::DEADLINE);
     let seen = loop {
         let seen = status::fetch(&options.state_dir)
             .is_ok_and(|(snapshot, _)| snapshot.sessions.iter().any(|session| session.session_id == session_id));
@@ -572,7 +573,7 @@ impl fmt::Display for DoctorReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::install::{install, InstallOptions};
+    use crate::setup::install::{install, InstallOptions};
 
     struct Machine {
         home: tempfile::TempDir,
@@ -625,8 +626,11 @@ mod tests {
     fn trust_codex(machine: &Machine) {
         let hooks_file = machine.options.dirs.settings_file(Cli::Codex);
         let hooks: Value = serde_json::from_slice(&fs::read(&hooks_file).unwrap()).unwrap();
-        fs::write(machine.options.dirs.codex.join("config.toml"), crate::codex_trust::trust_all(&hooks_file, &hooks))
-            .unwrap();
+        fs::write(
+            machine.options.dirs.codex.join("config.toml"),
+            crate::setup::codex_trust::trust_all(&hooks_file, &hooks),
+        )
+        .unwrap();
     }
 
     fn trust_folder(machine: &Machine) {
@@ -847,51 +851,5 @@ mod tests {
         assert!(report.ok, "{report}");
         assert!(report.to_string().ends_with("All checks passed.\n"));
         runtime.block_on(instance.stop());
-    }
-
-    /// The report's TypeScript twin for the app (`ui/src/bindings/`); fails when stale.
-    /// `UPDATE_BINDINGS=1 cargo test -p switchboard-engine bindings` rewrites it.
-    #[test]
-    fn doctor_bindings_are_up_to_date() {
-        use ts_rs::TS;
-        let header = "// Generated from the Rust types by ts-rs (src-tauri/engine/src/doctor.rs). Do not edit.\n";
-        let file = |decl: String, imports: &[&str]| {
-            let mut text = header.to_owned();
-            for import in imports {
-                text.push_str(&format!("import type {{ {import} }} from \"./{import}\";\n"));
-            }
-            format!("{text}\nexport {decl}\n")
-        };
-        let files = [
-            ("Outcome.ts", file(Outcome::decl(), &[])),
-            ("Check.ts", file(Check::decl(), &["Outcome"])),
-            ("AgentReport.ts", file(AgentReport::decl(), &["Check"])),
-            ("DoctorReport.ts", file(DoctorReport::decl(), &["AgentReport", "Check"])),
-            ("doctor.ts", format!("{header}\nexport const DOCTOR_SESSION_PREFIX = {DOCTOR_SESSION_PREFIX:?};\n")),
-            // The other engine types that cross the IPC boundary.
-            ("Jump.ts", file(crate::jump::Jump::decl(), &[])),
-            ("Settings.ts", file(crate::settings::Settings::decl(), &[])),
-            ("Verdict.ts", file(crate::decide::Verdict::decl(), &[])),
-            (
-                "deciding.ts",
-                format!(
-                    "{header}\n/** The CLIs whose permission prompts can wait for Allow / Deny from Switchboard. */\nexport const DECIDING_CLIS: readonly string[] = {:?};\n",
-                    crate::settings::DECIDING_CLIS
-                ),
-            ),
-        ];
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/bindings");
-        for (name, text) in files {
-            let path = dir.join(name);
-            if std::env::var_os("UPDATE_BINDINGS").is_some() {
-                fs::write(&path, &text).unwrap();
-            } else {
-                let committed = fs::read_to_string(&path).unwrap_or_default();
-                assert_eq!(
-                    committed, text,
-                    "{name} is stale: run `UPDATE_BINDINGS=1 cargo test -p switchboard-engine bindings`"
-                );
-            }
-        }
     }
 }

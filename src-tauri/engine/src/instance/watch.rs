@@ -25,10 +25,10 @@ use serde_json::Value;
 use switchboard_core::normalize::observed::{process_exited, tool_started, transcript_record};
 use switchboard_core::{AgentProcess, AgentStatus, Session};
 
+use crate::clock::now_millis;
 use crate::files::open_regular;
-use crate::hub::{Input, Inputs, Update};
+use crate::instance::hub::{Input, Inputs, Update};
 use crate::process;
-use crate::server::now_millis;
 
 /// How often transcripts and blocked sessions' children are looked at.
 pub const TICK: Duration = Duration::from_millis(250);
@@ -384,22 +384,19 @@ mod tests {
     #[test]
     fn two_hundred_watched_sessions_settle_through_their_transcripts() {
         let dir = tempfile::tempdir().unwrap();
-        let (inputs, mut queue) = crate::hub::inputs(1024);
-        let hub = crate::hub::Hub::new();
+        let (inputs, mut queue) = crate::instance::hub::inputs(1024);
+        let hub = crate::instance::hub::Hub::new();
         let updates = hub.updates();
         let mut watch = Watch { sessions: HashMap::new(), inputs, last_liveness: Instant::now() };
         for i in 0..200 {
             let path = dir.path().join(format!("t{i}.jsonl"));
             append(&path, "{}\n");
-            hub.apply_event(
-                &switchboard_core::normalize(
-                    "gemini",
-                    &serde_json::json!({"hook_event_name": "BeforeAgent",
-                "session_id": format!("s{i}"), "transcript_path": path}),
-                    1,
-                )
-                .unwrap(),
+            let event = switchboard_core::normalize(
+                "gemini",
+                &serde_json::json!({"hook_event_name": "BeforeAgent", "session_id": format!("s{i}"), "transcript_path": path}),
+                1,
             );
+            hub.apply(crate::instance::hub::Input::Hook(Box::new(event.unwrap())));
         }
         for update in updates.try_iter() {
             watch.observe(update);
@@ -410,7 +407,7 @@ mod tests {
         }
         watch.tick();
         let mut settled = 0;
-        while let Ok(crate::hub::Input::Hook(event)) = queue.0.try_recv() {
+        while let Some(crate::instance::hub::Input::Hook(event)) = queue.try_recv() {
             assert_eq!(event.cue, switchboard_core::Cue::Settle);
             settled += 1;
         }

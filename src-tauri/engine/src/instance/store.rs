@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
 use switchboard_core::{HistoryEntry, Restored};
 
-use crate::hub::{Hub, Input, Inputs, Update};
+use crate::instance::hub::{Hub, Input, Inputs, Update};
 
 pub const DATABASE_FILE: &str = "switchboard.db";
 /// The newest schema this build reads and writes.
@@ -281,7 +281,7 @@ fn set_aside(path: &Path) -> Result<PathBuf, StoreError> {
 }
 
 fn now_millis() -> i64 {
-    i64::try_from(crate::server::now_millis()).unwrap_or(i64::MAX)
+    i64::try_from(crate::clock::now_millis()).unwrap_or(i64::MAX)
 }
 
 /// What the writer commits together: the latest state of each touched session, new history
@@ -464,21 +464,20 @@ pub fn saved_state(state_dir: &Path, session_id: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hub::Hub;
+    use crate::instance::hub::{Hub, Input};
     use serde_json::json;
     use switchboard_core::{normalize, Position};
 
     fn hub_with_store(dir: &Path) -> (Hub, StoreHandle) {
-        let hub = Hub::new();
         let (store, notice) = Store::open(dir).unwrap();
         assert_eq!(notice, None);
-        hub.restore(store.load().unwrap());
+        let hub = Hub::with_restored(store.load().unwrap());
         let handle = StoreHandle::start(store, &hub, None).unwrap();
         (hub, handle)
     }
 
     fn apply(hub: &Hub, id: &str, status: &str, at: u64) {
-        hub.apply_event(&normalize("custom", &json!({"sessionId": id, "status": status}), at).unwrap());
+        hub.apply(Input::Hook(Box::new(normalize("custom", &json!({"sessionId": id, "status": status}), at).unwrap())));
     }
 
     /// Issue 12 items 8 and 9: the database and its WAL and shared-memory files are private from
@@ -513,9 +512,13 @@ mod tests {
             for (id, status) in [("kept", "blocked"), ("read", "done"), ("gone", "done")] {
                 apply(&hub, id, status, 1_000);
             }
-            assert!(hub.set_position("kept", Position { x: 12, y: -40 }));
-            assert!(hub.clear_unread("read"));
-            assert!(hub.remove("gone"));
+            hub.apply(Input::SetPosition {
+                session_id: "kept".into(),
+                position: Position { x: 12, y: -40 },
+                reply: None,
+            });
+            hub.apply(Input::ClearUnread { session_id: "read".into(), reply: None });
+            hub.apply(Input::Remove { session_id: "gone".into(), reply: None });
             assert!(store.flush(Duration::from_secs(5)));
         }
         let (hub, store) = hub_with_store(dir.path());

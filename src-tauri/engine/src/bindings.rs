@@ -1,0 +1,59 @@
+//! The TypeScript twins of the engine's types that cross the IPC boundary, generated with ts-rs
+//! into `ui/src/bindings/` (the core and the app each have one such file for their own types).
+//! This test fails when a committed file is stale;
+//! `UPDATE_BINDINGS=1 cargo test -p switchboard-engine bindings` rewrites them.
+
+use std::path::Path;
+
+use ts_rs::TS;
+
+use crate::api::ErrorKind;
+use crate::instance::jump::Jump;
+use crate::instance::settings::{Settings, DECIDING_CLIS};
+use crate::protocol::{Verdict, DOCTOR_SESSION_PREFIX};
+use crate::setup::doctor::{AgentReport, Check, DoctorReport, Outcome};
+
+fn generated() -> Vec<(&'static str, String)> {
+    let header = "// Generated from the Rust types by ts-rs (src-tauri/engine/src/bindings.rs). Do not edit.\n";
+    let file = |decl: String, imports: &[&str]| {
+        let mut text = header.to_owned();
+        for import in imports {
+            text.push_str(&format!("import type {{ {import} }} from \"./{import}\";\n"));
+        }
+        format!("{text}\nexport {decl}\n")
+    };
+    vec![
+        ("Outcome.ts", file(Outcome::decl(), &[])),
+        ("Check.ts", file(Check::decl(), &["Outcome"])),
+        ("AgentReport.ts", file(AgentReport::decl(), &["Check"])),
+        ("DoctorReport.ts", file(DoctorReport::decl(), &["AgentReport", "Check"])),
+        ("doctor.ts", format!("{header}\nexport const DOCTOR_SESSION_PREFIX = {DOCTOR_SESSION_PREFIX:?};\n")),
+        ("Jump.ts", file(Jump::decl(), &[])),
+        ("Settings.ts", file(Settings::decl(), &[])),
+        ("Verdict.ts", file(Verdict::decl(), &[])),
+        ("ErrorKind.ts", file(ErrorKind::decl(), &[])),
+        (
+            "deciding.ts",
+            format!(
+                "{header}\n/** The CLIs whose permission prompts can wait for Allow / Deny from Switchboard. */\nexport const DECIDING_CLIS: readonly string[] = {DECIDING_CLIS:?};\n"
+            ),
+        ),
+    ]
+}
+
+#[test]
+fn engine_bindings_are_up_to_date() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/bindings");
+    for (name, text) in generated() {
+        let path = dir.join(name);
+        if std::env::var_os("UPDATE_BINDINGS").is_some() {
+            std::fs::write(&path, &text).unwrap();
+        } else {
+            let committed = std::fs::read_to_string(&path).unwrap_or_default();
+            assert_eq!(
+                committed, text,
+                "{name} is stale: run `UPDATE_BINDINGS=1 cargo test -p switchboard-engine bindings`"
+            );
+        }
+    }
+}

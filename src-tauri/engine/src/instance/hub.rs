@@ -1,0 +1,512 @@
+//! The hub: the one reducer of a running instance, between its inputs and its outputs.
+//!
+//! Inputs (the hook server, the title watcher, …) send typed [`Input`]s into one bounded queue
+//! that [`Hub::run`] drains; the user's own actions (open a node, drag it, remove it) call the
+//! hub directly since they want an answer. Every change goes out as an [`Update`] to each
+//! subscriber's own channel, in the order the reducer made them (store, notifier, web view, …).
+//! No subscriber calls back into the hub, and none knows another. See docs/ARCHITECTURE.md.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc as channel;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use switchboard_core::{Ages, Change, HistoryEntry, Millis, Position, Reducer, Restored, Snapshot, StatusEvent};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+/// Recent status changes kept in memory per session, for the details panel (the store's
+/// commit can be up to its flush interval behind).
+pub const RECENT_HISTORY: usize = 50;
+
+/// Where the hub answers a user's action: whether it changed anything, or how many.
+pub type Reply<T> = oneshot::Sender<T>;
+
+/// Something that can change the sessions: the only way anything does.
+#[derive(Debug)]
+pub enum Input {
+    /// A normalized hook event (or the agent watch's cue).
+    Hook(Box<StatusEvent>),
+    /// The agent's own name for a session, read from its files.
+    AgentTitle { session_id: String, title: Option<String> },
+    /// What a part of the instance needs the user to know (`None`: resolved), by source.
+    Notice { source: &'static str, text: Option<String> },
+    /// The user answered the held permission `id` from Switchboard (issue "act from the board").
+    Decided { session_id: String, id: u64, allow: bool, at: Millis },
+    /// The hold `id` ended unanswered (timed out, or the CLI stopped waiting for its hook).
+    DecisionEnded { session_id: String, id: u64 },
+    /// The clock: stale and archived flags are recomputed for the silence at `now`.
+    Tick { now: Millis, ages: Ages },
+    /// The app's window gained or lost the focus (`should_notify` reads it).
+    WindowFocused(bool),
+    /// The user opened the node (click, keyboard, tray or notification): `false` if unknown.
+    ClearUnread { session_id: String, reply: Option<Reply<bool>> },
+    /// The user put the node somewhere: `false` if unknown or unchanged.
+    SetPosition { session_id: String, position: Position, reply: Option<Reply<bool>> },
+    /// The user (or `doctor`, for its test event) took the session off the board.
+    Remove { session_id: String, reply: Option<Reply<bool>> },
+    /// The user cleared every ended session: how many went.
+    RemoveEnded { reply: Option<Reply<usize>> },
+}
+
+/// What every subscriber is told.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Update {
+    Changed(Box<Changed>),
+    Removed(String),
+    /// The instance's notices changed; the full list.
+    Notices(Vec<String>),
+}
+
+/// A session after a change: what the reducer said, plus what the store needs to rebuild it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Changed {
+    pub change: Change,
+    pub event_title: Option<String>,
+    pub agent_title: Option<String>,
+    /// The history entry, when the status moved.
+    pub history: Option<HistoryEntry>,
+}
+
+impl Changed {
+    pub fn saved(&self) -> Restored {
+        Restored {
+            session: self.change.session.clone(),
+            event_title: self.event_title.clone(),
+            agent_title: self.agent_title.clone(),
+        }
+    }
+}
+
+/// One queued input, and whether it counts against the bound.
+struct Queued {
+    input: Input,
+    bounded: bool,
+}
+
+/// The sending side of the input queue; cheap to clone, never blocks. Inputs from the agents
+/// (hooks, watchers) are bounded: past `capacity` waiting (the reducer is wedged) they are
+/// dropped and counted rather than making an agent wait. The user's actions are never dropped.
+/// One queue for both keeps their order: whatever was acknowledged before an action is applied
+/// before it.
+#[derive(Clone)]
+pub struct Inputs {
+    sender: mpsc::UnboundedSender<Queued>,
+    waiting: Arc<AtomicUsize>,
+    capacity: usize,
+    dropped: Arc<AtomicU64>,
+}
+
+/// The receiving side, for [`Hub::run`].
+pub struct InputQueue {
+    receiver: mpsc::UnboundedReceiver<Queued>,
+    waiting: Arc<AtomicUsize>,
+}
+
+impl InputQueue {
+    /// The next input already queued, if any (tests look at what a part sent).
+    pub fn try_recv(&mut self) -> Option<Input> {
+        let queued = self.receiver.try_recv().ok()?;
+        Some(self.taken(queued))
+    }
+
+    async fn recv(&mut self) -> Option<Input> {
+        let queued = self.receiver.recv().await?;
+        Some(self.taken(queued))
+    }
+
+    fn taken(&self, queued: Queued) -> Input {
+        if queued.bounded {
+            self.waiting.fetch_sub(1, Ordering::Relaxed);
+        }
+        queued.input
+    }
+}
+
+/// An input queue that holds at most `capacity` inputs from the agents.
+pub fn inputs(capacity: usize) -> (Inputs, InputQueue) {
+    let (sender, receiver) = mpsc::unbounded_channel();
+    let waiting = Arc::new(AtomicUsize::new(0));
+    let inputs = Inputs { sender, waiting: Arc::clone(&waiting), capacity, dropped: Arc::new(AtomicU64::new(0)) };
+    (inputs, InputQueue { receiver, waiting })
+}
+
+impl Inputs {
+    /// Queues an input from the agents; `false` if it was dropped (the queue is full, or the
+    /// instance is stopping).
+    pub fn send(&self, input: Input) -> bool {
+        if self.waiting.fetch_add(1, Ordering::Relaxed) >= self.capacity {
+            self.waiting.fetch_sub(1, Ordering::Relaxed);
+            let dropped = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
+            if dropped.is_power_of_two() {
+                tracing::warn!(dropped, "the reducer queue is full; dropping inputs");
+            }
+            return false;
+        }
+        if self.sender.send(Queued { input, bounded: true }).is_err() {
+            self.waiting.fetch_sub(1, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+
+    /// Queues an input that must not be lost (the user's, the clock's); `false` only when the
+    /// instance is stopping.
+    pub fn push(&self, input: Input) -> bool {
+        self.sender.send(Queued { input, bounded: false }).is_ok()
+    }
+
+    /// Queues a user's action and waits for the hub's answer (`None`: the instance stopped).
+    pub async fn ask<T>(&self, action: impl FnOnce(Option<Reply<T>>) -> Input) -> Option<T> {
+        let (reply, answer) = oneshot::channel();
+        self.push(action(Some(reply))).then_some(())?;
+        answer.await.ok()
+    }
+
+    /// [`ask`](Self::ask) for a thread outside the async runtime (a notification's click, the
+    /// tray, a blocking task). Panics if called on an async worker.
+    pub fn ask_blocking<T>(&self, action: impl FnOnce(Option<Reply<T>>) -> Input) -> Option<T> {
+        let (reply, answer) = oneshot::channel();
+        self.push(action(Some(reply))).then_some(())?;
+        answer.blocking_recv().ok()
+    }
+
+    /// Inputs dropped because the queue was full.
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+}
+
+type Subscriber = Box<dyn Fn(&Update) -> bool + Send>;
+
+/// Owns the reducer of a running instance. Nothing outside [`Hub::run`] changes it: every change
+/// is an [`Input`] on the queue. Others may read (the snapshot, a session's history, notices)
+/// and subscribe.
+pub struct Hub {
+    state: Mutex<State>,
+}
+
+struct State {
+    reducer: Reducer,
+    subscribers: Vec<Subscriber>,
+    recent: HashMap<String, VecDeque<HistoryEntry>>,
+    notices: BTreeMap<&'static str, String>,
+    window_focused: bool,
+}
+
+impl Default for Hub {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Hub {
+    pub fn new() -> Self {
+        Self::with_restored(Vec::new())
+    }
+
+    /// A hub that starts from sessions saved by an earlier run.
+    pub fn with_restored(sessions: Vec<Restored>) -> Self {
+        let mut reducer = Reducer::new();
+        reducer.restore(sessions);
+        Self {
+            state: Mutex::new(State {
+                reducer,
+                subscribers: Vec::new(),
+                recent: HashMap::new(),
+                notices: BTreeMap::new(),
+                window_focused: false,
+            }),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // The reducer is pure and never panics mid-update; a poisoned lock still holds valid state.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Every update from now on goes to `sender`, converted to the subscriber's own message
+    /// type; a subscriber whose receiver is gone is dropped.
+    pub fn subscribe<T: From<Update> + Send + 'static>(&self, sender: channel::Sender<T>) {
+        self.state().subscribers.push(Box::new(move |update| sender.send(T::from(update.clone())).is_ok()));
+    }
+
+    /// A new subscriber's receiver of plain updates.
+    pub fn updates(&self) -> channel::Receiver<Update> {
+        let (sender, receiver) = channel::channel();
+        self.subscribe(sender);
+        receiver
+    }
+
+    /// The reducer stage: applies every input until `stop` is cancelled, then what is still
+    /// queued (it was acknowledged), and returns.
+    pub async fn run(self: Arc<Self>, mut queue: InputQueue, stop: CancellationToken) {
+        loop {
+            tokio::select! {
+                input = queue.recv() => match input {
+                    Some(input) => self.apply(input),
+                    None => return,
+                },
+                () = stop.cancelled() => break,
+            }
+        }
+        while let Some(input) = queue.try_recv() {
+            self.apply(input);
+        }
+    }
+
+    /// Applies one input and publishes what changed: the one place sessions change.
+    pub(crate) fn apply(&self, input: Input) {
+        let mut state = self.state();
+        match input {
+            Input::Hook(event) => state.apply_event(&event),
+            Input::AgentTitle { session_id, title } => {
+                state.update(|reducer| reducer.set_agent_title(&session_id, title).map(|s| s.session_id));
+            }
+            Input::Decided { session_id, id, allow, at } => {
+                let focused = state.window_focused;
+                let change = state.reducer.decided(&session_id, id, allow, at, focused);
+                state.publish_status(change);
+            }
+            Input::DecisionEnded { session_id, id } => {
+                state.update(|reducer| reducer.end_decision(&session_id, id).map(|s| s.session_id));
+            }
+            Input::Notice { source, text } => {
+                let changed = match text {
+                    Some(text) => state.notices.insert(source, text.clone()).as_ref() != Some(&text),
+                    None => state.notices.remove(source).is_some(),
+                };
+                if changed {
+                    let notices = state.notices.values().cloned().collect();
+                    state.publish(&Update::Notices(notices));
+                }
+            }
+            Input::Tick { now, ages } => {
+                for session in state.reducer.mark_silence(now, ages) {
+                    state.publish_quiet(&session.session_id);
+                }
+            }
+            Input::WindowFocused(focused) => state.window_focused = focused,
+            Input::ClearUnread { session_id, reply } => {
+                let changed = state.update(|reducer| reducer.clear_unread(&session_id).map(|s| s.session_id));
+                answer(reply, changed);
+            }
+            Input::SetPosition { session_id, position, reply } => {
+                let changed = state.update(|reducer| reducer.set_position(&session_id, position).map(|s| s.session_id));
+                answer(reply, changed);
+            }
+            Input::Remove { session_id, reply } => {
+                let removed = state.remove(&session_id);
+                answer(reply, removed);
+            }
+            Input::RemoveEnded { reply } => {
+                let ended: Vec<String> =
+                    state.reducer.snapshot().sessions.into_iter().filter(|s| s.ended).map(|s| s.session_id).collect();
+                let removed = ended.iter().filter(|id| state.remove(id)).count();
+                answer(reply, removed);
+            }
+        }
+    }
+
+    /// The session's recent status changes, oldest first: what `stored` (the database's
+    /// committed history) has, plus what changed since and is not committed yet.
+    pub fn history(&self, session_id: &str, stored: Vec<HistoryEntry>) -> Vec<HistoryEntry> {
+        let mut entries = stored;
+        if let Some(recent) = self.state().recent.get(session_id) {
+            for entry in recent {
+                if !entries.contains(entry) {
+                    entries.push(entry.clone());
+                }
+            }
+        }
+        let excess = entries.len().saturating_sub(RECENT_HISTORY);
+        entries.drain(..excess);
+        entries
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        let state = self.state();
+        let notices: Vec<String> = state.notices.values().cloned().collect();
+        Snapshot { notices: (!notices.is_empty()).then_some(notices), ..state.reducer.snapshot() }
+    }
+
+    /// The instance's current notices.
+    pub fn notices(&self) -> Vec<String> {
+        self.state().notices.values().cloned().collect()
+    }
+}
+
+/// Tells the asker, if it still listens.
+fn answer<T>(reply: Option<Reply<T>>, value: T) {
+    if let Some(reply) = reply {
+        let _ = reply.send(value);
+    }
+}
+
+impl State {
+    fn apply_event(&mut self, event: &StatusEvent) {
+        let focused = self.window_focused;
+        let change = self.reducer.apply(event, focused);
+        // Sessions evicted to keep the reducer bounded are gone for every subscriber too.
+        for id in self.reducer.take_evicted() {
+            self.recent.remove(&id);
+            self.publish(&Update::Removed(id));
+        }
+        self.publish_status(change);
+    }
+
+    fn publish_status(&mut self, change: Option<Change>) {
+        if let Some(change) = change {
+            let history = HistoryEntry::of(&change);
+            self.publish_change(change, history);
+        }
+    }
+
+    /// Runs a change that is not a status event (no notification, no history entry) and
+    /// publishes the session if it changed.
+    fn update(&mut self, change: impl FnOnce(&mut Reducer) -> Option<String>) -> bool {
+        match change(&mut self.reducer) {
+            Some(session_id) => {
+                self.publish_quiet(&session_id);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn remove(&mut self, session_id: &str) -> bool {
+        if self.reducer.remove(session_id).is_none() {
+            return false;
+        }
+        self.recent.remove(session_id);
+        self.publish(&Update::Removed(session_id.to_owned()));
+        true
+    }
+
+    fn publish_change(&mut self, change: Change, history: Option<HistoryEntry>) {
+        let id = change.session.session_id.clone();
+        if let Some(entry) = &history {
+            let recent = self.recent.entry(id.clone()).or_default();
+            if recent.len() == RECENT_HISTORY {
+                recent.pop_front();
+            }
+            recent.push_back(entry.clone());
+        }
+        let saved = self.reducer.saved(&id);
+        let (event_title, agent_title) = saved.map(|s| (s.event_title, s.agent_title)).unwrap_or_default();
+        self.publish(&Update::Changed(Box::new(Changed { change, event_title, agent_title, history })));
+    }
+
+    fn publish_quiet(&mut self, session_id: &str) {
+        if let Some(session) = self.reducer.get(session_id).cloned() {
+            let previous = session.status;
+            self.publish_change(Change { session, previous, notify: false }, None);
+        }
+    }
+
+    /// Sent with the state locked, so every subscriber sees changes in the reducer's order.
+    fn publish(&mut self, update: &Update) {
+        self.subscribers.retain(|subscriber| subscriber(update));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use switchboard_core::{normalize, AgentStatus};
+
+    fn event(id: &str, status: &str, at: Millis) -> Input {
+        Input::Hook(Box::new(normalize("custom", &json!({"sessionId": id, "status": status}), at).unwrap()))
+    }
+
+    #[test]
+    fn every_subscriber_gets_every_update_in_order() {
+        let hub = Hub::new();
+        let (first, second) = (hub.updates(), hub.updates());
+        hub.apply(event("a", "working", 1));
+        hub.apply(event("a", "blocked", 2));
+        hub.apply(Input::Remove { session_id: "a".into(), reply: None });
+        for updates in [first, second] {
+            let got: Vec<Update> = updates.try_iter().collect();
+            assert_eq!(got.len(), 3);
+            let Update::Changed(blocked) = &got[1] else { panic!("{got:?}") };
+            assert_eq!(blocked.change.session.status, Some(AgentStatus::Blocked));
+            assert!(blocked.change.notify);
+            assert_eq!(got[2], Update::Removed("a".into()));
+        }
+    }
+
+    #[test]
+    fn a_subscriber_that_went_away_is_dropped_and_the_others_go_on() {
+        let hub = Hub::new();
+        drop(hub.updates());
+        let kept = hub.updates();
+        hub.apply(event("a", "working", 1));
+        hub.apply(event("b", "working", 1));
+        assert_eq!(kept.try_iter().count(), 2);
+        assert_eq!(hub.state().subscribers.len(), 1);
+    }
+
+    #[test]
+    fn history_includes_the_change_just_made_before_the_store_has_it() {
+        let hub = Hub::new();
+        hub.apply(event("a", "working", 1));
+        hub.apply(event("a", "done", 2));
+        let history = hub.history("a", Vec::new());
+        assert_eq!(history.iter().map(|e| e.status).collect::<Vec<_>>(), [AgentStatus::Working, AgentStatus::Done]);
+        // Entries the store already committed are not listed twice.
+        let stored = history[..1].to_vec();
+        assert_eq!(hub.history("a", stored).len(), 2);
+    }
+
+    #[test]
+    fn a_full_queue_drops_inputs_from_agents_and_counts_them_but_never_a_users_action() {
+        let (inputs, mut queue) = inputs(4);
+        let sent = (0..20).filter(|i| inputs.send(event(&format!("q{i}"), "working", 1))).count();
+        assert_eq!((sent, inputs.dropped()), (4, 16));
+        assert!(inputs.push(Input::Remove { session_id: "q0".into(), reply: None }), "the user's action is queued");
+        // Taking one makes room for one more.
+        assert!(matches!(queue.try_recv(), Some(Input::Hook(_))));
+        assert!(inputs.send(event("again", "working", 1)));
+        assert!(!inputs.send(event("over", "working", 1)));
+    }
+
+    /// A user's remove and a hook for the same session, in one queue: whatever was acknowledged
+    /// before the remove is applied before it, so the session ends removed, and what the
+    /// subscribers were told agrees with the snapshot.
+    #[tokio::test]
+    async fn a_remove_after_an_acknowledged_hook_removes_the_session_whatever_the_timing() {
+        let hub = Arc::new(Hub::new());
+        let updates = hub.updates();
+        let (inputs, queue) = inputs(1024);
+        let stop = CancellationToken::new();
+        let running = tokio::spawn(Arc::clone(&hub).run(queue, stop.clone()));
+        for n in 0..200u64 {
+            let id = format!("raced-{n}");
+            assert!(inputs.send(event(&id, "working", n)));
+            let removed = inputs.ask(|reply| Input::Remove { session_id: id.clone(), reply }).await;
+            assert_eq!(removed, Some(true), "{id}: the hook acknowledged first is there to remove");
+        }
+        assert!(hub.snapshot().sessions.is_empty());
+        let told: Vec<Update> = updates.try_iter().collect();
+        assert_eq!(told.len(), 400, "a change and a removal for each");
+        assert!(told.chunks(2).all(|pair| matches!(pair, [Update::Changed(_), Update::Removed(_)])));
+        stop.cancel();
+        running.await.unwrap();
+    }
+
+    #[test]
+    fn time_and_focus_arrive_as_inputs() {
+        let hub = Hub::new();
+        hub.apply(event("a", "working", 1_000));
+        hub.apply(Input::WindowFocused(true));
+        hub.apply(event("a", "done", 2_000));
+        assert!(!hub.snapshot().sessions[0].unread, "the window was focused");
+        let ages = Ages { stale_after: 10_000, archive_after: 100_000 };
+        hub.apply(event("b", "working", 2_000));
+        hub.apply(Input::Tick { now: 20_000, ages });
+        let snapshot = hub.snapshot();
+        assert!(snapshot.sessions.iter().any(|s| s.session_id == "b" && s.stale));
+    }
+}

@@ -1,0 +1,95 @@
+//! What the two processes share: the `hook` forwarder (and `status`, `doctor`) on one side, the
+//! running instance on the other. Routes, headers, limits and the answer to a held permission
+//! are said once here, so neither side imports the other.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// Bodies above this are refused before they are parsed, and never buffered whole; the forwarder
+/// trims a larger payload until it fits.
+pub const BODY_LIMIT: usize = 256 * 1024;
+
+/// The header that tells the server which process ran the hook and where it lives (issue "no
+/// stuck badge"): display and watching only. Left out when unknown or not plain ASCII.
+pub const PROCESS_HEADER: &str = "x-switchboard-process";
+/// The longest [`PROCESS_HEADER`] value the server reads.
+pub const PROCESS_HEADER_LIMIT: usize = 2048;
+
+/// The longest a hold may be configured to last; the CLIs' hook timeout is set above it.
+pub const MAX_HOLD: Duration = Duration::from_secs(120);
+/// How long a hold lasts unless the settings say otherwise.
+pub const DEFAULT_HOLD: Duration = Duration::from_secs(30);
+
+/// `switchboard doctor`'s test sessions start with this; `status` and the board hide them.
+pub const DOCTOR_SESSION_PREFIX: &str = "switchboard-doctor-";
+
+/// The routes, as the server declares them (axum's `{name}` syntax).
+pub mod routes {
+    /// `POST`: one hook event; `204` at once, whatever it holds.
+    pub const HOOK: &str = "/hook/{agent}";
+    /// `POST`: a permission held open for the board's answer (`?ms=` the longest wait).
+    pub const HOLD: &str = "/hold/{agent}";
+    /// `GET`: the snapshot.
+    pub const SESSIONS: &str = "/sessions";
+    /// `DELETE`: forget a session.
+    pub const SESSION: &str = "/sessions/{id}";
+    /// `POST`: the board's answer to a hold (`?id=<hold>&verdict=allow|deny`).
+    pub const DECISION: &str = "/decision/{id}";
+}
+
+/// The paths a client asks for, with the instance's key.
+pub fn hook_path(agent: &str, key: &str) -> String {
+    format!("/hook/{agent}?key={key}")
+}
+
+pub fn hold_path(agent: &str, key: &str, hold: Duration) -> String {
+    format!("/hold/{agent}?key={key}&ms={}", hold.as_millis())
+}
+
+pub fn sessions_path(key: &str) -> String {
+    format!("/sessions?key={key}")
+}
+
+pub fn session_path(session_id: &str, key: &str) -> String {
+    format!("/sessions/{session_id}?key={key}")
+}
+
+/// What the user answered to a held permission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Allow,
+    Deny,
+}
+
+/// The body of a held permission's `200`: `{"verdict":"allow"}` or `{"verdict":"deny"}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HoldAnswer {
+    pub verdict: Verdict,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hold_answer_reads_back_and_anything_else_is_refused() {
+        let json = serde_json::to_string(&HoldAnswer { verdict: Verdict::Deny }).unwrap();
+        assert_eq!(json, r#"{"verdict":"deny"}"#);
+        assert_eq!(serde_json::from_str::<HoldAnswer>(&json).unwrap().verdict, Verdict::Deny);
+        for bad in [r#"{"verdict":"maybe"}"#, "{}", "[]", r#"{"verdict":1}"#] {
+            assert!(serde_json::from_str::<HoldAnswer>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn client_paths_match_the_routes_the_server_declares() {
+        let fill = |route: &str, name: &str, value: &str| route.replace(&format!("{{{name}}}"), value);
+        assert!(hook_path("claude", "k").starts_with(&fill(routes::HOOK, "agent", "claude")));
+        assert!(hold_path("codex", "k", MAX_HOLD).starts_with(&fill(routes::HOLD, "agent", "codex")));
+        assert!(sessions_path("k").starts_with(routes::SESSIONS));
+        assert!(session_path("s1", "k").starts_with(&fill(routes::SESSION, "id", "s1")));
+    }
+}

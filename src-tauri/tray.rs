@@ -9,7 +9,7 @@ use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use switchboard_core::{AgentStatus, Session};
+use switchboard_core::{view, Session};
 use switchboard_engine::{Hub, Update};
 use tauri::menu::{CheckMenuItem, IsMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{TrayIcon, TrayIconBuilder};
@@ -37,58 +37,25 @@ pub struct NeedsYou {
     pub label: String,
 }
 
-/// The sessions that need the user, in the order of the canvas's `n` key: blocked or waiting
-/// first (longest waiting first), then unread ones. Ended and archived sessions never ask;
-/// archived ones are not on the canvas, so their unread dot does not count either.
+/// The sessions that need the user, in the queue's order (`view::needs_you`: the canvas's `n`
+/// key follows the same).
 pub fn needs_you(sessions: &[Session]) -> Vec<NeedsYou> {
-    let asking =
-        |s: &Session| !s.ended && !s.archived && matches!(s.status, Some(AgentStatus::Waiting | AgentStatus::Blocked));
-    let since = |s: &Session| s.status_changed_at.unwrap_or(s.last_event_at);
-    // `sort_by_key` is stable: sessions waiting since the same moment stay in arrival order.
-    let mut first: Vec<&Session> = sessions.iter().filter(|s| asking(s)).collect();
-    first.sort_by_key(|s| since(s));
-    let mut then: Vec<&Session> = sessions.iter().filter(|s| s.unread && !s.archived && !asking(s)).collect();
-    then.sort_by_key(|s| since(s));
-    first.into_iter().chain(then).map(|s| NeedsYou { session_id: s.session_id.clone(), label: label(s) }).collect()
+    view::needs_you(sessions)
+        .into_iter()
+        .map(|s| NeedsYou { session_id: s.session_id.clone(), label: label(s) })
+        .collect()
 }
 
 /// "auth-refactor — needs permission: Bash", in the words of the notifications.
 fn label(session: &Session) -> String {
     let tool = session.tool.as_deref().map(str::trim).filter(|t| !t.is_empty());
-    let why = match session.status {
-        Some(AgentStatus::Blocked) => match tool {
-            Some(tool) => format!("needs permission: {}", clip(tool, TITLE_CHARS)),
-            None => "needs permission".into(),
-        },
-        Some(AgentStatus::Waiting) => "has a question".into(),
-        _ if session.errored => "failed".into(),
-        _ if session.interrupted => "interrupted".into(),
-        Some(AgentStatus::Done) => "finished".into(),
-        _ => "unread".into(),
+    let why = match (view::reason(session), tool) {
+        (Some("needs permission"), Some(tool)) => format!("needs permission: {}", view::clip(tool, TITLE_CHARS)),
+        (Some(reason), _) => reason.to_owned(),
+        (None, _) => "unread".into(),
     };
-    format!("{} — {why}", clip(&title_of(session), TITLE_CHARS))
-}
-
-/// The session's own title, else the last folder of its `cwd`, else a short id (as the canvas).
-pub fn title_of(session: &Session) -> String {
-    let title = session.title.as_deref().map(str::trim).filter(|t| !t.is_empty());
-    let folder = || session.cwd.as_deref().and_then(|cwd| cwd.split(['/', '\\']).rfind(|part| !part.is_empty()));
-    match title.or_else(folder) {
-        Some(name) => name.to_owned(),
-        None => session.session_id.chars().take(8).collect(),
-    }
-}
-
-/// Whitespace collapsed, at most `max` characters (an ellipsis marks the cut).
-fn clip(text: &str, max: usize) -> String {
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if text.chars().count() <= max {
-        return text;
-    }
-    let mut clipped: String = text.chars().take(max - 1).collect();
-    clipped.truncate(clipped.trim_end().len());
-    clipped.push('…');
-    clipped
+    let title = session.title.clone().unwrap_or_else(|| view::short_id(&session.session_id));
+    format!("{} — {why}", view::clip(&title, TITLE_CHARS))
 }
 
 /// "2 need you", the header chip's words; empty when nothing does.
@@ -345,7 +312,11 @@ mod tests {
         for (key, value) in fields.as_object().unwrap() {
             base[key] = value.clone();
         }
-        serde_json::from_value(base).unwrap()
+        // What the reducer stamps on every session it hands out.
+        let mut session: Session = serde_json::from_value(base).unwrap();
+        session.title = Some(view::title(None, session.title.as_deref(), session.cwd.as_deref(), &session.session_id));
+        session.attention = view::attention(&session);
+        session
     }
 
     fn ids(needs: &[NeedsYou]) -> Vec<&str> {

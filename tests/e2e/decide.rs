@@ -40,8 +40,7 @@ fn told_claude(child: Child) -> Option<String> {
 
 async fn click_in_node(app: &App, session_id: &str, test_id: &str) {
     let selector = format!(r#"[data-testid="session-node"][data-session-id="{session_id}"] [data-testid="{test_id}"]"#);
-    let button = app.client.find(Locator::Css(&selector)).await.unwrap_or_else(|_| panic!("{test_id} on {session_id}"));
-    button.click().await.expect("click it");
+    app.click_settled(&selector).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -109,14 +108,8 @@ async fn the_switch_in_connections_opts_a_cli_in_for_the_forwarders_at_once() {
     let gemini = app.client.find(Locator::Css(r#"[data-testid="decide-setting-gemini"]"#)).await.expect("gemini");
     assert!(!gemini.is_enabled().await.expect("enabled?"), "Gemini CLI cannot be approved from a hook");
     // Enabled once the saved settings are loaded.
-    let claude = app.client.find(Locator::Css(r#"[data-testid="decide-setting-claude"]"#)).await.expect("claude");
-    for _ in 0..100 {
-        if claude.is_enabled().await.unwrap_or(false) {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    claude.click().await.expect("switch Claude on");
+    // Enabled once the saved settings are loaded: the click waits for that (`SETTLE`).
+    app.click_settled(r#"[data-testid="decide-setting-claude"]"#).await;
     let on = crate::harness::eventually(std::time::Duration::from_secs(10), || {
         let endpoint = endpoint();
         (endpoint.decide == ["claude"]).then_some(endpoint)

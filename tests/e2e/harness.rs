@@ -264,27 +264,49 @@ impl App {
         self.click_settled(&format!(r#"[data-testid="{test_id}"]"#)).await;
     }
 
-    /// Clicks the first element matching `selector` once it has settled: it exists, its box has
-    /// not moved for several polls with no CSS transition running on it or around it, and the
-    /// point at its centre hits it (nothing laid over it). Nodes glide when the layout changes
-    /// and panels open beside them, so a click at once can land on whatever moved there. A click
-    /// still intercepted is retried, a bounded number of times.
+    /// Clicks the first element matching `selector` once it has settled (see [`SETTLE`]): nodes
+    /// glide when the layout changes, the canvas pans after a click and panels open beside a
+    /// node, so a click at once can land on whatever moved there. A click still intercepted is
+    /// retried, a bounded number of times, each after settling again.
     pub async fn click_settled(&self, selector: &str) {
-        for attempt in 1..=20 {
+        for attempt in 1..=5 {
             let settled = self.client.execute_async(SETTLE, vec![json!(selector)]).await.expect("wait for the element");
-            if settled["found"] != json!(true) {
-                assert!(attempt < 20, "{selector} never appeared: {settled}");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
+            assert_eq!(settled["found"], json!(true), "{selector} never appeared: {settled}");
+            if settled["settled"] != json!(true) {
+                eprintln!("{selector} did not settle within 10 s ({settled}); clicking anyway");
             }
             let element = self.client.find(Locator::Css(selector)).await.expect("find the element");
             match element.click().await {
                 Ok(()) => return,
-                Err(error) if attempt < 20 => {
-                    eprintln!("click on {selector} not taken yet (attempt {attempt}, {settled}): {error}");
+                Err(error) if attempt < 5 => {
+                    eprintln!("click on {selector} not taken (attempt {attempt}, {settled}): {error}")
                 }
                 Err(error) => panic!("click {selector}: {error} ({settled})"),
             }
+        }
+    }
+
+    /// Waits (bounded) until the element matching `selector` and the canvas have held still for
+    /// 300 ms with no animation running ([`SETTLE`], without the hit test).
+    pub async fn wait_still(&self, selector: &str) {
+        let settled =
+            self.client.execute_async(SETTLE, vec![json!(selector), json!(false)]).await.expect("wait for stillness");
+        assert_eq!(settled["settled"], json!(true), "{selector} never held still: {settled}");
+    }
+
+    /// Waits (bounded) until the board has taken in `count` sessions: the header's count chips
+    /// add up to it.
+    pub async fn wait_for_sessions_in_view(&self, count: u64) {
+        let script = r#"return [...document.querySelectorAll('[data-testid^="count-"]')]
+            .reduce((sum, chip) => sum + (parseInt(chip.dataset.count, 10) || 0), 0);"#;
+        let started = Instant::now();
+        loop {
+            let seen = self.client.execute(script, vec![]).await.expect("read the count chips").as_u64().unwrap_or(0);
+            if seen >= count {
+                return;
+            }
+            assert!(started.elapsed() < Duration::from_secs(20), "the board shows {seen} of {count} sessions");
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
 
@@ -643,31 +665,40 @@ pub fn process_started_unix_ms(pid: u32) -> Option<f64> {
     Some(unix_ms - since_boot_ms + ticks / hz * 1000.0)
 }
 
-/// An async WebDriver script: resolves `{found, settled, hit}` for the first element matching
-/// `arguments[0]`, once its box has held still for 6 polls (16 ms apart) with no CSS transition
-/// running on it or an ancestor and the point at its centre hits it, or after ~3 s regardless.
-/// Polls with timers, not animation frames, which a window under another may not get.
+/// An async WebDriver script: resolves `{found, settled, hit, box}` for the first element
+/// matching `arguments[0]` once, for 300 ms of wall time, its box and the canvas's viewport
+/// transform have not changed, no finite animation or transition runs anywhere in the page
+/// (a node's glide, a panel opening; the infinite "working" pulse does not count), the element is
+/// enabled, and the point WebDriver will click (the centre of its part inside the window) hits
+/// it. Gives up after 10 s (`settled: false`). Polls with timers, not animation frames, which a
+/// window under another may not get.
 const SETTLE: &str = r#"
-const [selector, done] = arguments;
-let last = null, still = 0, polls = 0;
-const moving = (el) => {
-  for (let n = el; n; n = n.parentElement) {
-    if (n.getAnimations && n.getAnimations().some((a) => a.playState === 'running' && typeof CSSTransition !== 'undefined' && a instanceof CSSTransition)) return true;
-  }
-  return false;
-};
+const [selector, needsHit, done] = arguments.length === 3 ? arguments : [arguments[0], true, arguments[1]];
+const started = performance.now();
+let last = null, stillSince = performance.now();
+const moving = () => document.getAnimations().some((a) => {
+  if (a.playState !== 'running' && a.playState !== 'pending') return false;
+  const timing = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming() : null;
+  return !!timing && Number.isFinite(timing.endTime);
+});
 const poll = () => {
-  polls += 1;
+  const now = performance.now();
   const el = document.querySelector(selector);
-  if (!el) { if (polls > 60) { done({found: false}); return; } setTimeout(poll, 16); return; }
+  if (!el) {
+    if (now - started > 10000) { done({found: false}); return; }
+    stillSince = now; last = null; setTimeout(poll, 16); return;
+  }
   const r = el.getBoundingClientRect();
-  const box = [r.x, r.y, r.width, r.height].map((v) => Math.round(v * 2) / 2).join(',');
-  still = box === last && !moving(el) ? still + 1 : 0;
-  last = box;
-  const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+  const viewport = document.querySelector('.react-flow__viewport');
+  const state = [r.x, r.y, r.width, r.height].map((v) => v.toFixed(1)).join(',') + '|' + (viewport ? viewport.style.transform : '');
+  if (state !== last || moving() || el.disabled) { stillSince = now; }
+  last = state;
+  const x = (Math.max(r.left, 0) + Math.min(r.right, window.innerWidth)) / 2;
+  const y = (Math.max(r.top, 0) + Math.min(r.bottom, window.innerHeight)) / 2;
+  const at = document.elementFromPoint(x, y);
   const hit = !!at && (at === el || el.contains(at));
-  if ((still >= 6 && hit && r.width > 0) || polls > 200) { done({found: true, settled: still >= 6, hit, box}); return; }
-  if (still >= 6 && !hit) { el.scrollIntoView({block: 'nearest', inline: 'nearest'}); }
+  const settled = now - stillSince >= 300 && (hit || !needsHit) && r.width > 0 && r.height > 0;
+  if (settled || now - started > 10000) { done({found: true, settled, hit, box: state, at: at ? at.className || at.tagName : null}); return; }
   setTimeout(poll, 16);
 };
 poll();

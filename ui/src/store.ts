@@ -173,17 +173,14 @@ function partition(sessions: Record<string, Session>, previous: Pick<Data, "orde
   };
 }
 
-/** Ids ordered for the `n` key: blocked or waiting first (longest waiting first), then unread. */
+/** Ids ordered for the `n` key, as the tray lists them: the order the Rust side stamps on each
+ * session (`attention`: asking first, then unread; longest waiting first), then arrival. */
 export function needsYouQueue(sessions: Record<string, Session>, order: readonly string[]): string[] {
-  const since = (id: string) => {
-    const s = sessions[id]!;
-    return s.statusChangedAt ?? s.lastEventAt;
-  };
-  const rank = (a: string, b: string) => since(a) - since(b) || order.indexOf(a) - order.indexOf(b);
-  const asking = order.filter((id) => categoryOf(sessions[id]!) === "needs").sort(rank);
-  const askingSet = new Set(asking);
-  const unread = order.filter((id) => sessions[id]!.unread && !askingSet.has(id)).sort(rank);
-  return [...asking, ...unread];
+  const at = (id: string) => sessions[id]!.attention!;
+  const arrival = new Map(order.map((id, n) => [id, n]));
+  return order
+    .filter((id) => sessions[id]!.attention != null)
+    .sort((a, b) => at(a).rank - at(b).rank || at(a).since - at(b).since || arrival.get(a)! - arrival.get(b)!);
 }
 
 export function idsInCategory(

@@ -8,6 +8,7 @@ use ts_rs::TS;
 
 use crate::reducer::{HistoryEntry, Position, Session, SessionsChanged, Snapshot};
 use crate::status::{AgentProcess, AgentStatus, SessionKind};
+use crate::view::Attention;
 
 fn generated() -> Vec<(String, String)> {
     let header = "// Generated from the Rust types by ts-rs (src-tauri/core/src/bindings.rs). Do not edit.\n";
@@ -25,7 +26,8 @@ fn generated() -> Vec<(String, String)> {
     add(Position::name(), Position::decl(), &[]);
     add(AgentProcess::name(), AgentProcess::decl(), &[]);
     add(HistoryEntry::name(), HistoryEntry::decl(), &["AgentStatus"]);
-    add(Session::name(), Session::decl(), &["AgentProcess", "AgentStatus", "Position", "SessionKind"]);
+    add(Attention::name(), Attention::decl(), &[]);
+    add(Session::name(), Session::decl(), &["AgentProcess", "AgentStatus", "Attention", "Position", "SessionKind"]);
     add(Snapshot::name(), Snapshot::decl(), &["Session"]);
     add(SessionsChanged::name(), SessionsChanged::decl(), &["Session"]);
     files

@@ -13,8 +13,9 @@ use proptest::prelude::*;
 use proptest::sample::{select, Index};
 use serde_json::{json, Value};
 
+use crate::agent::AGENTS;
 use crate::normalize::observed::{process_exited, tool_started, transcript_record};
-use crate::normalize::{fixtures, normalize, MAX_ID_LEN, NORMALIZERS};
+use crate::normalize::{fixtures, normalize, MAX_ID_LEN};
 use crate::reducer::{Ages, Reducer, Session, MAX_SESSIONS, MAX_SUBAGENTS, MAX_TEXT};
 use crate::status::{AgentProcess, AgentStatus, Cue, Lifecycle, SessionKind, StatusEvent};
 
@@ -275,7 +276,7 @@ fn hook_payload() -> impl Strategy<Value = (&'static str, Value)> {
             (agent, payload)
         },
     );
-    let agents: Vec<&'static str> = NORMALIZERS.iter().map(|(agent, _)| *agent).chain(["nope"]).collect();
+    let agents: Vec<&'static str> = AGENTS.iter().map(|agent| agent.id).chain(["nope"]).collect();
     prop_oneof![8 => seeded, 1 => (select(agents), arbitrary_json())]
 }
 
@@ -322,7 +323,7 @@ proptest! {
 
     #[test]
     fn normalizers_never_panic_on_edited_payloads((agent, payload) in hook_payload(), now in any::<u64>()) {
-        for (normalizer_agent, _) in NORMALIZERS.iter().copied().chain([("nope", NORMALIZERS[0].1)]) {
+        for normalizer_agent in AGENTS.iter().map(|agent| agent.id).chain(["nope"]) {
             // Every normalizer sees every payload: a CLI can be pointed at the wrong URL.
             let event = normalize(normalizer_agent, &payload, now);
             if let Some(event) = &event {
@@ -336,7 +337,7 @@ proptest! {
     #[test]
     fn normalizers_never_panic_on_damaged_bytes((agent, bytes) in hook_bytes(), now in any::<u64>()) {
         if let Ok(payload) = serde_json::from_slice::<Value>(&bytes) {
-            for (agent, _) in NORMALIZERS {
+            for agent in AGENTS.iter().map(|agent| agent.id) {
                 if let Some(event) = normalize(agent, &payload, now) {
                     check_event(&event, now);
                 }

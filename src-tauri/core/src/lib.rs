@@ -4,12 +4,14 @@
 //! parameter (Unix milliseconds), so every rule — the 3 s done holdoff included — is testable
 //! without sleeping.
 
+pub mod agent;
 pub mod hook_config;
 pub mod normalize;
 pub mod notify;
 pub mod reducer;
 pub mod session;
 pub mod status;
+pub mod view;
 
 #[cfg(test)]
 mod bindings;
@@ -18,7 +20,8 @@ mod fuzz_tests;
 #[cfg(test)]
 mod real_sequences;
 
-pub use normalize::{normalize, normalizer, Normalizer, NORMALIZERS};
+pub use agent::{agent, Agent, TitleSource, AGENTS};
+pub use normalize::{normalize, normalizer, Normalizer};
 pub use notify::{notification_text, should_notify, NotificationText, NotifyContext};
 pub use reducer::{Ages, Change, HistoryEntry, Position, Reducer, Restored, Session, SessionsChanged, Snapshot};
 pub use status::{AgentProcess, AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent, TERMINAL};

@@ -61,30 +61,22 @@ mod tests {
 
 /// The words of an OS notification for a session that needs the user (UI.md): the title names
 /// the session and the reason, the body says what exactly, whitespace-collapsed and clipped.
-pub fn notification_text(session: &crate::reducer::Session) -> Option<NotificationText> {
+pub fn notification_text(session: &crate::session::Session) -> Option<NotificationText> {
     const BODY_CHARS: usize = 180;
-    let name = session.title.clone().unwrap_or_else(|| session.session_id.chars().take(8).collect());
-    let (reason, detail) = match session.status? {
+    let name = session.title.clone().unwrap_or_else(|| crate::view::short_id(&session.session_id));
+    let detail = match session.status? {
         AgentStatus::Working => return None,
-        AgentStatus::Blocked => {
-            let detail = match (&session.tool, &session.message) {
-                (Some(tool), Some(message)) => format!("{tool}: {message}"),
-                (Some(tool), None) => tool.clone(),
-                (None, message) => message.clone().unwrap_or_default(),
-            };
-            ("needs permission", detail)
-        }
-        AgentStatus::Waiting => {
-            ("has a question", session.question.clone().or_else(|| session.message.clone()).unwrap_or_default())
-        }
-        AgentStatus::Done if session.errored => ("failed", session.message.clone().unwrap_or_default()),
-        AgentStatus::Done => ("finished", session.message.clone().unwrap_or_default()),
+        AgentStatus::Blocked => match (&session.tool, &session.message) {
+            (Some(tool), Some(message)) => format!("{tool}: {message}"),
+            (Some(tool), None) => tool.clone(),
+            (None, message) => message.clone().unwrap_or_default(),
+        },
+        AgentStatus::Waiting => session.question.clone().or_else(|| session.message.clone()).unwrap_or_default(),
+        AgentStatus::Done => session.message.clone().unwrap_or_default(),
     };
-    let mut body = detail.split_whitespace().collect::<Vec<_>>().join(" ");
-    if body.chars().count() > BODY_CHARS {
-        body = body.chars().take(BODY_CHARS - 1).collect::<String>() + "…";
-    }
-    Some(NotificationText { summary: format!("{name} — {reason}"), body })
+    // An interrupted turn never notifies (SPEC 2.1.5); its words are the plain "finished".
+    let reason = if session.interrupted && !session.errored { "finished" } else { crate::view::reason(session)? };
+    Some(NotificationText { summary: format!("{name} — {reason}"), body: crate::view::clip(&detail, BODY_CHARS) })
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,7 +91,7 @@ mod text_tests {
     use crate::reducer::Reducer;
     use serde_json::json;
 
-    fn session(body: serde_json::Value) -> crate::reducer::Session {
+    fn session(body: serde_json::Value) -> crate::session::Session {
         let mut reducer = Reducer::new();
         let event = crate::normalize::normalize("custom", &body, 1).unwrap();
         reducer.apply(&event, false).unwrap().session

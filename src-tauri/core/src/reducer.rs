@@ -60,6 +60,7 @@ impl SessionState {
                 process: None,
                 exited: false,
                 decision: None,
+                attention: None,
             },
             seq,
             event_title: None,
@@ -107,11 +108,14 @@ impl SessionState {
 
     fn refresh(&mut self) {
         self.session.subagents = u32::try_from(self.subagents.len()).unwrap_or(u32::MAX);
-        self.session.title = self
-            .agent_title
-            .clone()
-            .or_else(|| self.event_title.clone())
-            .or_else(|| self.session.cwd.as_deref().and_then(last_folder));
+        let session = &self.session;
+        self.session.title = Some(crate::view::title(
+            self.agent_title.as_deref(),
+            self.event_title.as_deref(),
+            session.cwd.as_deref(),
+            &session.session_id,
+        ));
+        self.session.attention = crate::view::attention(&self.session);
     }
 }
 
@@ -241,6 +245,7 @@ impl Reducer {
     pub fn clear_unread(&mut self, session_id: &str) -> Option<Session> {
         let state = self.sessions.get_mut(session_id)?;
         state.session.unread = false;
+        state.refresh();
         Some(state.session.clone())
     }
 
@@ -285,6 +290,7 @@ impl Reducer {
             if (stale, archived) != (session.stale, session.archived) {
                 session.stale = stale;
                 session.archived = archived;
+                state.refresh();
                 changed.push(state);
             }
         }
@@ -304,7 +310,7 @@ impl Reducer {
             session.decision = None;
             let seq = self.next_seq;
             self.next_seq += 1;
-            let state = SessionState {
+            let mut state = SessionState {
                 session,
                 seq,
                 event_title: restored.event_title,
@@ -312,6 +318,7 @@ impl Reducer {
                 subagents: Vec::new(),
                 done_at: None,
             };
+            state.refresh();
             self.sessions.insert(state.session.session_id.clone(), state);
         }
     }
@@ -516,10 +523,7 @@ fn track_decision(session: &mut Session, event: &StatusEvent) {
     }
 }
 
-/// The last folder of a path, for a title of last resort (`/Users/ana/src/webapp/` → `webapp`).
-pub fn last_folder(path: &str) -> Option<String> {
-    path.rsplit(['/', '\\']).find(|part| !part.is_empty()).map(str::to_owned)
-}
+pub use crate::view::last_folder;
 
 #[cfg(test)]
 mod tests;

@@ -17,8 +17,8 @@ pub struct Session {
     pub status: Option<AgentStatus>,
     pub kind: SessionKind,
     pub tool: Option<String>,
-    /// The node title: the agent's own name for the session, else the event's title, else the
-    /// last folder of `cwd`.
+    /// The node title (`view::title`): the agent's own name for the session, else the event's
+    /// title, else the last folder of `cwd`, else a short id. Always set by the reducer.
     pub title: Option<String>,
     pub cwd: Option<String>,
     pub awaiting_input: bool,
@@ -62,6 +62,10 @@ pub struct Session {
     #[serde(default)]
     #[cfg_attr(test, ts(type = "number | null"))]
     pub decision: Option<u64>,
+    /// Whether and why it needs the user, and since when (`view::attention`): the needs-you
+    /// queue's order. Stamped by the reducer; `null` when it does not.
+    #[serde(default)]
+    pub attention: Option<crate::view::Attention>,
 }
 
 /// A node's place on the canvas, in whole canvas pixels.

@@ -9,7 +9,7 @@ use ts_rs::TS;
 
 use crate::api::ErrorKind;
 use crate::instance::jump::Jump;
-use crate::instance::settings::{Settings, DECIDING_CLIS};
+use crate::instance::settings::Settings;
 use crate::protocol::{Verdict, DOCTOR_SESSION_PREFIX};
 use crate::setup::doctor::{AgentReport, Check, DoctorReport, Outcome};
 
@@ -35,7 +35,8 @@ fn generated() -> Vec<(&'static str, String)> {
         (
             "deciding.ts",
             format!(
-                "{header}\n/** The CLIs whose permission prompts can wait for Allow / Deny from Switchboard. */\nexport const DECIDING_CLIS: readonly string[] = {DECIDING_CLIS:?};\n"
+                "{header}\n/** The CLIs whose permission prompts can wait for Allow / Deny from Switchboard. */\nexport const DECIDING_CLIS: readonly string[] = {:?};\n",
+                switchboard_core::agent::deciding().collect::<Vec<_>>()
             ),
         ),
     ]

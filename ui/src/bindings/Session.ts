@@ -1,6 +1,7 @@
 // Generated from the Rust types by ts-rs (src-tauri/core/src/bindings.rs). Do not edit.
 import type { AgentProcess } from "./AgentProcess";
 import type { AgentStatus } from "./AgentStatus";
+import type { Attention } from "./Attention";
 import type { Position } from "./Position";
 import type { SessionKind } from "./SessionKind";
 
@@ -10,8 +11,8 @@ export type Session = { sessionId: string, agent: string,
  */
 status: AgentStatus | null, kind: SessionKind, tool: string | null, 
 /**
- * The node title: the agent's own name for the session, else the event's title, else the
- * last folder of `cwd`.
+ * The node title (`view::title`): the agent's own name for the session, else the event's
+ * title, else the last folder of `cwd`, else a short id. Always set by the reducer.
  */
 title: string | null, cwd: string | null, awaitingInput: boolean, question: string | null, message: string | null, interrupted: boolean, errored: boolean, ended: boolean, unread: boolean, 
 /**
@@ -48,4 +49,9 @@ exited: boolean,
  * an Allow or Deny (issue "act from the board"); the id of that hold, to answer it by.
  * `null` when there is none (not opted in, answered, timed out, or the turn moved on).
  */
-decision: number | null, };
+decision: number | null, 
+/**
+ * Whether and why it needs the user, and since when (`view::attention`): the needs-you
+ * queue's order. Stamped by the reducer; `null` when it does not.
+ */
+attention: Attention | null, };

@@ -4,7 +4,7 @@ export const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
 
 /** A session as the Rust side would send it; override what the test is about. */
 export function makeSession(overrides: Partial<Session> & { sessionId: string }): Session {
-  return {
+  const session: Session = {
     agent: "claude",
     status: "working",
     kind: "session",
@@ -30,6 +30,17 @@ export function makeSession(overrides: Partial<Session> & { sessionId: string })
     process: null,
     exited: false,
     decision: null,
+    attention: null,
     ...overrides,
   };
+  // What the reducer stamps (core/src/view.rs), unless the test says otherwise.
+  if (!("attention" in overrides)) session.attention = attentionOf(session);
+  return session;
+}
+
+function attentionOf(s: Session): Session["attention"] {
+  if (s.archived) return null;
+  const since = s.statusChangedAt ?? s.lastEventAt;
+  if (!s.ended && (s.status === "waiting" || s.status === "blocked")) return { rank: 0, since };
+  return s.unread ? { rank: 1, since } : null;
 }

@@ -6,6 +6,8 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use crate::agent::Agent;
+
 /// A CLI Switchboard can connect to through its hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -29,63 +31,21 @@ pub const HOLD_TIMEOUT_SECS: u64 = 130;
 /// The name Gemini CLI shows for our hook in `/hooks` (and takes in `/hooks disable`).
 pub const GEMINI_HOOK_NAME: &str = "switchboard";
 
-/// The events each normalizer reads (`normalize/{claude,codex,gemini}.rs`): exactly these get
-/// the hook, so Switchboard sees every event its tables use and pays for no other.
-const CLAUDE_EVENTS: &[&str] = &[
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PreCompact",
-    "PostCompact",
-    "Notification",
-    "PermissionRequest",
-    "Elicitation",
-    "ElicitationResult",
-    "Stop",
-    "StopFailure",
-    "SubagentStart",
-    "SubagentStop",
-    "SessionStart",
-    "SessionEnd",
-];
-const CODEX_EVENTS: &[&str] = &[
-    "SessionStart",
-    "SessionEnd",
-    "PreCompact",
-    "PostCompact",
-    "SubagentStart",
-    "SubagentStop",
-    "PreToolUse",
-    "PostToolUse",
-    "UserPromptSubmit",
-    "PermissionRequest",
-    "PreModelRequest",
-    "PostModelRequest",
-    "Stop",
-    "Interrupt",
-];
-const GEMINI_EVENTS: &[&str] = &[
-    "BeforeAgent",
-    "BeforeTool",
-    "AfterTool",
-    "AfterAgent",
-    "Notification",
-    "SessionStart",
-    "SessionEnd",
-    "PreCompress",
-];
-
 impl Cli {
     pub const ALL: [Cli; 3] = [Cli::Claude, Cli::Codex, Cli::Gemini];
 
+    /// Everything else Switchboard knows about this CLI.
+    pub fn facts(self) -> &'static Agent {
+        match self {
+            Cli::Claude => &crate::normalize::claude::AGENT,
+            Cli::Codex => &crate::normalize::codex::AGENT,
+            Cli::Gemini => &crate::normalize::gemini::AGENT,
+        }
+    }
+
     /// The agent id in `/hook/<agent>` and in `switchboard hook <agent>`.
     pub fn agent(self) -> &'static str {
-        match self {
-            Cli::Claude => "claude",
-            Cli::Codex => "codex",
-            Cli::Gemini => "gemini",
-        }
+        self.facts().id
     }
 
     pub fn from_agent(agent: &str) -> Option<Cli> {
@@ -94,20 +54,12 @@ impl Cli {
 
     /// The product's own name, for messages.
     pub fn name(self) -> &'static str {
-        match self {
-            Cli::Claude => "Claude Code",
-            Cli::Codex => "Codex CLI",
-            Cli::Gemini => "Gemini CLI",
-        }
+        self.facts().name
     }
 
     /// The hook events Switchboard registers for, in the order it adds them.
     pub fn events(self) -> &'static [&'static str] {
-        match self {
-            Cli::Claude => CLAUDE_EVENTS,
-            Cli::Codex => CODEX_EVENTS,
-            Cli::Gemini => GEMINI_EVENTS,
-        }
+        self.facts().hook_events
     }
 
     /// The matcher our group carries for `event`: "every tool" on tool events where the CLI
@@ -120,16 +72,9 @@ impl Cli {
         }
     }
 
-    /// The event whose hook can answer a permission prompt (issue 14), as verified against the
-    /// pinned CLI by the real-CLI harness.
+    /// The event whose hook can answer a permission prompt (issue 14).
     pub fn decision_event(self) -> Option<&'static str> {
-        match self {
-            // Both take `hookSpecificOutput.decision.behavior` = allow | deny (Codex: exit 0 only).
-            Cli::Claude | Cli::Codex => Some("PermissionRequest"),
-            // Gemini CLI 0.61.0: BeforeTool runs before every tool (not only those that will
-            // ask), ignores "allow", and hides the confirmation while it runs; no hook can approve.
-            Cli::Gemini => None,
-        }
+        self.facts().decision_event
     }
 
     /// Our hook handler for `event`, as this CLI spells it.
@@ -315,10 +260,10 @@ mod tests {
 
     #[test]
     fn an_older_claude_code_gets_no_event_it_would_refuse_the_whole_file_for() {
-        assert_eq!(events_for(Cli::Claude, None), CLAUDE_EVENTS);
-        assert_eq!(events_for(Cli::Claude, Some(Version(2, 1, 78))), CLAUDE_EVENTS);
+        assert_eq!(events_for(Cli::Claude, None), crate::normalize::claude::HOOK_EVENTS);
+        assert_eq!(events_for(Cli::Claude, Some(Version(2, 1, 78))), crate::normalize::claude::HOOK_EVENTS);
         let old = events_for(Cli::Claude, Some(Version(2, 1, 77)));
-        assert!(!old.contains(&"StopFailure") && old.len() == CLAUDE_EVENTS.len() - 1);
-        assert_eq!(events_for(Cli::Codex, Some(Version(0, 1, 0))), CODEX_EVENTS);
+        assert!(!old.contains(&"StopFailure") && old.len() == crate::normalize::claude::HOOK_EVENTS.len() - 1);
+        assert_eq!(events_for(Cli::Codex, Some(Version(0, 1, 0))), crate::normalize::codex::HOOK_EVENTS);
     }
 }

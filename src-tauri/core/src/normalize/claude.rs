@@ -3,9 +3,10 @@
 use serde_json::Value;
 
 use super::{lifecycle, one_line, Hook};
+use crate::agent::{Agent, TitleSource};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
-const AGENT: &str = "claude";
+const AGENT_ID: &str = "claude";
 /// Claude's question picker: a tool call that is really a question to the user.
 const ASK_USER_QUESTION: &str = "AskUserQuestion";
 
@@ -34,10 +35,46 @@ pub const IGNORED: &[&str] = &[
     "PreSkillShellCommand",
 ];
 
+/// The events the installer registers for: exactly those this normalizer reads, so Switchboard
+/// sees every event its table uses and pays for no other.
+pub const HOOK_EVENTS: &[&str] = &[
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PreCompact",
+    "PostCompact",
+    "Notification",
+    "PermissionRequest",
+    "Elicitation",
+    "ElicitationResult",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "SessionStart",
+    "SessionEnd",
+];
+
+/// Claude Code, as Switchboard knows it.
+pub static AGENT: Agent = Agent {
+    id: AGENT_ID,
+    name: "Claude Code",
+    normalize: normalize_claude,
+    ignored: IGNORED,
+    hook_events: HOOK_EVENTS,
+    // It takes `hookSpecificOutput.decision.behavior` = allow | deny (checked by the real-CLI harness).
+    decision_event: Some("PermissionRequest"),
+    why_not_decided: None,
+    silent_reply: None,
+    resume: Some("claude --resume {id}"),
+    title: TitleSource::Transcript,
+};
+
 pub fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {
     let hook = Hook::parse(raw)?;
-    let base = hook.event(AGENT, now);
-    let status = |status| StatusEvent { status: Some(status), ..hook.event(AGENT, now) };
+    let base = hook.event(AGENT_ID, now);
+    let status = |status| StatusEvent { status: Some(status), ..hook.event(AGENT_ID, now) };
     let event = match hook.event_name {
         "UserPromptSubmit" => StatusEvent { cue: Cue::NewTurn, ..status(AgentStatus::Working) },
         "PreToolUse" if hook.tool_name() == Some(ASK_USER_QUESTION) => question(&hook, base),
@@ -77,9 +114,9 @@ pub fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {
             ..subagent(&hook, base)
         },
         "SessionStart" => {
-            StatusEvent { title: hook.string("session_title"), ..lifecycle(&hook, AGENT, now, Lifecycle::Start) }
+            StatusEvent { title: hook.string("session_title"), ..lifecycle(&hook, AGENT_ID, now, Lifecycle::Start) }
         }
-        "SessionEnd" => lifecycle(&hook, AGENT, now, Lifecycle::End),
+        "SessionEnd" => lifecycle(&hook, AGENT_ID, now, Lifecycle::End),
         _ => return None,
     };
     Some(hook.with_agent_id(event))

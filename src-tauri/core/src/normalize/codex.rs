@@ -4,9 +4,10 @@ use serde_json::Value;
 
 use super::claude::permission_request;
 use super::{lifecycle, one_line, Hook};
+use crate::agent::{Agent, TitleSource};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
-const AGENT: &str = "codex";
+const AGENT_ID: &str = "codex";
 /// Codex's question tool. Interactive Codex blocks inside it and reports the answer in
 /// PostToolUse; headless `codex exec` of older versions returned at once and left the question
 /// open across the turn's Stop (SPEC 2.2), which the reducer keeps as the hold.
@@ -17,13 +18,47 @@ const REQUEST_USER_INPUT: &str = "request_user_input";
 /// PostToolUseFailure are Claude's: Codex never fires them.)
 pub const IGNORED: &[&str] = &["Notification", "StopFailure", "PostToolUseFailure"];
 
+/// The events the installer registers for: exactly those this normalizer reads, so Switchboard
+/// sees every event its table uses and pays for no other.
+pub const HOOK_EVENTS: &[&str] = &[
+    "SessionStart",
+    "SessionEnd",
+    "PreCompact",
+    "PostCompact",
+    "SubagentStart",
+    "SubagentStop",
+    "PreToolUse",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "PermissionRequest",
+    "PreModelRequest",
+    "PostModelRequest",
+    "Stop",
+    "Interrupt",
+];
+
+/// Codex CLI, as Switchboard knows it.
+pub static AGENT: Agent = Agent {
+    id: AGENT_ID,
+    name: "Codex CLI",
+    normalize: normalize_codex,
+    ignored: IGNORED,
+    hook_events: HOOK_EVENTS,
+    // Like Claude's (exit 0 only), and Codex draws its own prompt only after the hook returns.
+    decision_event: Some("PermissionRequest"),
+    why_not_decided: None,
+    silent_reply: None,
+    resume: Some("codex resume {id}"),
+    title: TitleSource::SessionIndex,
+};
+
 pub fn normalize_codex(raw: &Value, now: Millis) -> Option<StatusEvent> {
     let hook = Hook::parse(raw)?;
-    let base = hook.event(AGENT, now);
-    let status = |status| StatusEvent { status: Some(status), ..hook.event(AGENT, now) };
+    let base = hook.event(AGENT_ID, now);
+    let status = |status| StatusEvent { status: Some(status), ..hook.event(AGENT_ID, now) };
     let event = match hook.event_name {
-        "SessionStart" => lifecycle(&hook, AGENT, now, Lifecycle::Start),
-        "SessionEnd" => lifecycle(&hook, AGENT, now, Lifecycle::End),
+        "SessionStart" => lifecycle(&hook, AGENT_ID, now, Lifecycle::Start),
+        "SessionEnd" => lifecycle(&hook, AGENT_ID, now, Lifecycle::End),
         // `/compact` ends with no Stop (SPEC 8): a finished manual compaction settles a session
         // left working; otherwise compaction is lifecycle only.
         "PostCompact" if hook.str("trigger") == Some("manual") => StatusEvent {
@@ -33,7 +68,7 @@ pub fn normalize_codex(raw: &Value, now: Millis) -> Option<StatusEvent> {
             message: Some("Conversation compacted".to_owned()),
             ..status(AgentStatus::Done)
         },
-        "PreCompact" | "PostCompact" => lifecycle(&hook, AGENT, now, Lifecycle::Compact),
+        "PreCompact" | "PostCompact" => lifecycle(&hook, AGENT_ID, now, Lifecycle::Compact),
         "SubagentStart" => StatusEvent { kind: SessionKind::Subagent, subagent_id: hook.string("agent_id"), ..base },
         "PreToolUse" if hook.tool_name() == Some(REQUEST_USER_INPUT) => {
             StatusEvent { awaiting_input: true, question: Some(question(&hook)), ..status(AgentStatus::Waiting) }

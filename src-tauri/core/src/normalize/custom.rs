@@ -3,7 +3,22 @@
 
 use serde_json::{Map, Value};
 
+use crate::agent::{Agent, TitleSource};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
+
+/// Scripts and tools that speak Switchboard's own event (SPEC 1.4): not installed, not decided.
+pub static AGENT: Agent = Agent {
+    id: "custom",
+    name: "Custom",
+    normalize: normalize_custom,
+    ignored: &[],
+    hook_events: &[],
+    decision_event: None,
+    why_not_decided: Some("a custom agent has no permission hook"),
+    silent_reply: None,
+    resume: None,
+    title: TitleSource::None,
+};
 
 pub fn normalize_custom(raw: &Value, now: Millis) -> Option<StatusEvent> {
     let body = raw.as_object()?;

@@ -3,9 +3,10 @@
 use serde_json::Value;
 
 use super::{lifecycle, one_line, Hook};
+use crate::agent::{Agent, TitleSource};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, StatusEvent};
 
-const AGENT: &str = "gemini";
+const AGENT_ID: &str = "gemini";
 /// Gemini's question tool: its confirmation dialog is a question, not a permission.
 const ASK_USER: &str = "ask_user";
 
@@ -13,9 +14,38 @@ const ASK_USER: &str = "ask_user";
 /// event the pinned CLI knows is either mapped or deliberately ignored.
 pub const IGNORED: &[&str] = &["BeforeModel", "AfterModel", "BeforeToolSelection"];
 
+/// The events the installer registers for: exactly those this normalizer reads, so Switchboard
+/// sees every event its table uses and pays for no other.
+pub const HOOK_EVENTS: &[&str] = &[
+    "BeforeAgent",
+    "BeforeTool",
+    "AfterTool",
+    "AfterAgent",
+    "Notification",
+    "SessionStart",
+    "SessionEnd",
+    "PreCompress",
+];
+
+/// Gemini CLI, as Switchboard knows it.
+pub static AGENT: Agent = Agent {
+    id: AGENT_ID,
+    name: "Gemini CLI",
+    normalize: normalize_gemini,
+    ignored: IGNORED,
+    hook_events: HOOK_EVENTS,
+    decision_event: None,
+    // 0.61.0: BeforeTool runs before every tool (not only those that will ask), ignores "allow",
+    // and hides the confirmation while it runs.
+    why_not_decided: Some("no hook of Gemini CLI 0.61 can approve a tool"),
+    silent_reply: Some("{}"),
+    resume: Some("gemini --resume {id}"),
+    title: TitleSource::None,
+};
+
 pub fn normalize_gemini(raw: &Value, now: Millis) -> Option<StatusEvent> {
     let hook = Hook::parse(raw)?;
-    let status = |status| StatusEvent { status: Some(status), ..hook.event(AGENT, now) };
+    let status = |status| StatusEvent { status: Some(status), ..hook.event(AGENT_ID, now) };
     let event = match hook.event_name {
         "BeforeAgent" => StatusEvent { cue: Cue::NewTurn, ..status(AgentStatus::Working) },
         "BeforeTool" if hook.tool_name() == Some(ASK_USER) => {
@@ -26,10 +56,10 @@ pub fn normalize_gemini(raw: &Value, now: Millis) -> Option<StatusEvent> {
         "BeforeTool" | "AfterTool" => status(AgentStatus::Working),
         "AfterAgent" => StatusEvent { message: hook.str("prompt_response").map(ungarble), ..status(AgentStatus::Done) },
         "Notification" if hook.str("notification_type") == Some("ToolPermission") => tool_permission(&hook, status),
-        "SessionStart" => lifecycle(&hook, AGENT, now, Lifecycle::Start),
-        "SessionEnd" => lifecycle(&hook, AGENT, now, Lifecycle::End),
+        "SessionStart" => lifecycle(&hook, AGENT_ID, now, Lifecycle::Start),
+        "SessionEnd" => lifecycle(&hook, AGENT_ID, now, Lifecycle::End),
         // Fires before every model call with `trigger: auto` (SPEC 8): never a status.
-        "PreCompress" => lifecycle(&hook, AGENT, now, Lifecycle::Compact),
+        "PreCompress" => lifecycle(&hook, AGENT_ID, now, Lifecycle::Compact),
         _ => return None,
     };
     Some(event)

@@ -4,10 +4,10 @@
 //! malformed or not in its table. It never panics and never reports an error: a hook must never
 //! fail the agent, so bad input is simply dropped.
 
-mod claude;
-mod codex;
-mod custom;
-mod gemini;
+pub(crate) mod claude;
+pub(crate) mod codex;
+pub(crate) mod custom;
+pub(crate) mod gemini;
 pub mod observed;
 
 use serde_json::{Map, Value};
@@ -22,22 +22,10 @@ pub use gemini::normalize_gemini;
 /// `(raw hook JSON, now) -> event`. `now` is the injected clock's reading, in Unix ms.
 pub type Normalizer = fn(&Value, Millis) -> Option<StatusEvent>;
 
-/// Every CLI Switchboard understands, keyed by the agent id in `/hook/<agent>`. Adding a CLI is
-/// one file and one row here; routing reads only this table.
-pub static NORMALIZERS: &[(&str, Normalizer)] = &[
-    ("claude", normalize_claude),
-    ("codex", normalize_codex),
-    ("gemini", normalize_gemini),
-    ("custom", normalize_custom),
-];
-
-/// Per CLI, the events it fires that are deliberately not a status (beside the ones its table
-/// maps): together they must cover every event name the pinned CLI knows.
-pub static IGNORED: &[(&str, &[&str])] =
-    &[("claude", claude::IGNORED), ("codex", codex::IGNORED), ("gemini", gemini::IGNORED)];
-
+/// The normalizer of the agent with that id in `/hook/<agent>` (the [`crate::agent::AGENTS`]
+/// table: routing reads only it).
 pub fn normalizer(agent: &str) -> Option<Normalizer> {
-    NORMALIZERS.iter().find(|(id, _)| *id == agent).map(|(_, normalize)| *normalize)
+    crate::agent::agent(agent).map(|agent| agent.normalize)
 }
 
 /// Looks up the agent's normalizer and runs it; `None` for an unknown agent too.
@@ -218,9 +206,9 @@ mod tests {
             json!({"hook_event_name": "Stop", "session_id": 7}),
             json!({"hook_event_name": 3, "session_id": "s"}),
         ];
-        for (agent, normalize) in NORMALIZERS {
+        for agent in crate::agent::AGENTS {
             for raw in &bad {
-                assert_eq!(normalize(raw, 1), None, "{agent}: {raw}");
+                assert_eq!((agent.normalize)(raw, 1), None, "{}: {raw}", agent.id);
             }
         }
     }
@@ -230,7 +218,9 @@ mod tests {
     /// normalizer) or deliberately ignored — never both, never neither.
     #[test]
     fn every_event_each_pinned_cli_knows_is_mapped_or_explicitly_ignored() {
-        for (agent, ignored) in IGNORED {
+        for (agent, ignored) in
+            crate::agent::AGENTS.iter().filter(|a| !a.hook_events.is_empty()).map(|a| (a.id, a.ignored))
+        {
             let cli = crate::hook_config::Cli::from_agent(agent).unwrap();
             let path = fixtures::dir().join(format!("../real_cli/events/{agent}.txt"));
             let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -52,11 +52,8 @@ pub fn forward(
 /// The event whose hook the CLI lets decide its permission prompt (issue 14).
 fn is_permission(agent: &str, body: &[u8]) -> bool {
     let Ok(raw) = serde_json::from_slice::<Value>(body) else { return false };
-    let event = raw.get("hook_event_name").and_then(Value::as_str);
-    match agent {
-        "claude" | "codex" => event == Some("PermissionRequest"),
-        _ => false,
-    }
+    let Some(event) = raw.get("hook_event_name").and_then(Value::as_str) else { return false };
+    switchboard_core::agent(agent).is_some_and(|agent| agent.decides_with(event))
 }
 
 /// Sends a permission and waits for the board's answer: at most the hold the user set, plus the
@@ -95,19 +92,22 @@ fn process_header() -> String {
     }
 }
 
-/// What the CLI expects on stdout: nothing, except Gemini, which wants a JSON object — or the
-/// board's answer to a held permission, in the CLI's own words.
+/// What the CLI expects on stdout: its silent reply (nothing; Gemini wants a JSON object) — or
+/// the board's answer to a held permission, in the words of its decision hook.
 pub fn reply(agent: &str, verdict: Option<Verdict>, stdout: &mut impl Write) {
-    let text = match (agent, verdict) {
-        ("claude" | "codex", Some(verdict)) => {
+    let Some(agent) = switchboard_core::agent(agent) else { return };
+    let text = match (agent.decision_event, verdict) {
+        (Some(event), Some(verdict)) => {
             let decision = match verdict {
                 Verdict::Allow => json!({"behavior": "allow"}),
                 Verdict::Deny => json!({"behavior": "deny", "message": DENIED}),
             };
-            json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}).to_string()
+            json!({"hookSpecificOutput": {"hookEventName": event, "decision": decision}}).to_string()
         }
-        ("gemini", _) => "{}".to_owned(),
-        _ => return,
+        _ => match agent.silent_reply {
+            Some(text) => text.to_owned(),
+            None => return,
+        },
     };
     let _ = writeln!(stdout, "{text}");
     let _ = stdout.flush();
@@ -259,9 +259,13 @@ mod tests {
                 Ok(0)
             }
         }
-        let started = Instant::now();
-        assert_eq!(read_until(Endless, started + Duration::from_millis(100)), None);
-        assert!(started.elapsed() < Duration::from_secs(5));
+        // On a thread, so that ignoring the deadline fails the test instead of hanging it for an hour.
+        let (done, gave_up) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = done.send(read_until(Endless, Instant::now() + Duration::from_millis(100)));
+        });
+        let read = gave_up.recv_timeout(Duration::from_secs(60)).expect("gave up instead of waiting on stdin");
+        assert_eq!(read, None);
     }
 
     #[test]

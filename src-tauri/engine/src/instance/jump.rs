@@ -98,12 +98,9 @@ fn window_of(pid: u32) -> Option<String> {
 /// The command that resumes the session, run from its folder.
 pub fn resume_command(session: &Session) -> String {
     let id = shell_quote(&session.session_id);
-    let resume = match session.agent.as_str() {
-        "claude" => format!("claude --resume {id}"),
-        "codex" => format!("codex resume {id}"),
-        "gemini" => format!("gemini --resume {id}"),
-        other => format!("{other} # session {id}"),
-    };
+    let resume = switchboard_core::agent(&session.agent)
+        .and_then(|agent| agent.resume_command(&id))
+        .unwrap_or_else(|| format!("{} # session {id}", session.agent));
     match &session.cwd {
         Some(cwd) => format!("cd {} && {resume}", shell_quote(cwd)),
         None => resume,

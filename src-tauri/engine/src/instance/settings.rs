@@ -13,11 +13,6 @@ use crate::protocol::{DEFAULT_HOLD, MAX_HOLD};
 
 pub const SETTINGS_FILE: &str = "settings.json";
 
-/// The CLIs whose permissions the board may answer. Only these can: their permission hook
-/// accepts a decision on stdout (checked against the pinned versions by the real-CLI harness).
-/// Gemini CLI cannot: no hook of 0.61.0 can approve a tool.
-pub const DECIDING_CLIS: [&str; 2] = ["claude", "codex"];
-
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", default)]
@@ -61,7 +56,8 @@ impl Settings {
 
     /// Only CLIs that can take a decision, and a hold between 5 s and [`MAX_HOLD`].
     pub fn cleaned(mut self) -> Self {
-        self.decide.retain(|cli| DECIDING_CLIS.contains(&cli.as_str()));
+        // Only CLIs whose permission hook takes a decision (`Agent::decision_event`).
+        self.decide.retain(|cli| switchboard_core::agent::deciding().any(|id| id == cli));
         self.hold_seconds = self.hold_seconds.clamp(5, MAX_HOLD.as_secs() as u32);
         self
     }

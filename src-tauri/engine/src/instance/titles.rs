@@ -139,10 +139,14 @@ impl TitleWatch {
 }
 
 fn title_source(session: &Session, codex_home: Option<&Path>) -> Option<TitleSource> {
-    match session.agent.as_str() {
-        "claude" => session.transcript_path.as_ref().map(|path| TitleSource::ClaudeTranscript(PathBuf::from(path))),
-        "codex" => codex_home.map(|home| TitleSource::CodexIndex(home.to_path_buf())),
-        _ => None,
+    match switchboard_core::agent(&session.agent)?.title {
+        switchboard_core::TitleSource::Transcript => {
+            session.transcript_path.as_ref().map(|path| TitleSource::ClaudeTranscript(PathBuf::from(path)))
+        }
+        switchboard_core::TitleSource::SessionIndex => {
+            codex_home.map(|home| TitleSource::CodexIndex(home.to_path_buf()))
+        }
+        switchboard_core::TitleSource::None => None,
     }
 }
 

@@ -331,7 +331,7 @@ mod tests {
         let path = home.dirs.settings_file(Cli::Claude);
         write(&path, "{\"hooks\": []}");
         let error = installed(&home, Cli::Claude).result.unwrap_err();
-        assert_eq!(crate::api::ErrorKind::from(&error), crate::api::ErrorKind::Shape);
+        assert!(matches!(error, InstallError::Shape { .. }), "{error:?}");
         assert!(error.to_string().contains("`hooks` is not an object"), "{error}");
         assert_eq!(fs::read_to_string(&path).unwrap(), "{\"hooks\": []}");
     }
@@ -340,7 +340,7 @@ mod tests {
     fn the_command_path_must_be_absolute() {
         let home = home();
         let outcome = run(&InstallOptions { command_path: "switchboard".into(), ..options(&home, Cli::Claude) });
-        assert_eq!(crate::api::ErrorKind::from(&outcome.result.unwrap_err()), crate::api::ErrorKind::CommandPath);
+        assert!(matches!(outcome.result, Err(InstallError::CommandPath { .. })), "{:?}", outcome.result);
         assert!(!home.dirs.claude.exists());
     }
 

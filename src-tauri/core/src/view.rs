@@ -1,0 +1,135 @@
+//! The display rules, said once: how a session is named, when it needs the user and in which
+//! order, and how long texts are clipped. The reducer stamps them on every session it hands out
+//! (`title`, `attention`), so the board, the tray and the notifications read them instead of
+//! each working them out again.
+
+use serde::{Deserialize, Serialize};
+
+use crate::session::Session;
+use crate::status::{AgentStatus, Millis};
+
+/// Why a session is in the needs-you queue, and since when: the board's `n` key, the tray's
+/// menu and the header's count follow this order — asking first, then unread; within each, the
+/// longest waiting first (then arrival order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Attention {
+    /// 0: it asks (blocked or waiting); 1: it finished or failed and the user has not looked.
+    pub rank: u8,
+    /// When it started to need the user (its last status change).
+    #[cfg_attr(test, ts(type = "number"))]
+    pub since: Millis,
+}
+
+/// Whether, and why, the session needs the user. Ended and archived sessions never ask; archived
+/// ones are off the canvas, so their unread dot does not count either.
+pub fn attention(session: &Session) -> Option<Attention> {
+    if session.archived {
+        return None;
+    }
+    let since = session.status_changed_at.unwrap_or(session.last_event_at);
+    let asking = !session.ended && matches!(session.status, Some(AgentStatus::Waiting | AgentStatus::Blocked));
+    if asking {
+        Some(Attention { rank: 0, since })
+    } else if session.unread {
+        Some(Attention { rank: 1, since })
+    } else {
+        None
+    }
+}
+
+/// The sessions that need the user, in queue order (`sessions` in arrival order).
+pub fn needs_you(sessions: &[Session]) -> Vec<&Session> {
+    let mut queue: Vec<(Attention, usize, &Session)> =
+        sessions.iter().enumerate().filter_map(|(n, s)| Some((s.attention?, n, s))).collect();
+    queue.sort_by_key(|(attention, n, _)| (*attention, *n));
+    queue.into_iter().map(|(_, _, session)| session).collect()
+}
+
+/// The node title: the agent's own name for the session, else the event's title, else the last
+/// folder of `cwd`, else the first 8 characters of the id.
+pub fn title(agent_title: Option<&str>, event_title: Option<&str>, cwd: Option<&str>, session_id: &str) -> String {
+    let named = |t: Option<&str>| t.map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned);
+    named(agent_title)
+        .or_else(|| named(event_title))
+        .or_else(|| cwd.and_then(last_folder))
+        .unwrap_or_else(|| short_id(session_id))
+}
+
+/// The last folder of a path (`/src/api/` → `api`).
+pub fn last_folder(path: &str) -> Option<String> {
+    path.split(['/', '\\']).rfind(|part| !part.is_empty()).map(str::to_owned)
+}
+
+pub fn short_id(session_id: &str) -> String {
+    session_id.chars().take(8).collect()
+}
+
+/// Whitespace collapsed, at most `max` characters (an ellipsis marks the cut).
+pub fn clip(text: &str, max: usize) -> String {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.chars().count() <= max {
+        return text;
+    }
+    let mut clipped: String = text.chars().take(max.saturating_sub(1)).collect();
+    clipped.truncate(clipped.trim_end().len());
+    clipped.push('…');
+    clipped
+}
+
+/// Why the session needs the user, in the notifications' words ("needs permission", "has a
+/// question", "finished", "failed", "interrupted"); `None` while it works.
+pub fn reason(session: &Session) -> Option<&'static str> {
+    Some(match session.status? {
+        AgentStatus::Working => return None,
+        AgentStatus::Blocked => "needs permission",
+        AgentStatus::Waiting => "has a question",
+        AgentStatus::Done if session.errored => "failed",
+        AgentStatus::Done if session.interrupted => "interrupted",
+        AgentStatus::Done => "finished",
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reducer::Reducer;
+    use serde_json::json;
+
+    fn sessions(events: &[serde_json::Value]) -> Vec<Session> {
+        let mut reducer = Reducer::new();
+        for (n, body) in events.iter().enumerate() {
+            let event = crate::normalize::normalize("custom", body, 1_000 + n as u64 * 1_000).unwrap();
+            reducer.apply(&event, false);
+        }
+        reducer.snapshot().sessions
+    }
+
+    #[test]
+    fn the_queue_is_asking_first_then_unread_each_longest_waiting_first() {
+        let all = sessions(&[
+            json!({"sessionId": "done-early", "status": "done"}),
+            json!({"sessionId": "asks-late", "status": "working"}),
+            json!({"sessionId": "blocked-early", "status": "blocked"}),
+            json!({"sessionId": "asks-late", "status": "waiting", "question": "?"}),
+            json!({"sessionId": "working", "status": "working"}),
+            json!({"sessionId": "ended", "status": "blocked"}),
+            json!({"sessionId": "ended", "lifecycle": "end"}),
+        ]);
+        let order: Vec<&str> = needs_you(&all).iter().map(|s| s.session_id.as_str()).collect();
+        // An ended session no longer asks, but its unread dot still needs a look.
+        assert_eq!(order, ["blocked-early", "asks-late", "done-early", "ended"]);
+        let working = all.iter().find(|s| s.session_id == "working").unwrap();
+        assert_eq!(working.attention, None);
+    }
+
+    #[test]
+    fn a_title_falls_back_to_the_folder_then_a_short_id_and_clips_say_where_they_cut() {
+        assert_eq!(title(Some(" "), Some("Fix login"), Some("/src/api"), "0123456789"), "Fix login");
+        assert_eq!(title(None, None, Some("/src/api/"), "0123456789"), "api");
+        assert_eq!(title(None, None, None, "0123456789"), "01234567");
+        assert_eq!(clip("git  push\n--force origin main", 14), "git push --fo…");
+        assert_eq!(clip("short", 14), "short");
+    }
+}

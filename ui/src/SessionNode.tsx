@@ -1,3 +1,5 @@
+// A session on the board, in its three forms (full card, compact card, light tile). Around 400
+// lines: the forms share one face (classes, data attributes, pointer and key handling).
 import { memo, useRef, type HTMLAttributes, type MouseEvent, type PointerEvent } from "react";
 import type { Session } from "./bindings/Session";
 import { useStore, useStoreApi, type NodeProps } from "@xyflow/react";

@@ -3,6 +3,10 @@
 //! Its output is a [`Change`] per accepted event — the new session snapshot, the status before,
 //! and whether the change deserves a notification — which the shell persists, emits and
 //! notifies on. Time comes from the events (`ts`, stamped by the normalizer's clock).
+//!
+//! (Over 400 lines: SPEC 2's rules are one state machine over one `SessionState` — holdoff,
+//! hold, rescue, subagents, decisions, cues — and each reads best next to the others; its tests
+//! are in `reducer/tests.rs`.)
 
 use std::collections::HashMap;
 

@@ -1,10 +1,15 @@
 //! The hub: the one reducer of a running instance, between its inputs and its outputs.
 //!
-//! Inputs (the hook server, the title watcher, …) send typed [`Input`]s into one bounded queue
-//! that [`Hub::run`] drains; the user's own actions (open a node, drag it, remove it) call the
-//! hub directly since they want an answer. Every change goes out as an [`Update`] to each
-//! subscriber's own channel, in the order the reducer made them (store, notifier, web view, …).
-//! No subscriber calls back into the hub, and none knows another. See docs/ARCHITECTURE.md.
+//! Every change is an [`Input`] on one queue that [`Hub::run`] drains: hooks and the watchers'
+//! cues (bounded: dropped and counted if the reducer is wedged), the clock's tick, the window's
+//! focus, and the user's own actions (open a node, drag it, remove it), which carry a reply
+//! channel and are never dropped. One FIFO queue makes the order of any two changes defined.
+//! Every change goes out as an [`Update`] to each subscriber's own channel, in the order the
+//! reducer made them (store, notifier, web view, …). No subscriber calls back into the hub, and
+//! none knows another. See docs/ARCHITECTURE.md.
+//!
+//! (Over 400 lines with its tests: the queue, the hub and the publishing are one mechanism, and
+//! their tests — order, the race with a remove, the bound — read best beside it.)
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};

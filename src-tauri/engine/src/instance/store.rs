@@ -6,6 +6,9 @@
 //! [`FLUSH_EVERY`] later (WAL, `synchronous = NORMAL`: a committed transaction survives the
 //! process being killed). A corrupt file is set aside and a fresh one started; a file from a
 //! newer Switchboard is refused and left as it is.
+//!
+//! (Over 400 lines: the schema, its migrations and the write-behind thread share one
+//! connection's rules — WAL, 0600 files, the set-aside — and are kept together.)
 
 use std::collections::HashMap;
 use std::os::unix::fs::OpenOptionsExt;

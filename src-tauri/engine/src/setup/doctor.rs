@@ -1,6 +1,10 @@
 //! `switchboard doctor`: is every agent CLI on this machine connected, and does an event get
 //! through? The same report feeds the app's empty state and its Connections panel.
 //!
+//! (Over 400 lines: every check of the report, its fix text and its order live here so the
+//! report reads top to bottom as the user sees it; the installer, trust and version probes it
+//! reads are their own modules.)
+//!
 //! Per CLI (Claude Code, Codex CLI, Gemini CLI): on `PATH` and its `--version` (run with a short
 //! deadline, all three at once); Switchboard's hooks registered for this binary
 //! ([`install::status`]); nothing in the settings switching hooks off; for Codex, each hook

@@ -2,6 +2,7 @@
 
 use serde_json::json;
 use switchboard_engine::endpoint::Endpoint;
+use switchboard_engine::protocol::BODY_LIMIT;
 
 use crate::support::{fixture, run, temp_home, Serve};
 
@@ -49,8 +50,12 @@ fn a_stale_or_garbage_endpoint_file_still_exits_0_silently() {
 #[test]
 fn a_huge_payload_arrives_trimmed_and_a_missing_agent_still_exits_0() {
     let serve = Serve::start();
-    let huge = json!({"hook_event_name": "Stop", "session_id": "huge", "last_assistant_message": "z".repeat(8 << 20)});
-    let output = run(serve.home(), &["hook", "claude"], huge.to_string().as_bytes());
+    // Just over the server's cap: sent as it is, it would be refused.
+    let huge =
+        json!({"hook_event_name": "Stop", "session_id": "huge", "last_assistant_message": "z".repeat(BODY_LIMIT)});
+    let huge = huge.to_string();
+    assert!(huge.len() > BODY_LIMIT);
+    let output = run(serve.home(), &["hook", "claude"], huge.as_bytes());
     assert!(output.status.success());
     assert!(output.stdout.is_empty());
     assert!(run(serve.home(), &["hook"], b"").status.success());
@@ -61,9 +66,10 @@ fn a_huge_payload_arrives_trimmed_and_a_missing_agent_still_exits_0() {
     assert!(message.starts_with("zzzz") && message.chars().count() <= 4_000, "{}", message.len());
 }
 
-/// Runs `switchboard hook claude` with `stdin` and returns how long it took to exit 0.
-fn timed_hook(home: &std::path::Path, stdin: std::process::Stdio) -> std::time::Duration {
-    let started = std::time::Instant::now();
+/// Runs `switchboard hook claude` with `stdin` and checks that it exits 0 on its own: within
+/// 10 s, far beyond its deadline, and far short of what would hold it (a stdin or a FIFO that
+/// never ends, a 27-byte answer at a byte a second).
+fn hook_exits(home: &std::path::Path, stdin: std::process::Stdio) {
     let mut child = std::process::Command::new(crate::support::BIN)
         .args(["hook", "claude"])
         .env("SWITCHBOARD_HOME", home)
@@ -77,7 +83,6 @@ fn timed_hook(home: &std::path::Path, stdin: std::process::Stdio) -> std::time::
             panic!("the hook did not exit within 10 s")
         });
     assert!(status.success());
-    started.elapsed()
 }
 
 #[test]
@@ -85,8 +90,7 @@ fn a_stdin_that_never_closes_cannot_hold_the_hook_past_its_deadline() {
     let home = temp_home();
     // A pipe whose write end stays open in this process: the hook never sees EOF.
     let (reader, _writer) = std::io::pipe().unwrap();
-    let took = timed_hook(&home, reader.into());
-    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+    hook_exits(&home, reader.into());
 }
 
 #[test]
@@ -113,8 +117,7 @@ fn a_server_that_answers_a_byte_a_second_cannot_hold_the_hook() {
     let (reader, mut writer) = std::io::pipe().unwrap();
     writer.write_all(fixture("claude/Stop.json").to_string().as_bytes()).unwrap();
     drop(writer);
-    let took = timed_hook(&home, reader.into());
-    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+    hook_exits(&home, reader.into());
 }
 
 #[test]
@@ -125,8 +128,7 @@ fn a_fifo_or_a_world_writable_endpoint_file_is_not_trusted() {
     let c_path = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
     // SAFETY: a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
-    let took = timed_hook(&home, std::process::Stdio::null());
-    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+    hook_exits(&home, std::process::Stdio::null());
     assert!(Endpoint::read(&home).is_none());
     std::fs::remove_file(&path).unwrap();
 

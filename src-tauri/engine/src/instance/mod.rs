@@ -186,6 +186,9 @@ fn endpoint_for(server: &HookServer, settings: &Settings) -> Endpoint {
 /// Runs until SIGINT or SIGTERM, then removes the endpoint file and exits cleanly.
 pub async fn serve(config: Config) -> Result<(), ServeError> {
     let notify = config.notify;
+    // Listening for the signals before the endpoint file exists: a SIGTERM sent as soon as it
+    // appears is a clean stop, not the default action's kill.
+    let stopped = shutdown_signal();
     let instance = Instance::start(config).await?;
     if notify {
         Notifier::follow(instance.hub.updates(), None);
@@ -195,7 +198,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         instance.server.port(),
         Endpoint::path(instance.state_dir()).display()
     );
-    shutdown_signal().await;
+    stopped.await;
     instance.stop().await;
     Ok(())
 }
@@ -221,16 +224,24 @@ fn open_store(state_dir: &Path) -> (Option<Store>, Vec<switchboard_core::Restore
     (Some(store), restored, notices)
 }
 
-async fn shutdown_signal() {
+/// Resolves at SIGINT or SIGTERM; both are listened for from the call on (not the first poll).
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     use tokio::signal::unix::{signal, SignalKind};
-    let mut terminate = signal(SignalKind::terminate()).ok();
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        () = async {
-            match terminate.as_mut() {
-                Some(terminate) => { terminate.recv().await; }
-                None => std::future::pending().await,
-            }
-        } => {}
+    let terminate = signal(SignalKind::terminate()).ok();
+    let interrupt = signal(SignalKind::interrupt()).ok();
+    async move {
+        tokio::select! {
+            () = received(terminate) => {}
+            () = received(interrupt) => {}
+        }
+    }
+}
+
+async fn received(signal: Option<tokio::signal::unix::Signal>) {
+    match signal {
+        Some(mut signal) => {
+            signal.recv().await;
+        }
+        None => std::future::pending().await,
     }
 }

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -64,8 +64,9 @@ fn a_tool_started_by_a_blocked_agent_means_it_was_approved() {
         "time.sleep(1.5); subprocess.Popen(['sleep', '30'])",
     );
     serve.wait_for("approved", |s| s["status"] == "blocked");
-    let session = eventually(Duration::from_secs(3), || serve.session("approved").filter(|s| s["status"] == "working"))
-        .expect("working within 2 s of the tool starting");
+    let session =
+        eventually(Duration::from_secs(10), || serve.session("approved").filter(|s| s["status"] == "working"))
+            .expect("working once the tool has started");
     assert_eq!(session["message"], "make deploy");
     child.kill().unwrap();
     child.wait().unwrap();
@@ -81,16 +82,21 @@ fn an_interrupt_written_to_the_transcript_settles_a_blocked_session() {
     serve.post("claude", &payload("refused", "PermissionRequest", json!({"transcript_path": path})));
     serve.wait_for("refused", |s| s["status"] == "blocked");
     // What Claude Code writes when the user presses Esc at the prompt (no hook fires).
-    let mut file = std::fs::OpenOptions::new().append(true).open(&transcript).unwrap();
-    writeln!(
-        file,
-        "{}",
-        json!({"type": "user", "message": {"role": "user", "content": [
-        {"type": "text", "text": "[Request interrupted by user for tool use]"}]}})
-    )
-    .unwrap();
-    let session = eventually(Duration::from_secs(3), || serve.session("refused").filter(|s| s["status"] == "done"))
-        .expect("done within 2 s of the record");
+    let record = json!({"type": "user", "message": {"role": "user", "content": [
+        {"type": "text", "text": "[Request interrupted by user for tool use]"}]}});
+    // The watcher follows the transcript from where it ended when it took the blocked session
+    // in, which may be after a first record written now: written again until it settles.
+    let mut written: Option<Instant> = None;
+    let session = eventually(Duration::from_secs(10), || {
+        let settled = serve.session("refused").filter(|s| s["status"] == "done");
+        if settled.is_none() && written.is_none_or(|at| at.elapsed() >= Duration::from_millis(500)) {
+            let mut file = std::fs::OpenOptions::new().append(true).open(&transcript).unwrap();
+            writeln!(file, "{record}").unwrap();
+            written = Some(Instant::now());
+        }
+        settled
+    })
+    .expect("done once the watcher reads the record");
     assert_eq!(session["interrupted"], true);
 }
 
@@ -99,23 +105,91 @@ fn a_reused_pid_is_not_the_agent() {
     let serve = Serve::start();
     // The pid exists (this test process) but started at another time: that agent is gone.
     let me = std::process::id();
-    let header = json!({"pid": me, "start": 1, "tty": null, "tmuxPane": null, "tmuxSocket": null, "windowId": null,
+    let session = watched_but_gone(&serve, "reused", me);
+    assert_eq!(session["exited"], true);
+    // A well-formed request without the header is an agent we cannot watch: it stays.
+    let path = format!("/hook/claude?key={}", serve.endpoint.key);
+    assert_eq!(
+        request(serve.addr(), "POST", &path, payload("plain", "UserPromptSubmit", json!({})).to_string().as_bytes()).0,
+        204
+    );
+    // Two sessions whose agent is gone, each sent after it: the first ends at a liveness check
+    // that already knew "plain", the second at a later one, by when every event of the first
+    // has been applied.
+    let dead = Command::new("true").spawn().unwrap();
+    let dead_pid = dead.id();
+    dead.wait_with_output().unwrap();
+    for control in ["control-1", "control-2"] {
+        watched_but_gone(&serve, control, dead_pid);
+    }
+    assert_eq!(serve.session("plain").unwrap()["ended"], false);
+}
+
+/// Sends a prompt of session `id` from an agent process that is `pid` but started at another
+/// time (so not alive as far as the watcher can tell), and returns the session once it ended.
+fn watched_but_gone(serve: &Serve, id: &str, pid: u32) -> Value {
+    let header = json!({"pid": pid, "start": 1, "tty": null, "tmuxPane": null, "tmuxSocket": null, "windowId": null,
         "termProgram": null});
-    let body = payload("reused", "UserPromptSubmit", json!({})).to_string();
+    let body = payload(id, "UserPromptSubmit", json!({})).to_string();
     let path = format!("/hook/claude?key={}", serve.endpoint.key);
     let head = format!(
         "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nx-switchboard-process: {header}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
     crate::support::raw(serve.addr(), head.as_bytes(), Duration::from_secs(5));
-    let session = eventually(Duration::from_secs(5), || serve.session("reused").filter(|s| s["ended"] == true))
-        .expect("ended: the pid is alive but it is another process");
-    assert_eq!(session["exited"], true);
-    // A well-formed request without the header is an agent we cannot watch: it stays.
-    assert_eq!(
-        request(serve.addr(), "POST", &path, payload("plain", "UserPromptSubmit", json!({})).to_string().as_bytes()).0,
-        204
+    eventually(Duration::from_secs(10), || serve.session(id).filter(|s| s["ended"] == true))
+        .unwrap_or_else(|| panic!("{id} ended: its pid is not that agent; last seen {:?}", serve.session(id)))
+}
+
+/// Issue 20.1 (stand-in for Esc in a new session's first turn): the turn's hook names a
+/// transcript that Claude Code has not created yet; once it appears with the interrupt record,
+/// the session settles.
+#[test]
+fn a_transcript_that_appears_after_the_first_prompt_is_still_followed() {
+    let serve = Serve::start();
+    let dir = tempfile::tempdir().unwrap();
+    let transcript = dir.path().join("not-yet.jsonl");
+    let path = transcript.to_str().unwrap();
+    serve.post("claude", &payload("first-turn", "UserPromptSubmit", json!({"transcript_path": path, "prompt": "go"})));
+    serve.wait_for("first-turn", |s| s["status"] == "working");
+    // The watcher took the session in when it has seen it (a marker sent after it is applied).
+    serve.post("custom", &json!({"sessionId": "marker", "status": "working"}));
+    serve.wait_for("marker", |_| true);
+    let records = [
+        json!({"type": "user", "message": {"role": "user", "content": "go"}}),
+        json!({"type": "user", "message": {"role": "user", "content": [
+            {"type": "text", "text": "[Request interrupted by user]"}]}}),
+    ];
+    let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&transcript, text).unwrap();
+    let session = eventually(Duration::from_secs(10), || serve.session("first-turn").filter(|s| s["status"] == "done"))
+        .expect("settled from the transcript that appeared");
+    assert_eq!(session["interrupted"], true);
+    assert_eq!(session["unread"], false, "the user stopped it: nobody is told");
+}
+
+/// Issue 20.5 (stand-in for `kill -9` under tmux): the agent is a zombie its parent has not
+/// reaped; it is gone all the same.
+#[test]
+fn an_agent_that_is_a_zombie_not_yet_reaped_ends_its_session() {
+    let serve = Serve::start();
+    // This test process plays the parent that does not reap: its child exits and stays a zombie.
+    let mut zombie = Command::new("sleep").arg("0.2").spawn().unwrap();
+    let pid = zombie.id();
+    let start = switchboard_engine::process::stat(pid).expect("just started").start;
+    let header = json!({"pid": pid, "start": start, "tty": null, "tmuxPane": null, "tmuxSocket": null,
+        "windowId": null, "termProgram": null});
+    let body = payload("zombie", "UserPromptSubmit", json!({})).to_string();
+    let path = format!("/hook/claude?key={}", serve.endpoint.key);
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nx-switchboard-process: {header}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
     );
-    std::thread::sleep(Duration::from_millis(1_500));
-    assert_eq!(serve.session("plain").unwrap()["ended"], false);
+    crate::support::raw(serve.addr(), head.as_bytes(), Duration::from_secs(5));
+    let session = eventually(Duration::from_secs(15), || serve.session("zombie").filter(|s| s["ended"] == true))
+        .expect("a zombie agent ends its session");
+    assert_eq!(session["exited"], true);
+    let state = switchboard_engine::process::stat(pid).map(|s| s.state);
+    assert_eq!(state, Some('Z'), "still unreaped when the session ended");
+    zombie.wait().unwrap();
 }

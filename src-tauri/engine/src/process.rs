@@ -15,6 +15,8 @@ const SHELLS: [&str; 6] = ["sh", "bash", "dash", "zsh", "fish", "ksh"];
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stat {
     pub comm: String,
+    /// `R`, `S`, `D`, … ; `Z` (zombie) and `X` (dead) are no longer running.
+    pub state: char,
     pub ppid: u32,
     pub tty_nr: u32,
     /// Clock ticks after boot.
@@ -35,6 +37,7 @@ fn parse_stat(text: &str) -> Option<Stat> {
     // fields[0] is the state (3rd field); starttime is the 22nd field.
     Some(Stat {
         comm,
+        state: fields.first()?.chars().next()?,
         ppid: fields.get(1)?.parse().ok()?,
         tty_nr: fields.get(4)?.parse().ok()?,
         start: fields.get(19)?.parse().ok()?,
@@ -80,9 +83,10 @@ fn tty_name(tty_nr: u32) -> Option<String> {
 }
 
 /// Whether the process we saw is still there: same pid and same start time (a reused pid is
-/// another process).
+/// another process), and still running — a zombie has exited, whether or not its parent (tmux,
+/// a shell) has reaped it yet.
 pub fn is_alive(process: &AgentProcess) -> bool {
-    stat(process.pid).is_some_and(|stat| stat.start == process.start)
+    stat(process.pid).is_some_and(|stat| stat.start == process.start && !matches!(stat.state, 'Z' | 'X'))
 }
 
 /// The process's children that are not Switchboard's own hooks. Empty when unknown. A child
@@ -122,7 +126,7 @@ mod tests {
     fn stat_fields_are_counted_from_the_last_parenthesis() {
         let line = "4242 (my (odd) name) S 17 4242 4242 34817 4242 4194304 100 0 0 0 5 3 0 0 20 0 3 0 987654 1000 200";
         let stat = parse_stat(line).unwrap();
-        assert_eq!(stat, Stat { comm: "my (odd) name".into(), ppid: 17, tty_nr: 34817, start: 987_654 });
+        assert_eq!(stat, Stat { comm: "my (odd) name".into(), state: 'S', ppid: 17, tty_nr: 34817, start: 987_654 });
         assert_eq!(tty_name(34817), Some("/dev/pts/1".into()));
         assert_eq!(tty_name(0), None);
         assert!(parse_stat("garbage").is_none());
@@ -138,6 +142,30 @@ mod tests {
             "another start time"
         );
         assert!(!is_alive(&AgentProcess { pid: u32::MAX - 1, start, ..AgentProcess::default() }));
+    }
+
+    /// Issue 20.5: an agent killed with `kill -9` stays a zombie until its parent reaps it (tmux
+    /// may take seconds); it is dead all the same.
+    #[test]
+    fn a_zombie_that_its_parent_has_not_reaped_is_not_alive() {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        let start = stat(pid).map(|s| s.start);
+        // Not waited for: once it has exited it is a zombie of this process.
+        let zombie = (0..2_000).find_map(|_| {
+            let now = stat(pid)?;
+            if now.state == 'Z' {
+                return Some(now);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            None
+        });
+        let zombie = zombie.expect("the child exits and stays unreaped");
+        if let Some(start) = start {
+            assert_eq!(zombie.start, start);
+        }
+        assert!(!is_alive(&AgentProcess { pid, start: zombie.start, ..AgentProcess::default() }));
+        child.wait().unwrap();
     }
 
     #[test]

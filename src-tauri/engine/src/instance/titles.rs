@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -99,6 +99,13 @@ enum TitleSource {
     CodexIndex(PathBuf),
 }
 
+/// Looks again at a file that had no title yet, this long after each miss: Codex writes a thread
+/// name ~0.2 s after SessionStart, and a short first turn may send no later event to pick it up.
+pub const LOOK_AGAIN: [Duration; 4] =
+    [Duration::from_millis(500), Duration::from_secs(1), Duration::from_secs(2), Duration::from_secs(4)];
+/// Sessions whose reads are tracked at once; past it, those with nothing due are forgotten.
+const MAX_TRACKED: usize = 8192;
+
 /// Keeps node titles in step with the agents' own files: a subscriber of the hub's updates
 /// on its own thread that reads the files' tails, at most every [`REFRESH_EVERY`] per session,
 /// and sends what it finds back as an input.
@@ -108,33 +115,111 @@ impl TitleWatch {
     /// `codex_home` is where Codex keeps `session_index.jsonl`.
     pub fn start(updates: Receiver<Update>, inputs: Inputs, codex_home: Option<PathBuf>) {
         let spawned = std::thread::Builder::new().name("titles".into()).spawn(move || {
-            let mut last_read: HashMap<String, Instant> = HashMap::new();
-            for update in updates {
-                if let Update::Removed(id) = &update {
-                    last_read.remove(id);
+            let mut titles = Titles { codex_home, sessions: HashMap::new() };
+            loop {
+                let wait = titles
+                    .next_due()
+                    .map_or(Duration::from_secs(60), |due| due.saturating_duration_since(Instant::now()));
+                match updates.recv_timeout(wait) {
+                    Ok(update) => {
+                        titles.observe(&update, Instant::now());
+                        for update in updates.try_iter() {
+                            titles.observe(&update, Instant::now());
+                        }
+                    }
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => return,
                 }
-                if last_read.len() > 8192 {
-                    last_read.retain(|_, at| at.elapsed() < REFRESH_EVERY);
-                }
-                let Update::Changed(changed) = update else { continue };
-                let session = &changed.change.session;
-                let Some(source) = title_source(session, codex_home.as_deref()) else { continue };
-                if last_read.get(&session.session_id).is_some_and(|at| at.elapsed() < REFRESH_EVERY) {
-                    continue;
-                }
-                last_read.insert(session.session_id.clone(), Instant::now());
-                let title = match source {
-                    TitleSource::ClaudeTranscript(path) => claude_title(&path),
-                    TitleSource::CodexIndex(home) => codex_title(&home, &session.session_id),
-                };
-                if title.is_some() && title != changed.agent_title {
-                    inputs.send(Input::AgentTitle { session_id: session.session_id.clone(), title });
+                for (session_id, title) in titles.read_due(Instant::now()) {
+                    inputs.send(Input::AgentTitle { session_id, title: Some(title) });
                 }
             }
         });
         if let Err(error) = spawned {
             tracing::warn!(%error, "cannot start the title watcher; titles will not follow the agents' files");
         }
+    }
+}
+
+/// One session's reads: when it was last read, when it is due again, what it is known as.
+struct Titled {
+    source: TitleSource,
+    known: Option<String>,
+    last_read: Option<Instant>,
+    due: Option<Instant>,
+    misses: usize,
+}
+
+/// When each session's title file is read: at its first update, then on later updates at most
+/// every [`REFRESH_EVERY`] — an update that comes sooner is deferred to then, never dropped — and
+/// [`LOOK_AGAIN`] after a read that found no title yet.
+struct Titles {
+    codex_home: Option<PathBuf>,
+    sessions: HashMap<String, Titled>,
+}
+
+impl Titles {
+    fn observe(&mut self, update: &Update, now: Instant) {
+        let changed = match update {
+            Update::Removed(id) => {
+                self.sessions.remove(id);
+                return;
+            }
+            Update::Changed(changed) => changed,
+            Update::Notices(_) => return,
+        };
+        let session = &changed.change.session;
+        let Some(source) = title_source(session, self.codex_home.as_deref()) else { return };
+        if !self.sessions.contains_key(&session.session_id) && self.sessions.len() >= MAX_TRACKED {
+            self.sessions.retain(|_, titled| titled.due.is_some());
+        }
+        let titled = self.sessions.entry(session.session_id.clone()).or_insert_with(|| Titled {
+            source: source.clone(),
+            known: None,
+            last_read: None,
+            due: None,
+            misses: 0,
+        });
+        titled.source = source;
+        titled.known.clone_from(&changed.agent_title);
+        let next = titled.last_read.map_or(now, |last| (last + REFRESH_EVERY).max(now));
+        titled.due = Some(titled.due.map_or(next, |due| due.min(next)));
+    }
+
+    fn next_due(&self) -> Option<Instant> {
+        self.sessions.values().filter_map(|titled| titled.due).min()
+    }
+
+    /// Reads every file that is due; the titles that are new.
+    fn read_due(&mut self, now: Instant) -> Vec<(String, String)> {
+        let mut found = Vec::new();
+        for (session_id, titled) in &mut self.sessions {
+            if titled.due.is_none_or(|due| due > now) {
+                continue;
+            }
+            titled.due = None;
+            titled.last_read = Some(now);
+            let title = match &titled.source {
+                TitleSource::ClaudeTranscript(path) => claude_title(path),
+                TitleSource::CodexIndex(home) => codex_title(home, session_id),
+            };
+            match title {
+                Some(title) => {
+                    titled.misses = LOOK_AGAIN.len();
+                    if titled.known.as_ref() != Some(&title) {
+                        titled.known = Some(title.clone());
+                        found.push((session_id.clone(), title));
+                    }
+                }
+                None => {
+                    if let Some(after) = LOOK_AGAIN.get(titled.misses) {
+                        titled.due = Some(now + *after);
+                        titled.misses += 1;
+                    }
+                }
+            }
+        }
+        found
     }
 }
 
@@ -220,6 +305,66 @@ mod tests {
         assert_eq!(title_of("019fb3cc-1111-7000-8000-000000000001").as_deref(), Some("Deploy to staging"));
         assert_eq!(title_of("019fb3cc-9999-7000-8000-000000000042").as_deref(), Some("Fix flaky parser test"));
         assert_eq!(title_of("019fb3cc-0000-7000-8000-000000000000"), None);
+    }
+
+    fn codex_update(session_id: &str, agent_title: Option<&str>) -> Update {
+        let event = switchboard_core::normalize(
+            "codex",
+            &serde_json::json!({"hook_event_name": "SessionStart", "session_id": session_id, "cwd": "/w/api"}),
+            1,
+        )
+        .unwrap();
+        let mut reducer = switchboard_core::Reducer::new();
+        let change = reducer.apply(&event, false).unwrap();
+        Update::Changed(Box::new(crate::instance::hub::Changed {
+            change,
+            event_title: None,
+            agent_title: agent_title.map(str::to_owned),
+            history: None,
+        }))
+    }
+
+    /// Issue 20.6: Codex writes the thread name just after SessionStart; a short first turn sends
+    /// no later event, so a read that found nothing is made again, and a read asked for too soon
+    /// after the last is deferred, not dropped.
+    #[test]
+    fn a_title_written_just_after_the_session_started_is_picked_up_without_another_event() {
+        let home = tempfile::tempdir().unwrap();
+        let mut titles = Titles { codex_home: Some(home.path().to_owned()), sessions: HashMap::new() };
+        let t0 = Instant::now();
+        titles.observe(&codex_update("th-1", None), t0);
+        assert!(titles.read_due(t0).is_empty(), "not written yet");
+        std::fs::write(home.path().join("session_index.jsonl"), "{\"id\":\"th-1\",\"thread_name\":\"Fix login\"}\n")
+            .unwrap();
+        let again = titles.next_due().expect("looked at again");
+        assert!(again <= t0 + LOOK_AGAIN[0]);
+        assert_eq!(titles.read_due(again), [("th-1".to_owned(), "Fix login".to_owned())]);
+        assert_eq!(titles.next_due(), None, "found: nothing more to do until the next event");
+
+        // The turn's next events come within REFRESH_EVERY of that read: one read, deferred.
+        let soon = again + Duration::from_secs(1);
+        titles.observe(&codex_update("th-1", Some("Fix login")), soon);
+        assert_eq!(titles.next_due(), Some(again + REFRESH_EVERY));
+        std::fs::write(home.path().join("session_index.jsonl"), "{\"id\":\"th-1\",\"thread_name\":\"Renamed\"}\n")
+            .unwrap();
+        assert!(titles.read_due(soon).is_empty(), "not due yet");
+        assert_eq!(titles.read_due(again + REFRESH_EVERY), [("th-1".to_owned(), "Renamed".to_owned())]);
+    }
+
+    #[test]
+    fn a_file_that_never_gets_a_title_is_looked_at_a_bounded_number_of_times() {
+        let home = tempfile::tempdir().unwrap();
+        let mut titles = Titles { codex_home: Some(home.path().to_owned()), sessions: HashMap::new() };
+        let mut now = Instant::now();
+        titles.observe(&codex_update("none", None), now);
+        let mut reads = 0;
+        while let Some(due) = titles.next_due() {
+            now = now.max(due);
+            assert!(titles.read_due(now).is_empty());
+            reads += 1;
+            assert!(reads <= 1 + LOOK_AGAIN.len(), "bounded");
+        }
+        assert_eq!(reads, 1 + LOOK_AGAIN.len());
     }
 
     #[test]

@@ -227,10 +227,20 @@ struct Tail {
 }
 
 impl Tail {
-    /// Starts at the file's current end: only what is written from now on is read.
+    /// Starts at the file's current end: only what is written from now on is read. A file that
+    /// does not exist yet (Claude Code creates its transcript ~70 ms after the first prompt's
+    /// hook) is looked for at every look, and read from its start once it appears: everything
+    /// in it was written in this turn. Anything else that is not a regular file is not followed.
     fn at_end(path: PathBuf) -> Option<Self> {
-        let meta = open_regular(&path).ok()?.metadata().ok()?;
-        Some(Self { path, inode: meta.ino(), offset: meta.len() })
+        match open_regular(&path) {
+            Ok(file) => {
+                let meta = file.metadata().ok()?;
+                Some(Self { path, inode: meta.ino(), offset: meta.len() })
+            }
+            // No real file has inode 0: the first look that finds it starts at offset 0.
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Some(Self { path, inode: 0, offset: 0 }),
+            Err(_) => None,
+        }
     }
 
     /// The complete JSON lines appended since the last look. A replaced or truncated file is
@@ -325,6 +335,19 @@ mod tests {
         assert_eq!(tail.new_records(), vec![serde_json::json!({"b": 2})]);
     }
 
+    /// Issue 20.1: Esc in a new session's first turn. The transcript did not exist when the turn
+    /// began; once it appears, its interrupt record is read.
+    #[test]
+    fn a_transcript_created_after_the_turn_began_is_read_from_its_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("later.jsonl");
+        let mut tail = Tail::at_end(path.clone()).expect("followed before it exists");
+        assert!(tail.new_records().is_empty());
+        append(&path, "{\"first\":1}\n{\"second\":2}\n");
+        assert_eq!(tail.new_records(), vec![serde_json::json!({"first": 1}), serde_json::json!({"second": 2})]);
+        assert!(tail.new_records().is_empty(), "read once");
+    }
+
     #[test]
     fn a_truncated_or_rotated_transcript_is_read_from_its_start() {
         let dir = tempfile::tempdir().unwrap();
@@ -362,9 +385,8 @@ mod tests {
         let mut tail = Tail::at_end(path.clone()).unwrap();
         assert_eq!(tail.offset, 1 << 30);
         append(&path, "\n{\"type\":\"info\",\"content\":\"Request cancelled.\"}\n");
-        let started = Instant::now();
         assert_eq!(tail.new_records(), vec![serde_json::json!({"type": "info", "content": "Request cancelled."})]);
-        assert!(started.elapsed() < Duration::from_secs(1));
+        assert_eq!(tail.offset, std::fs::metadata(&path).unwrap().len(), "read to the end, from where it was");
     }
 
     #[test]
@@ -415,13 +437,19 @@ mod tests {
     }
 
     #[test]
-    fn a_fifo_or_a_missing_file_is_never_followed() {
+    fn a_fifo_is_never_followed_nor_read_when_it_appears_where_a_transcript_was_awaited() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo");
-        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        let mkfifo = |path: &std::path::Path| {
+            let c_path = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+            // SAFETY: a valid NUL-terminated path.
+            assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        };
+        mkfifo(&fifo);
         assert!(Tail::at_end(fifo).is_none());
-        assert!(Tail::at_end(dir.path().join("missing")).is_none());
+        let awaited = dir.path().join("missing");
+        let mut tail = Tail::at_end(awaited.clone()).expect("awaited");
+        mkfifo(&awaited);
+        assert!(tail.new_records().is_empty(), "a FIFO is never opened (it would block)");
     }
 }

@@ -193,3 +193,28 @@ fn an_agent_that_is_a_zombie_not_yet_reaped_ends_its_session() {
     assert_eq!(state, Some('Z'), "still unreaped when the session ended");
     zombie.wait().unwrap();
 }
+
+/// Issue 20.2 (stand-in for Enter pressed as soon as the prompt is drawn): the tool starts well
+/// inside the window in which other hooks of the permission's event run; it runs the command the
+/// permission asked for, so it is the tool.
+#[test]
+fn a_quick_approval_is_seen_from_the_asked_command_starting() {
+    let serve = Serve::start();
+    let dir = tempfile::tempdir().unwrap();
+    let go = dir.path().join("go");
+    let mut child = agent(
+        &serve,
+        &payload("quick", "PermissionRequest", json!({})),
+        &format!(
+            "import os\nwhile not os.path.exists({:?}): time.sleep(0.005)\nsubprocess.Popen(['sh', '-c', 'make deploy 2>/dev/null; sleep 30'])",
+            go.to_str().unwrap()
+        ),
+    );
+    serve.wait_for("quick", |s| s["status"] == "blocked");
+    std::fs::write(&go, "").unwrap();
+    let session = eventually(Duration::from_secs(10), || serve.session("quick").filter(|s| s["status"] == "working"))
+        .expect("working once the asked command runs");
+    assert_eq!(session["message"], "make deploy");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

@@ -108,7 +108,8 @@ pub fn children(pid: u32) -> HashSet<u32> {
     found
 }
 
-fn cmdline(pid: u32) -> Option<String> {
+/// The process's command line, its arguments joined by spaces.
+pub fn cmdline(pid: u32) -> Option<String> {
     let bytes = fs::read(Path::new("/proc").join(pid.to_string()).join("cmdline")).ok()?;
     Some(String::from_utf8_lossy(&bytes).replace('\0', " "))
 }

@@ -42,7 +42,8 @@ pub const MAX_WATCHED: usize = 4096;
 /// long: hooks (the user's own, run beside ours) are gone by then.
 pub const TOOL_CONFIRM: Duration = Duration::from_millis(500);
 /// ... and only if no hook event of the session arrived this close to its start: other hooks
-/// of that same event run at that moment.
+/// of that same event run at that moment. (A child running the very command the permission
+/// asked for needs neither: it is the tool, however quickly the user approved.)
 pub const HOOK_QUIET: Duration = Duration::from_millis(400);
 
 pub struct AgentWatch;
@@ -84,6 +85,8 @@ struct Watched {
     candidates: HashMap<u32, Instant>,
     /// When a hook event of this session last arrived.
     last_hook: Instant,
+    /// What the permission asks to run (the blocked session's message), when blocked.
+    asked: Option<String>,
 }
 
 struct Watch {
@@ -126,6 +129,7 @@ impl Watch {
             children_at_block: None,
             candidates: HashMap::new(),
             last_hook: Instant::now(),
+            asked: None,
         });
         if session.last_event_at != watched.last_event_at {
             watched.last_hook = Instant::now();
@@ -140,8 +144,12 @@ impl Watch {
         if session.status != Some(AgentStatus::Blocked) {
             watched.children_at_block = None;
             watched.candidates.clear();
+            watched.asked = None;
         } else if watched.children_at_block.is_none() {
             watched.children_at_block = session.process.as_ref().map(|p| process::children(p.pid));
+        }
+        if session.status == Some(AgentStatus::Blocked) && session.message.is_some() {
+            watched.asked.clone_from(&session.message);
         }
         watched.agent = session.agent;
         watched.status = session.status;
@@ -173,7 +181,16 @@ impl Watch {
                 continue;
             }
             if let Some(before) = &mut watched.children_at_block {
-                if approved(before, &mut watched.candidates, watched.last_hook, process::children(agent_process.pid)) {
+                let children = process::children(agent_process.pid);
+                let asked = watched.asked.as_deref().and_then(command_key);
+                if approved(
+                    before,
+                    &mut watched.candidates,
+                    watched.last_hook,
+                    children,
+                    asked.as_deref(),
+                    process::cmdline,
+                ) {
                     events.push(tool_started(&watched.agent, id, now_millis()));
                 }
             }
@@ -191,12 +208,25 @@ impl Watch {
 /// there at the block, has lived [`TOOL_CONFIRM`], and did not start within [`HOOK_QUIET`] of a
 /// hook event (other hooks of that event run then). Children that come and go are hooks; they
 /// join `before`. Once a tool is confirmed, the children of that moment become the new `before`.
+///
+/// A new child whose command line holds `asked` (the command the permission asked for, see
+/// [`command_key`]) is the tool at once, however soon after the prompt the user approved.
 fn approved(
     before: &mut HashSet<u32>,
     candidates: &mut HashMap<u32, Instant>,
     last_hook: Instant,
     now: HashSet<u32>,
+    asked: Option<&str>,
+    command_of: impl Fn(u32) -> Option<String>,
 ) -> bool {
+    let runs_asked = |child: &u32| {
+        asked.is_some_and(|asked| command_of(*child).is_some_and(|command| collapse(&command).contains(asked)))
+    };
+    if now.iter().any(|child| !before.contains(child) && runs_asked(child)) {
+        *before = now;
+        candidates.clear();
+        return true;
+    }
     candidates.retain(|child, _| {
         let alive = now.contains(child);
         if !alive {
@@ -217,6 +247,19 @@ fn approved(
         candidates.clear();
     }
     confirmed
+}
+
+/// The part of a permission's command that the tool's process shows in its command line: up to
+/// the first quote or backslash (a CLI may run it as `bash -c '…'` with its quotes escaped) or
+/// ellipsis (a clipped message), whitespace collapsed; `None` when too short to tell anything.
+fn command_key(asked: &str) -> Option<String> {
+    let cut = asked.find(['\'', '"', '\\', '…', '`']).unwrap_or(asked.len());
+    let key = collapse(&asked[..cut]);
+    (key.chars().count() >= 3).then_some(key)
+}
+
+fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The unread end of a file that only grows (until it is rotated or truncated).
@@ -295,26 +338,55 @@ mod tests {
         pids.iter().copied().collect()
     }
 
+    fn no_command(_: u32) -> Option<String> {
+        None
+    }
+
+    /// Issue 20.2: Enter pressed as soon as the prompt is drawn starts the tool inside the hook
+    /// window; a child running the asked command is the tool all the same, at once.
+    #[test]
+    fn a_child_running_the_asked_command_is_the_tool_however_quick_the_approval() {
+        let just_now = Instant::now();
+        let claude_runs = |pid: u32| {
+            (pid == 2).then(|| {
+                "/bin/bash -c -l source /root/.claude/shell-snapshots/s.sh && eval 'sleep 2 && touch  marker.txt' \\< /dev/null"
+                    .to_owned()
+            })
+        };
+        let asked = command_key("sleep 2 && touch marker.txt");
+        let (mut before, mut candidates) = (set(&[1]), HashMap::new());
+        assert!(approved(&mut before, &mut candidates, just_now, set(&[1, 2]), asked.as_deref(), claude_runs));
+        assert!(before.contains(&2));
+        // Another new child near the hook (the user's own hook beside ours) is not taken for it.
+        let (mut before, mut candidates) = (set(&[1]), HashMap::new());
+        let other = |pid: u32| (pid == 3).then(|| "notify-send 'Claude needs you'".to_owned());
+        assert!(!approved(&mut before, &mut candidates, just_now, set(&[1, 3]), asked.as_deref(), other));
+        // A command with quotes is matched by its part before the first one; a too short one never.
+        assert_eq!(command_key("git commit -m \"wip\"").as_deref(), Some("git commit -m"));
+        assert_eq!(command_key("ls"), None);
+        assert_eq!(command_key("make   deploy…").as_deref(), Some("make deploy"));
+    }
+
     #[test]
     fn a_lasting_new_child_is_the_approved_tool_but_a_hook_beside_ours_is_not() {
         let long_ago = Instant::now() - Duration::from_secs(10);
         let (mut before, mut candidates) = (set(&[1]), HashMap::new());
         // A child appears: not yet confirmed.
-        assert!(!approved(&mut before, &mut candidates, long_ago, set(&[1, 2])));
+        assert!(!approved(&mut before, &mut candidates, long_ago, set(&[1, 2]), None, no_command));
         // It has lived long enough, far from any hook event: the tool runs.
         *candidates.get_mut(&2).unwrap() -= TOOL_CONFIRM;
-        assert!(approved(&mut before, &mut candidates, long_ago, set(&[1, 2])));
-        assert!(!approved(&mut before, &mut candidates, long_ago, set(&[1, 2])), "told once");
+        assert!(approved(&mut before, &mut candidates, long_ago, set(&[1, 2]), None, no_command));
+        assert!(!approved(&mut before, &mut candidates, long_ago, set(&[1, 2]), None, no_command), "told once");
 
         // A child that starts with a hook event (another hook of the same event) is not a tool,
         // however long it lives; one that comes and goes is forgotten.
         let (mut before, mut candidates) = (set(&[]), HashMap::new());
-        assert!(!approved(&mut before, &mut candidates, long_ago, set(&[7])));
+        assert!(!approved(&mut before, &mut candidates, long_ago, set(&[7]), None, no_command));
         let seen = candidates[&7] - TOOL_CONFIRM;
         candidates.insert(7, seen);
         let hook = seen + Duration::from_millis(100);
-        assert!(!approved(&mut before, &mut candidates, hook, set(&[7])));
-        assert!(!approved(&mut before, &mut candidates, hook, set(&[])));
+        assert!(!approved(&mut before, &mut candidates, hook, set(&[7]), None, no_command));
+        assert!(!approved(&mut before, &mut candidates, hook, set(&[]), None, no_command));
         assert!(before.contains(&7) && candidates.is_empty());
     }
 

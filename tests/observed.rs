@@ -218,3 +218,30 @@ fn a_quick_approval_is_seen_from_the_asked_command_starting() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+/// Issue 20.4 (stand-in for Esc while Gemini's answer streams): Gemini fires an ordinary
+/// AfterAgent with the partial text; its chat file says "Request cancelled." just after. The
+/// session ends as the user's interrupt: no unread dot.
+#[test]
+fn a_gemini_turn_cancelled_while_streaming_is_an_interrupt_not_a_finish() {
+    let serve = Serve::start();
+    let dir = tempfile::tempdir().unwrap();
+    let chat = dir.path().join("session.jsonl");
+    std::fs::write(&chat, "{\"type\":\"user\",\"content\":[{\"text\":\"earlier\"}]}\n").unwrap();
+    let path = chat.to_str().unwrap();
+    let gemini = |event: &str| {
+        json!({"hook_event_name": event, "session_id": "streamed", "cwd": "/w", "transcript_path": path,
+            "prompt": "Write a long essay", "prompt_response": "Let me think about this carefully "})
+    };
+    serve.post("gemini", &gemini("BeforeAgent"));
+    serve.wait_for("streamed", |s| s["status"] == "working");
+    serve.post("gemini", &gemini("AfterAgent"));
+    serve.wait_for("streamed", |s| s["status"] == "done");
+    let mut file = std::fs::OpenOptions::new().append(true).open(&chat).unwrap();
+    writeln!(file, "{}", json!({"type": "info", "content": "Request cancelled."})).unwrap();
+    let session =
+        eventually(Duration::from_secs(10), || serve.session("streamed").filter(|s| s["interrupted"] == true))
+            .expect("the cancel makes it an interrupt");
+    assert_eq!(session["status"], "done");
+    assert_eq!(session["unread"], false, "the user stopped it: no dot");
+}

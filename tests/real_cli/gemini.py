@@ -340,7 +340,10 @@ def scenarios(r: Run):
     r.tmux.wait_text(r"Let me think about this", 20)
     r.expect("working while the answer streams", lambda s: s["status"] == "working", 5)
     r.tmux.send("Escape")
-    s = r.expect("done after Esc (AfterAgent with the partial text)", lambda s: s["status"] == "done", 10)
+    # AfterAgent carries the partial text and no marker; the chat file's "Request cancelled."
+    # makes it the user's interrupt (issue 20.4): no unread dot, no "finished" notification.
+    s = r.expect("done · interrupted after Esc (AfterAgent + the chat file's Request cancelled.)",
+                 lambda s: s["status"] == "done" and s.get("interrupted") is True and not s.get("unread"), 10)
     report.check("message = the partial text", s and (s.get("message") or "").startswith("Let me think"), brief(s))
     r.idle()
     r.save_transcript("esc-during-stream", start, "pressed Esc while the answer streamed")

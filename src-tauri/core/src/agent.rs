@@ -36,6 +36,9 @@ pub struct Agent {
     /// Why its prompts cannot be answered from the board, when they cannot (shown beside its
     /// switch in Connections).
     pub why_not_decided: Option<&'static str>,
+    /// Its turn-end hook looks the same whether the turn finished or the user pressed Esc (Gemini
+    /// CLI's AfterAgent): an interrupt its transcript records just after it corrects that done.
+    pub turn_end_hides_interrupts: bool,
     /// What its hook must print when Switchboard has nothing to say (Gemini reads stdout as JSON).
     pub silent_reply: Option<&'static str>,
     /// The command that resumes a session, with `{id}` for the (shell-quoted) session id.

@@ -79,6 +79,19 @@ impl SessionState {
         self.session.awaiting_input
     }
 
+    /// A transcript's interrupt that lands just after the turn's end hook: Gemini CLI fires an
+    /// ordinary AfterAgent when the user presses Esc while the answer streams (SPEC 8), and its
+    /// chat file says "Request cancelled." around the same moment. Within [`DONE_HOLDOFF_MS`] of the
+    /// done, with no new turn since, the done was the user's interrupt.
+    fn late_settle(&self, event: &StatusEvent) -> bool {
+        let session = &self.session;
+        crate::agent::agent(&session.agent).is_some_and(|agent| agent.turn_end_hides_interrupts)
+            && session.status == Some(AgentStatus::Done)
+            && !session.interrupted
+            && !session.errored
+            && self.done_at.is_some_and(|at| event.ts.saturating_sub(at) <= DONE_HOLDOFF_MS)
+    }
+
     fn clear_hold(&mut self) {
         self.session.awaiting_input = false;
         self.session.question = None;
@@ -99,7 +112,9 @@ impl SessionState {
                 let retrying = status == Some(AgentStatus::Done) && self.session.errored;
                 event.is_subagent() || !(question_returned || retrying)
             }
-            Cue::Settle => !matches!(status, Some(AgentStatus::Working | AgentStatus::Blocked)),
+            Cue::Settle => {
+                !(matches!(status, Some(AgentStatus::Working | AgentStatus::Blocked)) || self.late_settle(event))
+            }
             Cue::Approved => status != Some(AgentStatus::Blocked),
             Cue::Exited => false,
             Cue::Plain => {
@@ -505,7 +520,11 @@ fn apply_commit(state: &mut SessionState, event: &StatusEvent, commit: Commit, w
         session.tool = clip(&event.tool);
     }
 
-    // The user caused an interrupted done at the terminal: no notification, no unread.
+    // The user caused an interrupted done at the terminal: no notification, no unread — not even
+    // the dot the done it corrects just set.
+    if interrupted && event.cue == Cue::Settle && previous == Some(AgentStatus::Done) {
+        session.unread = false;
+    }
     let context = NotifyContext { known_session: true, window_focused };
     let notify = !interrupted && should_notify(previous, next, context);
     if notify {

@@ -66,6 +66,7 @@ pub static AGENT: Agent = Agent {
     // It takes `hookSpecificOutput.decision.behavior` = allow | deny (checked by the real-CLI harness).
     decision_event: Some("PermissionRequest"),
     why_not_decided: None,
+    turn_end_hides_interrupts: false,
     silent_reply: None,
     resume: Some("claude --resume {id}"),
     title: TitleSource::Transcript,

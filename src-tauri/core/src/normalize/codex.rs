@@ -47,6 +47,7 @@ pub static AGENT: Agent = Agent {
     // Like Claude's (exit 0 only), and Codex draws its own prompt only after the hook returns.
     decision_event: Some("PermissionRequest"),
     why_not_decided: None,
+    turn_end_hides_interrupts: false,
     silent_reply: None,
     resume: Some("codex resume {id}"),
     title: TitleSource::SessionIndex,

@@ -38,6 +38,7 @@ pub static AGENT: Agent = Agent {
     // 0.61.0: BeforeTool runs before every tool (not only those that will ask), ignores "allow",
     // and hides the confirmation while it runs.
     why_not_decided: Some("no hook of Gemini CLI 0.61 can approve a tool"),
+    turn_end_hides_interrupts: true,
     silent_reply: Some("{}"),
     resume: Some("gemini --resume {id}"),
     title: TitleSource::None,

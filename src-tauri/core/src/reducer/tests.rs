@@ -670,6 +670,37 @@ mod observed {
         assert!(Reducer::new().apply(&transcript_record("claude", "x", &esc_record(), 1).unwrap(), false).is_none());
     }
 
+    /// Issue 20.4: Gemini's AfterAgent after Esc while the answer streams is an ordinary done;
+    /// the chat file's "Request cancelled." just after it makes it the user's interrupt, and the
+    /// dot that done set goes. Later than the holdoff, or after a new turn, it changes nothing.
+    #[test]
+    fn a_gemini_cancel_just_after_its_turn_end_makes_that_done_an_interrupt() {
+        let cancelled = json!({"type": "info", "content": "Request cancelled."});
+        let gemini = |event: &str, at: Millis| {
+            normalize(
+                "gemini",
+                &json!({"hook_event_name": event, "session_id": "g", "prompt": "essay",
+                "prompt_response": "Let me think"}),
+                at,
+            )
+            .unwrap()
+        };
+        let mut reducer = Reducer::new();
+        reducer.apply(&gemini("BeforeAgent", T0), false);
+        let done = reducer.apply(&gemini("AfterAgent", T0 + 1_000), false).unwrap();
+        assert!(done.notify && done.session.unread);
+        let settle = transcript_record("gemini", "g", &cancelled, T0 + 1_400).unwrap();
+        let change = reducer.apply(&settle, false).unwrap();
+        assert_eq!(change.session.status, Some(Done));
+        assert!(change.session.interrupted && !change.session.unread && !change.notify);
+
+        let mut late = Reducer::new();
+        late.apply(&gemini("BeforeAgent", T0), false);
+        late.apply(&gemini("AfterAgent", T0 + 1_000), false);
+        let settle = transcript_record("gemini", "g", &cancelled, T0 + 1_000 + DONE_HOLDOFF_MS + 1).unwrap();
+        assert!(late.apply(&settle, false).is_none(), "too late to be this turn's");
+    }
+
     #[test]
     fn a_tool_started_by_the_agent_process_lifts_blocked_only() {
         let mut run = Run::claude();

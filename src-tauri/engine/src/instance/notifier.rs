@@ -53,15 +53,27 @@ pub struct Notifier {
 
 impl Notifier {
     /// Subscribes notifications to the hub's updates: every change the notify policy picked
-    /// (SPEC 2.3) raises one.
+    /// (SPEC 2.3) raises one — a "finished" of a CLI whose turn end hides an Esc (Gemini) after
+    /// [`FINISHED_CONFIRM`], unless the turn turned out to be the user's interrupt by then.
     pub fn follow(updates: std::sync::mpsc::Receiver<Update>, on_action: Option<OnAction>) {
         let notifier = Self::start(on_action);
         let spawned = std::thread::Builder::new().name("notify-updates".into()).spawn(move || {
-            for update in updates {
-                if let Update::Changed(changed) = update {
-                    if changed.change.notify {
-                        notifier.notify(&changed.change.session);
+            let mut waiting = Waiting::default();
+            loop {
+                let timeout = waiting
+                    .next_due()
+                    .map_or(Duration::from_secs(3600), |due| due.saturating_duration_since(Instant::now()));
+                match updates.recv_timeout(timeout) {
+                    Ok(update) => {
+                        if let Some(session) = waiting.see(update, Instant::now()) {
+                            notifier.notify(&session);
+                        }
                     }
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
+                    Err(mpsc::RecvTimeoutError::Disconnected) => return,
+                }
+                for session in waiting.due(Instant::now()) {
+                    notifier.notify(&session);
                 }
             }
         });
@@ -116,6 +128,61 @@ impl Notifier {
     }
 }
 
+/// How long a "finished" waits when the CLI's turn end looks the same as an Esc: the chat file's
+/// "Request cancelled." is read within a watch tick or two of it.
+pub const FINISHED_CONFIRM: Duration = Duration::from_secs(1);
+
+/// Notifications held back for [`FINISHED_CONFIRM`], by session.
+#[derive(Default)]
+struct Waiting {
+    held: HashMap<String, (Session, Instant)>,
+}
+
+impl Waiting {
+    /// The session to notify about now, if this update calls for one at once.
+    fn see(&mut self, update: Update, now: Instant) -> Option<Session> {
+        let changed = match update {
+            Update::Changed(changed) => changed,
+            Update::Removed(id) => {
+                self.held.remove(&id);
+                return None;
+            }
+            Update::Notices(_) => return None,
+        };
+        let session = changed.change.session;
+        if !changed.change.notify {
+            // Anything that changed the held session's done (the interrupt, a read, a new turn)
+            // withdraws its "finished".
+            let still = self
+                .held
+                .get(&session.session_id)
+                .is_some_and(|(held, _)| session.status == held.status && !session.interrupted && session.unread);
+            if !still {
+                self.held.remove(&session.session_id);
+            }
+            return None;
+        }
+        self.held.remove(&session.session_id);
+        let hides_interrupts =
+            switchboard_core::agent(&session.agent).is_some_and(|agent| agent.turn_end_hides_interrupts);
+        let finished = session.status == Some(switchboard_core::AgentStatus::Done) && !session.errored;
+        if hides_interrupts && finished {
+            self.held.insert(session.session_id.clone(), (session, now + FINISHED_CONFIRM));
+            return None;
+        }
+        Some(session)
+    }
+
+    fn next_due(&self) -> Option<Instant> {
+        self.held.values().map(|(_, due)| *due).min()
+    }
+
+    fn due(&mut self, now: Instant) -> Vec<Session> {
+        let ids: Vec<String> = self.held.iter().filter(|(_, (_, due))| *due <= now).map(|(id, _)| id.clone()).collect();
+        ids.into_iter().filter_map(|id| self.held.remove(&id)).map(|(session, _)| session).collect()
+    }
+}
+
 fn show_with_deadline(
     Job { session_id, text, decision, jumpable }: Job,
     on_click: Option<OnAction>,
@@ -166,5 +233,65 @@ fn show_with_deadline(
             let stuck = stuck.fetch_add(1, Ordering::Relaxed) + 1;
             tracing::warn!(stuck, "the notification daemon does not answer");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use switchboard_core::{normalize, Reducer};
+
+    fn changes(agent: &str, bodies: &[serde_json::Value]) -> Vec<Update> {
+        let mut reducer = Reducer::new();
+        bodies
+            .iter()
+            .enumerate()
+            .filter_map(|(n, body)| {
+                let event = normalize(agent, body, 1_000 + n as u64 * 100)?;
+                let change = reducer.apply(&event, false)?;
+                Some(Update::Changed(Box::new(crate::instance::hub::Changed {
+                    change,
+                    event_title: None,
+                    agent_title: None,
+                    history: None,
+                })))
+            })
+            .collect()
+    }
+
+    /// Issue 20.4: Gemini's "finished" waits a moment; the interrupt that follows (Esc while the
+    /// answer streamed) withdraws it. Other CLIs' and other reasons' notifications go at once.
+    #[test]
+    fn a_gemini_finished_waits_and_an_interrupt_withdraws_it() {
+        let gemini = |event: &str| json!({"hook_event_name": event, "session_id": "g", "prompt_response": "Let me"});
+        let mut turn = changes("gemini", &[gemini("BeforeAgent"), gemini("AfterAgent")]);
+        let t0 = Instant::now();
+        let mut waiting = Waiting::default();
+        let done = turn.pop().unwrap();
+        assert!(waiting.see(turn.pop().unwrap(), t0).is_none(), "working: nothing to say");
+        assert!(waiting.see(done.clone(), t0).is_none(), "held");
+        assert_eq!(waiting.next_due(), Some(t0 + FINISHED_CONFIRM));
+        // Unchallenged, it goes out when due.
+        let mut alone = Waiting::default();
+        alone.see(done.clone(), t0);
+        assert!(alone.due(t0).is_empty());
+        assert_eq!(alone.due(t0 + FINISHED_CONFIRM).len(), 1);
+        // The interrupt comes: withdrawn.
+        let Update::Changed(mut interrupted) = done else { unreachable!() };
+        interrupted.change.notify = false;
+        interrupted.change.session.interrupted = true;
+        interrupted.change.session.unread = false;
+        assert!(waiting.see(Update::Changed(interrupted), t0).is_none());
+        assert!(waiting.due(t0 + FINISHED_CONFIRM).is_empty());
+        // Claude's finished, and a Gemini permission, go at once.
+        let claude = changes("custom", &[json!({"sessionId": "c", "agent": "claude", "status": "done"})]);
+        assert!(waiting.see(claude[0].clone(), t0).is_some());
+        let asks = changes(
+            "gemini",
+            &[json!({"hook_event_name": "Notification", "session_id": "p", "notification_type": "ToolPermission",
+                "message": "Allow?", "details": {"type": "exec"}})],
+        );
+        assert!(waiting.see(asks[0].clone(), t0).is_some());
     }
 }

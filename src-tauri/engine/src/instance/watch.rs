@@ -32,6 +32,9 @@ use crate::process;
 
 /// How often transcripts and blocked sessions' children are looked at.
 pub const TICK: Duration = Duration::from_millis(250);
+/// How long a transcript is still followed after its turn ended: an interrupt recorded just after
+/// the end hook corrects that done (Gemini's AfterAgent after Esc; see the reducer).
+pub const TURN_END_GRACE: Duration = Duration::from_secs(3);
 /// How often every watched process is checked for life.
 pub const LIVENESS_EVERY: Duration = Duration::from_secs(1);
 /// The most of a transcript read per look; more appended at once is skipped to its last part.
@@ -78,6 +81,8 @@ struct Watched {
     last_event_at: u64,
     transcript_path: Option<String>,
     tail: Option<Tail>,
+    /// The turn ended: the tail is read until then, and dropped after.
+    tail_until: Option<Instant>,
     process: Option<AgentProcess>,
     /// The agent's children when it became blocked (hooks excluded): a new one is the tool.
     children_at_block: Option<HashSet<u32>>,
@@ -125,6 +130,7 @@ impl Watch {
             last_event_at: 0,
             transcript_path: None,
             tail: None,
+            tail_until: None,
             process: None,
             children_at_block: None,
             candidates: HashMap::new(),
@@ -135,8 +141,15 @@ impl Watch {
             watched.last_hook = Instant::now();
         }
         let open_turn = matches!(session.status, Some(AgentStatus::Working | AgentStatus::Blocked));
-        if !open_turn || watched.transcript_path != session.transcript_path {
+        let turn_ended = session.status == Some(AgentStatus::Done) && watched.tail.is_some();
+        if open_turn {
+            watched.tail_until = None;
+        } else if turn_ended && watched.tail_until.is_none() {
+            watched.tail_until = Some(Instant::now() + TURN_END_GRACE);
+        }
+        if (!open_turn && !turn_ended) || watched.transcript_path != session.transcript_path {
             watched.tail = None;
+            watched.tail_until = None;
         }
         if open_turn && watched.tail.is_none() {
             watched.tail = session.transcript_path.as_deref().and_then(|path| Tail::at_end(PathBuf::from(path)));
@@ -166,6 +179,10 @@ impl Watch {
         let mut events = Vec::new();
         let mut gone = Vec::new();
         for (id, watched) in &mut self.sessions {
+            if watched.tail_until.is_some_and(|until| Instant::now() >= until) {
+                watched.tail = None;
+                watched.tail_until = None;
+            }
             if let Some(tail) = &mut watched.tail {
                 for record in tail.new_records() {
                     if let Some(event) = transcript_record(&watched.agent, id, &record, now_millis()) {

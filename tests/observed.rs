@@ -245,3 +245,52 @@ fn a_gemini_turn_cancelled_while_streaming_is_an_interrupt_not_a_finish() {
     assert_eq!(session["status"], "done");
     assert_eq!(session["unread"], false, "the user stopped it: no dot");
 }
+
+/// Issue 20.3 (stand-in for Esc at Gemini's `ask_user` question): no hook fires and no record is
+/// written; the agent's tmux pane shows "Request cancelled." and the question is gone. A real
+/// tmux pane plays the screen.
+#[test]
+fn a_question_dismissed_on_the_agents_tmux_screen_settles_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("tmux.sock");
+    let tmux = |args: &[&str]| {
+        let out = Command::new("tmux").arg("-S").arg(&socket).args(args).output().expect("tmux (apt-get install tmux)");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    tmux(&["-f", "/dev/null", "new-session", "-d", "-s", "agents", "-x", "80", "-y", "24", "cat"]);
+    let pane = tmux(&["display", "-p", "#{pane_id}"]);
+    let serve = Serve::start();
+    let me = std::process::id();
+    let start = switchboard_engine::process::stat(me).expect("/proc/self/stat").start;
+    let header = json!({"pid": me, "start": start, "tty": null, "tmuxPane": pane, "tmuxSocket": socket,
+        "windowId": null, "termProgram": null});
+    let question = "Which database?";
+    for body in [
+        json!({"hook_event_name": "BeforeTool", "session_id": "asked", "cwd": "/w", "tool_name": "ask_user",
+            "tool_input": {"questions": [{"question": question}]}}),
+        json!({"hook_event_name": "Notification", "session_id": "asked", "cwd": "/w",
+            "notification_type": "ToolPermission", "message": "Ask user", "details": {"type": "ask_user"}}),
+    ] {
+        let body = body.to_string();
+        let path = format!("/hook/gemini?key={}", serve.endpoint.key);
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nx-switchboard-process: {header}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        crate::support::raw(serve.addr(), head.as_bytes(), Duration::from_secs(5));
+    }
+    serve.wait_for("asked", |s| s["status"] == "waiting" && s["question"] == question);
+    // The watcher has taken its baseline once a marker sent after it is on the board.
+    serve.post("custom", &json!({"sessionId": "marker", "status": "working"}));
+    serve.wait_for("marker", |_| true);
+    tmux(&["send-keys", "-t", &pane, "-l", "Request cancelled."]);
+    tmux(&["send-keys", "-t", &pane, "Enter"]);
+    let session = eventually(Duration::from_secs(10), || serve.session("asked").filter(|s| s["status"] == "done"))
+        .unwrap_or_else(|| {
+            let screen = tmux(&["capture-pane", "-p", "-t", &pane]);
+            panic!("not settled from the screen: {:?}\nscreen: {screen}", serve.session("asked"))
+        });
+    assert_eq!(session["interrupted"], true);
+    assert_eq!(session["awaitingInput"], false, "the question is gone");
+    tmux(&["kill-server"]);
+}

@@ -39,6 +39,9 @@ pub struct Agent {
     /// Its turn-end hook looks the same whether the turn finished or the user pressed Esc (Gemini
     /// CLI's AfterAgent): an interrupt its transcript records just after it corrects that done.
     pub turn_end_hides_interrupts: bool,
+    /// What its screen shows, at the bottom, when the user dismissed a question with Esc and no
+    /// hook or transcript record says so (Gemini CLI at an `ask_user` question).
+    pub screen_cancel: Option<&'static str>,
     /// What its hook must print when Switchboard has nothing to say (Gemini reads stdout as JSON).
     pub silent_reply: Option<&'static str>,
     /// The command that resumes a session, with `{id}` for the (shell-quoted) session id.

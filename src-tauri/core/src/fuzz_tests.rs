@@ -525,7 +525,10 @@ fn check_change(
         }
         match event.cue {
             Cue::Approved => assert_eq!(old, Some(AgentStatus::Blocked), "approved only lifts a blocked"),
-            Cue::Settle => assert!(matches!(old, Some(AgentStatus::Working | AgentStatus::Blocked)), "{old:?}"),
+            Cue::Settle => assert!(
+                matches!(old, Some(AgentStatus::Working | AgentStatus::Blocked | AgentStatus::Waiting)),
+                "{old:?}"
+            ),
             Cue::IdleRescue => assert_eq!(old, Some(AgentStatus::Working)),
             Cue::IdleReminder => assert_ne!(old, Some(AgentStatus::Done)),
             _ => {}

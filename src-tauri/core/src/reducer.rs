@@ -112,8 +112,10 @@ impl SessionState {
                 let retrying = status == Some(AgentStatus::Done) && self.session.errored;
                 event.is_subagent() || !(question_returned || retrying)
             }
+            // An interrupt settles an open turn or a question on screen; a done only just after it.
             Cue::Settle => {
-                !(matches!(status, Some(AgentStatus::Working | AgentStatus::Blocked)) || self.late_settle(event))
+                let open = matches!(status, Some(AgentStatus::Working | AgentStatus::Blocked | AgentStatus::Waiting));
+                !(open || self.late_settle(event))
             }
             Cue::Approved => status != Some(AgentStatus::Blocked),
             Cue::Exited => false,
@@ -513,7 +515,9 @@ fn apply_commit(state: &mut SessionState, event: &StatusEvent, commit: Commit, w
     // Claude's generic permission notice must not replace the command the PermissionRequest
     // already showed.
     let generic_notice = event.cue == Cue::PermissionNotice && previous == Some(AgentStatus::Blocked);
-    if event.message.is_some() && !generic_notice {
+    // An interrupt that corrects a done keeps what the agent had said (Gemini's partial answer).
+    let correction = event.cue == Cue::Settle && previous == Some(AgentStatus::Done);
+    if event.message.is_some() && !generic_notice && !correction {
         session.message = clip(&event.message);
     }
     if event.tool.is_some() {

@@ -67,6 +67,7 @@ pub static AGENT: Agent = Agent {
     decision_event: Some("PermissionRequest"),
     why_not_decided: None,
     turn_end_hides_interrupts: false,
+    screen_cancel: None,
     silent_reply: None,
     resume: Some("claude --resume {id}"),
     title: TitleSource::Transcript,

@@ -16,6 +16,7 @@ pub static AGENT: Agent = Agent {
     decision_event: None,
     why_not_decided: Some("a custom agent has no permission hook"),
     turn_end_hides_interrupts: false,
+    screen_cancel: None,
     silent_reply: None,
     resume: None,
     title: TitleSource::None,

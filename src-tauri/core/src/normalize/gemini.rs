@@ -39,6 +39,7 @@ pub static AGENT: Agent = Agent {
     // and hides the confirmation while it runs.
     why_not_decided: Some("no hook of Gemini CLI 0.61 can approve a tool"),
     turn_end_hides_interrupts: true,
+    screen_cancel: Some("Request cancelled."),
     silent_reply: Some("{}"),
     resume: Some("gemini --resume {id}"),
     title: TitleSource::None,

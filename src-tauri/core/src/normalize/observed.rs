@@ -55,6 +55,17 @@ fn claude_interrupt(record: &Value) -> bool {
     }
 }
 
+/// The agent's screen shows that the user dismissed the question or prompt (issue 20.3).
+pub fn screen_cancelled(agent: &str, session_id: &str, now: Millis) -> StatusEvent {
+    StatusEvent {
+        status: Some(AgentStatus::Done),
+        interrupted: true,
+        cue: Cue::Settle,
+        message: Some("Dismissed at the terminal".to_owned()),
+        ..observed(agent, session_id, now)
+    }
+}
+
 /// The agent's process started a child that is not a hook while the session was blocked.
 pub fn tool_started(agent: &str, session_id: &str, now: Millis) -> StatusEvent {
     StatusEvent { status: Some(AgentStatus::Working), cue: Cue::Approved, ..observed(agent, session_id, now) }

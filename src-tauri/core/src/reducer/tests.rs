@@ -693,12 +693,31 @@ mod observed {
         let change = reducer.apply(&settle, false).unwrap();
         assert_eq!(change.session.status, Some(Done));
         assert!(change.session.interrupted && !change.session.unread && !change.notify);
+        assert_eq!(change.session.message.as_deref(), Some("Let me think"), "the partial answer stays");
 
         let mut late = Reducer::new();
         late.apply(&gemini("BeforeAgent", T0), false);
         late.apply(&gemini("AfterAgent", T0 + 1_000), false);
         let settle = transcript_record("gemini", "g", &cancelled, T0 + 1_000 + DONE_HOLDOFF_MS + 1).unwrap();
         assert!(late.apply(&settle, false).is_none(), "too late to be this turn's");
+    }
+
+    /// Issue 20.3: Esc at Gemini's ask_user question; its screen says so (the watch reads it).
+    #[test]
+    fn a_question_dismissed_on_screen_settles_a_waiting_session() {
+        let mut reducer = Reducer::new();
+        let ask = normalize(
+            "gemini",
+            &json!({"hook_event_name": "BeforeTool", "session_id": "g", "tool_name": "ask_user",
+            "tool_input": {"questions": [{"question": "Which database?"}]}}),
+            T0,
+        )
+        .unwrap();
+        assert_eq!(reducer.apply(&ask, false).unwrap().session.status, Some(Waiting));
+        let change =
+            reducer.apply(&crate::normalize::observed::screen_cancelled("gemini", "g", T0 + 2_000), false).unwrap();
+        assert_eq!(change.session.status, Some(Done));
+        assert!(change.session.interrupted && !change.session.awaiting_input && !change.notify);
     }
 
     #[test]

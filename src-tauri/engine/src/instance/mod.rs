@@ -12,6 +12,7 @@ pub mod hub;
 pub mod jump;
 pub mod lock;
 pub mod notifier;
+pub mod screen;
 pub mod server;
 pub mod settings;
 pub mod store;

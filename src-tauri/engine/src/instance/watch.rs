@@ -22,7 +22,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use switchboard_core::normalize::observed::{process_exited, tool_started, transcript_record};
+use switchboard_core::normalize::observed::{process_exited, screen_cancelled, tool_started, transcript_record};
 use switchboard_core::{AgentProcess, AgentStatus, Session};
 
 use crate::clock::now_millis;
@@ -92,6 +92,9 @@ struct Watched {
     last_hook: Instant,
     /// What the permission asks to run (the blocked session's message), when blocked.
     asked: Option<String>,
+    /// While it waits or is blocked in tmux, for a CLI whose screen tells a dismissal: how often
+    /// the marker showed at the bottom of its screen when it began, and when it was last looked at.
+    screen: Option<(usize, Instant)>,
 }
 
 struct Watch {
@@ -136,6 +139,7 @@ impl Watch {
             candidates: HashMap::new(),
             last_hook: Instant::now(),
             asked: None,
+            screen: None,
         });
         if session.last_event_at != watched.last_event_at {
             watched.last_hook = Instant::now();
@@ -160,6 +164,16 @@ impl Watch {
             watched.asked = None;
         } else if watched.children_at_block.is_none() {
             watched.children_at_block = session.process.as_ref().map(|p| process::children(p.pid));
+        }
+        let asking = matches!(session.status, Some(AgentStatus::Waiting | AgentStatus::Blocked));
+        if !asking {
+            watched.screen = None;
+        } else if watched.screen.is_none() {
+            let marker = switchboard_core::agent(&session.agent).and_then(|agent| agent.screen_cancel);
+            let baseline = marker.zip(session.process.as_ref()).and_then(|(marker, p)| {
+                crate::instance::screen::capture(p).map(|screen| crate::instance::screen::marks(&screen, marker))
+            });
+            watched.screen = baseline.map(|count| (count, Instant::now()));
         }
         if session.status == Some(AgentStatus::Blocked) && session.message.is_some() {
             watched.asked.clone_from(&session.message);
@@ -192,6 +206,18 @@ impl Watch {
                 }
             }
             let Some(agent_process) = &watched.process else { continue };
+            if let Some((baseline, looked)) = &mut watched.screen {
+                let marker = switchboard_core::agent(&watched.agent).and_then(|agent| agent.screen_cancel);
+                if let Some(marker) = marker.filter(|_| looked.elapsed() >= crate::instance::screen::SCREEN_EVERY) {
+                    *looked = Instant::now();
+                    let marks = crate::instance::screen::capture(agent_process)
+                        .map(|screen| crate::instance::screen::marks(&screen, marker));
+                    if marks.is_some_and(|marks| marks > *baseline) {
+                        events.push(screen_cancelled(&watched.agent, id, now_millis()));
+                        watched.screen = None;
+                    }
+                }
+            }
             if check_liveness && !process::is_alive(agent_process) {
                 events.push(process_exited(&watched.agent, id, now_millis()));
                 gone.push(id.clone());

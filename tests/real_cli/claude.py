@@ -21,6 +21,7 @@ import signal
 import re
 import shlex
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Callable, Optional
@@ -121,11 +122,13 @@ class ClaudeSession:
         self.last_prompt = ""
 
     # --- the CLI -------------------------------------------------------------------------------
-    def start(self, *args: str) -> str:
-        """Starts Claude; returns the session id of its SessionStart."""
+    def start(self, *args: str, parent: Optional[list[str]] = None) -> str:
+        """Starts Claude (under `parent`, a command that runs it, when given); returns the session
+        id of its SessionStart."""
         self.kill()
         before = self.event_count("SessionStart", since=0)
-        self.tmux = harness.Tmux(f"sb-claude-{os.getpid()}", [str(self.claude), *args], self.env, self.project)
+        command = [*(parent or []), str(self.claude), *args]
+        self.tmux = harness.Tmux(f"sb-claude-{os.getpid()}", command, self.env, self.project)
         start = self.wait_event(lambda e: e["hook_event_name"] == "SessionStart", timeout=30, nth=before + 1,
                                 since=0)
         if not start:
@@ -296,6 +299,15 @@ class ClaudeSession:
         TRANSCRIPTS.mkdir(parents=True, exist_ok=True)
         target.write_text("".join(anonymize(line, self.work) + "\n" for line in lines))
         write_readme()
+
+
+def process_state(pid: int) -> str:
+    """The state letter of `/proc/<pid>/stat` ("Z" for a zombie), or "gone"."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return "gone"
+    return text[text.rfind(")") + 2:].split(" ", 1)[0]
 
 
 def brief(s: Optional[dict]) -> str:
@@ -578,3 +590,39 @@ def scenarios(c: ClaudeSession, report):
         ended = harness.wait_until(lambda: (lambda s: s if s and s["ended"] and s.get("exited") else None)(c.sb(killed)), 5)
         report.check("no SessionEnd fires; the process watch ends the session within 5 s", bool(ended),
                      brief(c.sb(killed)))
+
+    # Issue 20.5: the same with a parent that does not reap (tmux often takes seconds): the agent
+    # is a zombie, and a zombie is dead.
+    report.scenario("agent killed (kill -9) under a parent that does not reap")
+    c.begin()
+    no_reaper = [sys.executable, "-c",
+                 "import subprocess, sys, time; subprocess.Popen(sys.argv[1:]); time.sleep(3600)"]
+    zombie = c.start("--resume", first, parent=no_reaper)
+    c.prompt("Say hello again [[scenario:hello]]")
+    c.expect("a turn → done", zombie, is_done("Hello! Nothing to do."), after="Stop")
+    agent_pid = ((c.sb(zombie) or {}).get("process") or {}).get("pid")
+    report.check("the forwarder reported the agent's process", bool(agent_pid), brief(c.sb(zombie)))
+    if agent_pid:
+        os.kill(agent_pid, signal.SIGKILL)
+        unreaped = harness.wait_until(lambda: process_state(agent_pid) == "Z", 5)
+        report.check("the killed agent stays a zombie (its parent does not reap)", bool(unreaped),
+                     process_state(agent_pid))
+        ended = harness.wait_until(lambda: (lambda s: s if s and s["ended"] and s.get("exited") else None)(c.sb(zombie)), 10)
+        report.check("the process watch ends the session though the zombie is not reaped", bool(ended),
+                     f"{brief(c.sb(zombie))}; state {process_state(agent_pid)}")
+
+    # Issue 20.1: Esc during the very first answer of a new session. Claude creates the
+    # transcript only after the first prompt's hook, so the watch must look for it again.
+    report.scenario("Esc in a new session's first turn")
+    c.begin()
+    fresh = c.start()
+    interrupted = c.count_text(INTERRUPTED)
+    c.prompt("Tell me a long story [[scenario:slowtext]]")
+    c.expect("UserPromptSubmit → working", fresh, lambda s: s["status"] == "working", after="UserPromptSubmit")
+    harness.wait_until(lambda: any(line.endswith("slowtext#0") for line in c.fake.log), 10)
+    c.keys("Escape")
+    report.check("the CLI shows the interrupt", c.wait_new_text(INTERRUPTED, interrupted), c.tmux.screen())
+    settled = harness.wait_until(
+        lambda: (lambda s: s if s and s["status"] == "done" and s["interrupted"] else None)(c.sb(fresh)), 10)
+    report.check("no hook fires; the transcript that appeared after the first prompt settles it: done · interrupted",
+                 bool(settled), f"Switchboard shows {brief(c.sb(fresh))}; events: {c.sequence()}")

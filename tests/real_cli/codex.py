@@ -285,6 +285,7 @@ class Scenarios:
         self.report.check("trusting writes the hooks' trusted_hash into config.toml",
                           config.count("trusted_hash") >= 12, config[-400:])
         self.read_only()
+        self.title_after_a_short_first_turn()
         for step in (self.permission_approved, self.permission_refused_esc, self.permission_refused_no,
                      self.board, self.question_tool, self.question_tool_esc, self.question_tool_default_mode,
                      self.question_plain_text, self.esc_during_tool, self.esc_during_stream,
@@ -320,6 +321,16 @@ class Scenarios:
         self.rollout.save("permission-approved", "approved a command at the permission prompt with `y`; "
                           "it ran ~2 s (no hook fires between the approval and PostToolUse)",
                           self.session_id, since, "[[scenario:perm]] (approve)")
+
+    def title_after_a_short_first_turn(self):
+        # Issue 20.6: Codex writes the thread name ~0.2 s after SessionStart, and a short first
+        # turn sends no later event: Switchboard looks at the index again by itself.
+        self.report.scenario("thread name after a short first turn")
+        index = Path(self.env["CODEX_HOME"]) / "session_index.jsonl"
+        named = harness.wait_until(lambda: index.exists() and "Fake session title" in index.read_text(), 5)
+        self.report.check("Codex writes the thread name to session_index.jsonl", named, index)
+        self.expect("the node takes the thread name with no further event",
+                    lambda s: s.get("title") == "Fake session title", 10)
 
     def title(self):
         self.report.scenario("thread name as node title")

@@ -71,3 +71,25 @@ fn an_unusable_state_directory_is_reported_once_with_the_fix() {
     assert_eq!(stderr.matches("Not a directory").count(), 1, "{stderr}");
     assert!(!stderr.contains("damaged"), "{stderr}");
 }
+
+/// Issue 22.1: a heavy user's snapshot passes 1 MiB (here ~3 MiB: 600 sessions whose last message
+/// is 4,000 characters); `status` and `status --json` still read it whole.
+#[test]
+fn status_reads_a_snapshot_of_many_megabytes() {
+    let serve = Serve::start();
+    let long = "x".repeat(4_000);
+    for n in 0..600 {
+        let status =
+            serve.post("custom", &json!({"sessionId": format!("big-{n:03}"), "status": "done", "message": long}));
+        assert_eq!(status, 204);
+    }
+    serve.wait_for("big-599", |_| true);
+    let json = run(serve.home(), &["status", "--json"], b"");
+    assert!(json.status.success(), "{}", String::from_utf8_lossy(&json.stderr));
+    assert!(json.stdout.len() > 2 * 1024 * 1024, "{} bytes", json.stdout.len());
+    let snapshot: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(snapshot["sessions"].as_array().unwrap().len(), 600);
+    let table = run(serve.home(), &["status"], b"");
+    assert!(table.status.success(), "{}", String::from_utf8_lossy(&table.stderr));
+    assert!(String::from_utf8_lossy(&table.stdout).contains("big-599") || table.stdout.len() > 600 * 10);
+}

@@ -76,9 +76,10 @@ impl Serve {
     }
 
     pub fn sessions(&self) -> Value {
-        let (status, body) = request(self.addr(), "GET", &format!("/sessions?key={}", self.endpoint.key), b"");
-        assert_eq!(status, 200);
-        serde_json::from_slice(&body).unwrap()
+        let path = format!("/sessions?key={}", self.endpoint.key);
+        let response = switchboard_engine::client::get_large(self.addr(), &path, Duration::from_secs(20)).unwrap();
+        assert_eq!(response.status, 200);
+        serde_json::from_slice(&response.body).unwrap()
     }
 
     pub fn session(&self, id: &str) -> Option<Value> {

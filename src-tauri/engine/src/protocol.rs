@@ -21,6 +21,12 @@ pub const MAX_HOLD: Duration = Duration::from_secs(120);
 /// How long a hold lasts unless the settings say otherwise.
 pub const DEFAULT_HOLD: Duration = Duration::from_secs(30);
 
+/// The most of an answer a client reads where a small one is expected (a hook's, a hold's).
+pub const ANSWER_LIMIT: usize = 1024 * 1024;
+/// The most of a snapshot `status` and `doctor` read: above what the largest instance can hold
+/// (5,000 sessions, each text clipped to 4,000 characters), so `status` works at any size.
+pub const SNAPSHOT_LIMIT: usize = 1024 * 1024 * 1024;
+
 /// `switchboard doctor`'s test sessions start with this; `status` and the board hide them.
 pub const DOCTOR_SESSION_PREFIX: &str = "switchboard-doctor-";
 

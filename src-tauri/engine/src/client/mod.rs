@@ -29,6 +29,23 @@ pub fn request_until(
     body: &[u8],
     deadline: Instant,
 ) -> io::Result<Response> {
+    exchange(addr, method, path, headers, body, deadline, crate::protocol::ANSWER_LIMIT)
+}
+
+/// A `GET` whose answer may be as large as a snapshot ([`crate::protocol::SNAPSHOT_LIMIT`]).
+pub fn get_large(addr: SocketAddr, path: &str, timeout: Duration) -> io::Result<Response> {
+    exchange(addr, "GET", path, "", b"", Instant::now() + timeout, crate::protocol::SNAPSHOT_LIMIT)
+}
+
+fn exchange(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &str,
+    body: &[u8],
+    deadline: Instant,
+    limit: usize,
+) -> io::Result<Response> {
     let remaining = || {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
@@ -52,14 +69,14 @@ pub fn request_until(
         written += stream.write(&message[written..])?;
     }
     let mut response = Vec::new();
-    let mut chunk = [0u8; 4096];
+    let mut chunk = vec![0u8; 64 * 1024];
     loop {
         stream.set_read_timeout(Some(remaining()?))?;
         match stream.read(&mut chunk)? {
             0 => break,
             n => response.extend_from_slice(&chunk[..n]),
         }
-        if response.len() > 1024 * 1024 {
+        if response.len() > limit {
             return Err(io::Error::new(io::ErrorKind::InvalidData, "response too large"));
         }
     }

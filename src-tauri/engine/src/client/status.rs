@@ -25,8 +25,9 @@ pub enum StatusError {
 
 pub fn fetch(state_dir: &Path) -> Result<(Snapshot, Vec<u8>), StatusError> {
     let endpoint = Endpoint::read(state_dir).ok_or_else(|| StatusError::NotRunning(state_dir.display().to_string()))?;
-    let path = format!("/sessions?key={}", endpoint.key);
-    let response = client::request(endpoint.addr(), "GET", &path, b"", Duration::from_secs(3))
+    let path = crate::protocol::sessions_path(&endpoint.key);
+    // A snapshot of thousands of sessions with long texts is tens of MB: read it whole.
+    let response = client::get_large(endpoint.addr(), &path, Duration::from_secs(20))
         .map_err(|source| StatusError::Unreachable { port: endpoint.port, source })?;
     if response.status != 200 {
         return Err(StatusError::Refused(response.status));

@@ -12,6 +12,8 @@ use crate::notifications::NotificationServer;
 
 const HOOK_BIN: &str = env!("CARGO_BIN_EXE_switchboard");
 const CLAUDE_BASH: &str = "claude/PermissionRequest.json";
+/// Far longer than a card's line, with a newline: what Allow lets through must be shown whole.
+const LONG_COMMAND: &str = "rm -rf node_modules && git push --force origin main && \\\n  psql \"$PROD_URL\" -c 'DROP TABLE sessions; DROP TABLE users;' && echo done with the migration";
 
 /// `switchboard hook claude` for the app's state directory, holding the permission.
 fn held_hook(app: &App, session_id: &str) -> Child {
@@ -25,7 +27,9 @@ fn held_hook(app: &App, session_id: &str) -> Child {
         .stderr(Stdio::null())
         .spawn()
         .expect("start the forwarder");
-    let payload = hook(CLAUDE_BASH, session_id, Some("/src/auth-refactor")).to_string();
+    let mut payload = hook(CLAUDE_BASH, session_id, Some("/src/auth-refactor"));
+    payload["tool_input"]["command"] = serde_json::json!(LONG_COMMAND);
+    let payload = payload.to_string();
     child.stdin.take().expect("stdin").write_all(payload.as_bytes()).expect("write the payload");
     child
 }
@@ -52,6 +56,19 @@ async fn allow_and_deny_on_the_node_answer_the_held_permission() {
         let forwarder = held_hook(&app, id);
         app.wait_session(id, "offers a decision", |s| s["decision"].is_u64());
         app.wait_node(id, "blocked", |n| n.status == "blocked").await;
+        // The whole command is in the DOM beside the buttons, and the hold counts down.
+        let beside = format!(r#"[data-testid="session-node"][data-session-id="{id}"] .node-decide"#);
+        let shown = app
+            .client
+            .execute(
+                "const d = document.querySelector(arguments[0]); return d && [d.querySelector('[data-testid=decide-command]')?.textContent, !!d.querySelector('[data-testid=decide-allow]'), d.querySelector('[data-testid=decide-countdown]')?.textContent];",
+                vec![serde_json::json!(beside)],
+            )
+            .await
+            .expect("read the node");
+        assert_eq!(shown[0], LONG_COMMAND, "the command beside Allow, whole: {shown}");
+        assert_eq!(shown[1], true, "{shown}");
+        assert!(shown[2].as_str().is_some_and(|t| t.contains("waits here")), "a countdown: {shown}");
         click_in_node(&app, id, button).await;
         let told = tokio::task::spawn_blocking(move || told_claude(forwarder)).await.expect("join");
         assert_eq!(told.as_deref(), Some(behavior), "{button}");

@@ -32,7 +32,7 @@ import { badgeOf } from "./status";
 import type { Session } from "./bindings/Session";
 import { arrivalViewport, boundsOfBoxes, FIT_PADDING, sizeOf, type Region } from "./layout";
 import { isTypingTarget, shortcutFor } from "./shortcuts";
-import { answer, canDecide } from "./Decide";
+import { answer, canDecide, noteNotHeld } from "./Decide";
 import { jump } from "./jump";
 
 type CanvasNode = SessionNodeType | RegionNodeType;
@@ -291,7 +291,11 @@ function CanvasEffects() {
         case "deny": {
           const id = focusedNode(event) ?? selectSelectedId(store);
           const session = id ? store.sessions[id] : undefined;
-          if (!session || !canDecide(session)) return;
+          if (!session) return;
+          if (!canDecide(session)) {
+            if (session.status === "blocked" && !session.ended) noteNotHeld(session);
+            return;
+          }
           void answer(session, shortcut);
           break;
         }

@@ -1,7 +1,7 @@
 // Answering a held permission from the board: Allow / Deny on the node and in the details
 // panel, and the `a` / `d` keys. The first answer wins — the board, the terminal or the clock —
 // so a late click is told so, briefly, instead of being an error to dismiss.
-import type { MouseEvent } from "react";
+import { useEffect, useState, type MouseEvent } from "react";
 import { create } from "zustand";
 import type { Session } from "./bindings/Session";
 import type { Verdict } from "./bindings/Verdict";
@@ -45,6 +45,45 @@ function setNote(sessionId: string, note: DecideNote | null) {
     return { notes };
   });
   if (note) noteTimers.set(sessionId, setTimeout(() => setNote(sessionId, null), NOTE_MS));
+}
+
+/** `a` / `d` on a blocked session whose prompt Switchboard does not hold: say why nothing happens. */
+export function noteNotHeld(session: Session) {
+  const text = "Not held by Switchboard — answer in the terminal (Connections turns on Allow / Deny).";
+  setNote(session.sessionId, { text, full: text });
+}
+
+/** Seconds left in the hold, counted down once a second while it is on screen. */
+export function useSecondsLeft(until: number | null): number | null {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (until == null) return;
+    const timer = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(timer);
+  }, [until]);
+  return until == null ? null : Math.max(0, Math.ceil((until - now) / 1_000));
+}
+
+/** What Allow lets through, whole (wrapped and scrollable, never clipped), and how long it waits. */
+export function DecideWhat({ session, place }: { session: Session; place: "decide" | "details" }) {
+  const what = session.command ?? session.message ?? "";
+  const tool = session.tool ? `Needs permission: ${session.tool}` : "Needs permission";
+  const left = useSecondsLeft(session.decisionUntil);
+  return (
+    <div className={`decide-what nodrag nowheel is-${place}`} data-testid={`${place}-what`}>
+      <span className="reason-lead">{tool}</span>
+      {left != null && (
+        <span className="decide-countdown" data-testid={`${place}-countdown`} title="Then the terminal asks as usual">
+          {" "}· waits here {left} s
+        </span>
+      )}
+      {what && (
+        <pre className="decide-command" data-testid={`${place}-command`} title={what}>
+          {what}
+        </pre>
+      )}
+    </div>
+  );
 }
 
 /** Sends the verdict for the session's current hold; a second answer for it is not sent. */

@@ -246,7 +246,8 @@ describe("answering from the details panel", () => {
     const panel = screen.getByTestId("details-panel");
     expect(within(panel).getByTestId("details-allow")).toHaveTextContent("Allow");
     expect(within(panel).getByTestId("details-deny")).toHaveTextContent("Deny");
-    expect(within(panel).getByTestId("details-decide-what")).toHaveTextContent("Needs permission: Bash git push --force");
+    expect(within(panel).getByTestId("details-what")).toHaveTextContent("Needs permission: Bash");
+    expect(within(panel).getByTestId("details-command")).toHaveTextContent("git push --force");
     expect(panel).toHaveTextContent("Answer here or in the terminal — whichever comes first.");
     expect(within(panel).queryByText(/always/i)).toBeNull();
     await screen.findAllByTestId("history-entry");

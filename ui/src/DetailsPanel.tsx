@@ -6,7 +6,7 @@ import type { HistoryEntry } from "./bindings/HistoryEntry";
 import type { Session } from "./bindings/Session";
 import { selectDetailsId, useSwitchboard } from "./store";
 import { useClock } from "./clock";
-import { badgeOf, historyReason, reasonOf, statusBadge } from "./status";
+import { badgeOf, historyReason, statusBadge } from "./status";
 import {
   absoluteTime,
   agentName,
@@ -18,7 +18,7 @@ import {
 } from "./sessionLabels";
 import { CloseIcon, StatusGlyph, TerminalIcon } from "./icons";
 import * as ipc from "./ipc";
-import { canDecide, DecideButtons, useDecideNote } from "./Decide";
+import { canDecide, DecideButtons, DecideWhat, useDecideNote } from "./Decide";
 import { jump, useJumpNote } from "./jump";
 
 type Loaded = { phase: "loading" } | { phase: "ok"; entries: HistoryEntry[] } | { phase: "failed"; message: string };
@@ -101,19 +101,11 @@ function JumpButton({ id }: { id: string }) {
 function DecideSection({ session }: { session: Session }) {
   const note = useDecideNote(session.sessionId);
   if (!canDecide(session) && !note) return null;
-  // What Allow would let through, whole: the node may clip it.
-  const what = reasonOf(session);
   return (
     <div className="details-decide" data-testid="details-decide">
       {canDecide(session) && (
         <>
-          {what && (
-            <p className="details-decide-what" data-testid="details-decide-what" title={what.full}>
-              {what.lead && <span className="reason-lead">{what.lead}</span>}
-              {what.lead && what.text && " "}
-              {what.text && <span className="is-command">{what.text}</span>}
-            </p>
-          )}
+          <DecideWhat session={session} place="details" />
           <DecideButtons session={session} place="details" />
           <p className="details-note">Answer here or in the terminal — whichever comes first.</p>
         </>

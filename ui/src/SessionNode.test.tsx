@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { act, fireEvent, render, screen, within } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { SessionCard } from "./SessionNode";
 import { initialData, useSwitchboard } from "./store";
 import { useClock } from "./clock";
@@ -233,7 +233,7 @@ describe("answering a held permission on the node", () => {
     const node = renderSession(held);
     expect(within(node).getByTestId("decide-allow")).toHaveTextContent("Allow");
     expect(within(node).getByTestId("decide-deny")).toHaveTextContent("Deny");
-    expect(within(node).getByTestId("session-reason")).toHaveTextContent("rm -rf dist");
+    expect(within(node).getByTestId("decide-command")).toHaveTextContent("rm -rf dist");
     expect(within(node).getAllByRole("button").map((b) => b.getAttribute("aria-label") ?? b.textContent)).toEqual([
       "Allow",
       "Deny",
@@ -241,6 +241,24 @@ describe("answering a held permission on the node", () => {
     ]);
     // React Flow must not start a drag from them.
     expect(within(node).getByTestId("decide-allow").closest(".nodrag")).not.toBeNull();
+  });
+
+  /** Issue 21.1: what Allow lets through is never clipped beside the button. */
+  it("shows the whole command beside Allow, however long, and how long the hold waits", () => {
+    const command = "git push --force origin main && psql $PROD_URL -c 'DROP TABLE users;'\n" + "echo more; ".repeat(30);
+    const node = renderSession({ ...held, message: command.slice(0, 40) + "…", command, decisionUntil: Date.now() + 23_400 });
+    const shown = within(node).getByTestId("decide-command");
+    expect(shown.textContent).toBe(command);
+    expect(within(node).getByTestId("decide-countdown")).toHaveTextContent(/waits here 2[34] s/);
+  });
+
+  it("says a hold that ended unanswered has expired, and what an answer from the board did", () => {
+    const expired = renderSession({ status: "blocked", tool: "Bash", message: "make deploy", decision: null, decisionUntil: 1 });
+    expect(within(expired).getByTestId("session-reason")).toHaveTextContent("Expired — answer in your terminal");
+    expect(within(expired).queryByTestId("decide-allow")).toBeNull();
+    cleanup();
+    const answered = renderSession({ status: "working", tool: "Bash", message: "Allowed from Switchboard: make deploy" });
+    expect(within(answered).getByTestId("session-reason")).toHaveTextContent("Allowed from Switchboard: make deploy");
   });
 
   it.each([
@@ -310,12 +328,12 @@ describe("answering a held permission on the node", () => {
       const note = within(node).getByTestId("decide-note");
       expect(note).toHaveTextContent("Already answered at the terminal, or timed out.");
       expect(note).toHaveAttribute("title", message);
-      expect(within(node).queryByTestId("session-reason")).toBeNull();
+      expect(within(node).queryByTestId("decide-what")).toBeNull();
       // Refused, not sent: the buttons work again while the hold is still shown.
       expect(within(node).getByTestId("decide-allow")).toBeEnabled();
       act(() => vi.advanceTimersByTime(NOTE_MS + 10));
       expect(within(node).queryByTestId("decide-note")).toBeNull();
-      expect(within(node).getByTestId("session-reason")).toHaveTextContent("rm -rf dist");
+      expect(within(node).getByTestId("decide-command")).toHaveTextContent("rm -rf dist");
     } finally {
       vi.useRealTimers();
     }

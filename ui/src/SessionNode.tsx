@@ -17,7 +17,7 @@ import {
 import { agentLetter, AgentMark, ClockIcon, CloseIcon, StatusGlyph, TerminalIcon } from "./icons";
 import { sizeOf, ZOOM_COMPACT, type NodeSize, type XY } from "./layout";
 import * as ipc from "./ipc";
-import { canDecide, DecideButtons, useDecideNote } from "./Decide";
+import { canDecide, DecideButtons, DecideWhat, useDecideNote } from "./Decide";
 import { jump, useJumpNote } from "./jump";
 
 type CardProps = {
@@ -212,7 +212,7 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
 
       {decidable ? (
         <div className="node-decide">
-          {story}
+          {note ? story : <DecideWhat session={session} place="decide" />}
           <DecideButtons session={session} place="decide" />
         </div>
       ) : (

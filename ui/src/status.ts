@@ -89,11 +89,18 @@ export function reasonOf(session: Session): Reason | null {
     case "waiting":
       return reason(nonEmpty(session.question) ?? message ?? "Waiting for your answer", "attention");
     case "blocked": {
+      // A hold that ended with no answer from the board: the prompt is the terminal's again.
+      if (session.decision == null && session.decisionUntil != null && !session.ended) {
+        const lead = "Expired — answer in your terminal";
+        return { ...reason(message ?? lead, "attention"), lead, full: `${lead}  ${message ?? ""}`.trim() };
+      }
       const lead = tool ? `Needs permission: ${tool}` : "Needs permission";
       if (!message) return { lead, text: "", full: lead, look: "attention" };
       return { ...reason(message, "attention"), lead, full: `${lead}  ${message}` };
     }
     case "working":
+      // Just answered from the board: say what was answered ("Allowed from Switchboard: …").
+      if (message && /^(Allowed|Denied) from Switchboard/.test(message)) return reason(message, "box");
       return tool ? reason(`Using ${tool}`, "quiet") : null;
     case "done":
     case null:

@@ -428,6 +428,7 @@ fn free_event() -> impl Strategy<Value = StatusEvent> {
                 ([awaiting_input, interrupted, errored], lifecycle, subagent_id),
                 (cue, process, decision),
             )| StatusEvent {
+                command: title.as_ref().map(|title| format!("{title}\n  && more")),
                 agent: agent.to_owned(),
                 session_id: IDS[session].to_owned(),
                 status,
@@ -445,6 +446,7 @@ fn free_event() -> impl Strategy<Value = StatusEvent> {
                 subagent_id: subagent_id.map(str::to_owned),
                 cue,
                 process: process.then(|| AgentProcess { pid: 7, start: 1, ..AgentProcess::default() }),
+                decision_until: decision.map(|_| 30_000),
                 decision,
                 ts: 0,
             },

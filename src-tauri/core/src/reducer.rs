@@ -64,6 +64,8 @@ impl SessionState {
                 process: None,
                 exited: false,
                 decision: None,
+                decision_until: None,
+                command: None,
                 attention: None,
             },
             seq,
@@ -329,6 +331,7 @@ impl Reducer {
             session.subagents = 0;
             // A hold belongs to a process that is gone.
             session.decision = None;
+            session.decision_until = None;
             let seq = self.next_seq;
             self.next_seq += 1;
             let mut state = SessionState {
@@ -543,10 +546,21 @@ fn apply_commit(state: &mut SessionState, event: &StatusEvent, commit: Commit, w
 /// generic permission notice, which only repeats that the same prompt is still there.
 fn track_decision(session: &mut Session, event: &StatusEvent) {
     let blocked = session.status == Some(AgentStatus::Blocked);
+    if !blocked {
+        session.decision_until = None;
+        session.command = None;
+    } else if event.command.is_some() {
+        session.command = clip(&event.command);
+    }
     if event.decision.is_some() && blocked {
         session.decision = event.decision;
+        session.decision_until = event.decision_until;
     } else if !blocked || (!event.is_subagent() && event.cue != Cue::PermissionNotice) {
         session.decision = None;
+        // A new prompt that is not held: nothing has expired on it.
+        if event.status == Some(AgentStatus::Blocked) && event.cue != Cue::PermissionNotice {
+            session.decision_until = None;
+        }
     }
 }
 

@@ -62,6 +62,14 @@ pub struct Session {
     #[serde(default)]
     #[cfg_attr(test, ts(type = "number | null"))]
     pub decision: Option<u64>,
+    /// Until when (Unix ms) the hold waits for Allow / Deny; kept after an unanswered hold ended,
+    /// while the session is still blocked, so the board can say it expired.
+    #[serde(default)]
+    #[cfg_attr(test, ts(type = "number | null"))]
+    pub decision_until: Option<Millis>,
+    /// The whole command (or file, URL, …) the permission on screen asks for, while blocked.
+    #[serde(default)]
+    pub command: Option<String>,
     /// Whether and why it needs the user, and since when (`view::attention`): the needs-you
     /// queue's order. Stamped by the reducer; `null` when it does not.
     #[serde(default)]

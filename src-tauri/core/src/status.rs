@@ -147,6 +147,11 @@ pub struct StatusEvent {
     pub process: Option<AgentProcess>,
     /// The forwarder holds this permission open for an answer from Switchboard: the hold's id.
     pub decision: Option<u64>,
+    /// ... and until when (Unix ms) the hold waits for that answer.
+    pub decision_until: Option<Millis>,
+    /// The whole command (or file, URL, …) a permission asks for, as the CLI sent it: what the
+    /// user approves with Allow, never clipped to a line.
+    pub command: Option<String>,
     /// Stamped by the normalizer's injected clock; payload timestamps are ignored.
     pub ts: Millis,
 }

@@ -51,6 +51,15 @@ exited: boolean,
  */
 decision: number | null, 
 /**
+ * Until when (Unix ms) the hold waits for Allow / Deny; kept after an unanswered hold ended,
+ * while the session is still blocked, so the board can say it expired.
+ */
+decisionUntil: number | null, 
+/**
+ * The whole command (or file, URL, …) the permission on screen asks for, while blocked.
+ */
+command: string | null, 
+/**
  * Whether and why it needs the user, and since when (`view::attention`): the needs-you
  * queue's order. Stamped by the reducer; `null` when it does not.
  */

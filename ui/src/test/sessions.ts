@@ -30,6 +30,8 @@ export function makeSession(overrides: Partial<Session> & { sessionId: string })
     process: null,
     exited: false,
     decision: null,
+    decisionUntil: null,
+    command: null,
     attention: null,
     ...overrides,
   };

@@ -152,7 +152,12 @@ fn question(hook: &Hook, base: StatusEvent) -> StatusEvent {
 }
 
 pub(super) fn permission_request(hook: &Hook, base: StatusEvent) -> StatusEvent {
-    StatusEvent { status: Some(AgentStatus::Blocked), message: hook.tool_input_summary(), ..base }
+    StatusEvent {
+        status: Some(AgentStatus::Blocked),
+        message: hook.tool_input_summary(),
+        command: hook.tool_input_text(),
+        ..base
+    }
 }
 
 fn subagent(hook: &Hook, base: StatusEvent) -> StatusEvent {

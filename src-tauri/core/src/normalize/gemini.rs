@@ -83,8 +83,9 @@ fn tool_permission(hook: &Hook, status: impl Fn(AgentStatus) -> StatusEvent) -> 
         (Some(text), Some(specific)) if !text.contains(specific) => Some(specific),
         (text, specific) => text.or(specific),
     };
+    let command = specific.filter(|text| !text.trim().is_empty()).map(str::to_owned);
     let message = message.map(one_line);
-    StatusEvent { message, ..status(AgentStatus::Blocked) }
+    StatusEvent { message, command, ..status(AgentStatus::Blocked) }
 }
 
 fn cancelled_by_user(hook: &Hook) -> bool {

@@ -112,6 +112,12 @@ impl<'a> Hook<'a> {
     /// A one-line summary of `tool_input` for a permission prompt: the command, the file, the
     /// URL, … — whatever says best what the agent wants to do.
     pub fn tool_input_summary(&self) -> Option<String> {
+        let line = one_line(&self.tool_input_text()?);
+        (!line.is_empty()).then_some(line)
+    }
+
+    /// What the tool input asks for, whole (the command with its newlines, the file's path, …).
+    pub fn tool_input_text(&self) -> Option<String> {
         const KEYS: [&str; 9] =
             ["command", "file_path", "path", "url", "pattern", "query", "prompt", "description", "notebook_path"];
         let input = self.fields.get("tool_input")?;
@@ -125,8 +131,7 @@ impl<'a> Hook<'a> {
             Value::Null => return None,
             other => other.to_string(),
         };
-        let line = one_line(&text);
-        (!line.is_empty()).then_some(line)
+        (!text.trim().is_empty()).then_some(text)
     }
 }
 

@@ -838,3 +838,24 @@ fn an_ended_hold_withdraws_only_its_own_offer() {
     let session = run.reducer.end_decision(&run.session_id.clone(), 11).unwrap();
     assert_eq!((session.decision, session.status), (None, Some(Blocked)), "still blocked at the terminal");
 }
+
+/// Issue 21.1: the board shows the whole command beside Allow / Deny, and until when the hold
+/// waits; an unanswered hold that ended leaves its time so the board can say it expired.
+#[test]
+fn a_held_permission_carries_the_whole_command_and_its_deadline() {
+    let long =
+        format!("git push --force origin main && psql $PROD_URL -c 'DROP TABLE users;'\n{}", "echo more; ".repeat(40));
+    let mut run = Run::claude();
+    let raw = run.payload("PermissionRequest", json!({"tool_name": "Bash", "tool_input": {"command": long}}));
+    let mut event = normalize("claude", &raw, T0).unwrap();
+    event.decision = Some(7);
+    event.decision_until = Some(T0 + 30_000);
+    let held = run.reducer.apply(&event, false).unwrap().session;
+    assert_eq!(held.command.as_deref(), Some(long.as_str()), "whole, newlines and all");
+    assert!(held.message.as_deref().unwrap().chars().count() <= 240, "the one-line summary stays short");
+    assert_eq!((held.decision, held.decision_until), (Some(7), Some(T0 + 30_000)));
+    let ended = run.reducer.end_decision(&run.session_id.clone(), 7).unwrap();
+    assert_eq!((ended.decision, ended.decision_until), (None, Some(T0 + 30_000)), "expired, still on screen");
+    let moved_on = run.feed("PostToolUse", 40_000).unwrap().session;
+    assert_eq!((moved_on.command, moved_on.decision_until), (None, None));
+}

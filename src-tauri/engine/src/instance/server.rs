@@ -171,6 +171,7 @@ async fn hold(
     }
     let held = state.decisions.hold(&event.session_id);
     event.decision = Some(held.id);
+    event.decision_until = Some(event.ts.saturating_add(u64::try_from(limit.as_millis()).unwrap_or(u64::MAX)));
     state.inputs.send(Input::Hook(Box::new(event)));
     match held.wait(limit).await {
         Some(verdict) => axum::Json(HoldAnswer { verdict }).into_response(),

@@ -41,6 +41,10 @@ fn read_json(path: &Path) -> Value {
 #[test]
 fn installed_hooks_report_every_cli_to_a_running_instance() {
     let home = tempfile::tempdir().unwrap();
+    // The three CLIs are used here (their settings folders exist): `install` sets up each.
+    for dir in [".claude", ".codex", ".gemini"] {
+        std::fs::create_dir(home.path().join(dir)).unwrap();
+    }
     let output = Command::new(BIN)
         .args(["install", "all"])
         .env("HOME", home.path())
@@ -105,4 +109,39 @@ fn uninstall_takes_out_only_switchboards_hooks() {
     assert!(install(&["install", "claude", "--uninstall"]).status.success());
     let after = read_json(&claude.join("settings.json"));
     assert_eq!(after, serde_json::from_str::<Value>(mine).unwrap(), "back to the user's own settings");
+}
+
+/// Issue 21.4: `install` (and the app's "Connect my CLIs") sets up only the CLIs this machine
+/// uses; with none, it says so and writes nothing. A named CLI is set up all the same.
+#[test]
+fn install_all_connects_only_the_clis_that_are_here() {
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .env("HOME", home.path())
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .env_remove("GEMINI_CLI_HOME")
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .unwrap()
+    };
+    let none = run(&["install"]);
+    assert!(!none.status.success());
+    let said = String::from_utf8_lossy(&none.stderr);
+    assert!(said.contains("No agent CLI found") && said.contains("switchboard install claude"), "{said}");
+    assert_eq!(std::fs::read_dir(home.path()).unwrap().count(), 0, "nothing written");
+
+    std::fs::create_dir(home.path().join(".claude")).unwrap();
+    let claude_only = run(&["install"]);
+    assert!(claude_only.status.success(), "{}", String::from_utf8_lossy(&claude_only.stderr));
+    assert!(home.path().join(".claude/settings.json").is_file());
+    assert!(!home.path().join(".codex").exists() && !home.path().join(".gemini").exists(), "only Claude's");
+    let said = String::from_utf8_lossy(&claude_only.stdout);
+    assert!(!said.contains("Codex") && !said.contains("Gemini"), "{said}");
+
+    let named = run(&["install", "codex"]);
+    assert!(named.status.success(), "{}", String::from_utf8_lossy(&named.stderr));
+    assert!(home.path().join(".codex/hooks.json").is_file(), "a named CLI is set up all the same");
 }

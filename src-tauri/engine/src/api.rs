@@ -26,6 +26,8 @@ pub enum ErrorKind {
     Stopping,
     /// No CLI of that name.
     UnknownAgent,
+    /// No agent CLI is installed on this machine (and none was named).
+    NoAgentCli,
     /// `HOME` is not set, so the CLIs' settings cannot be found.
     NoHome,
     /// No state directory can be found.
@@ -97,7 +99,19 @@ pub fn install(
 ) -> Result<Vec<InstallOutcome>, ApiError> {
     let clis = install::clis_named(target)
         .ok_or_else(|| ApiError::new(ErrorKind::UnknownAgent, format!("no CLI called {target}")))?;
-    let options = InstallOptions::for_user(clis, uninstall, dry_run, command_path).ok_or_else(ApiError::no_home)?;
+    let mut options = InstallOptions::for_user(clis, uninstall, dry_run, command_path).ok_or_else(ApiError::no_home)?;
+    if target == "all" && !uninstall {
+        // Only the CLIs this machine uses: a named one is set up whether or not it is there yet.
+        let search_path = std::env::var_os("PATH");
+        options.clis.retain(|cli| install::used_here(*cli, &options.dirs, search_path.as_deref()));
+        if options.clis.is_empty() {
+            return Err(ApiError::new(
+                ErrorKind::NoAgentCli,
+                "No agent CLI found on this machine (no claude, codex or gemini on PATH, and none of \
+                 ~/.claude, ~/.codex, ~/.gemini). Install one first, or name it: switchboard install claude",
+            ));
+        }
+    }
     Ok(install::install(&options))
 }
 

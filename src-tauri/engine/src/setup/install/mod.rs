@@ -106,6 +106,18 @@ pub fn clis_named(target: &str) -> Option<Vec<Cli>> {
     }
 }
 
+/// Whether `cli` is used on this machine: on `search_path`, or its settings folder exists (the
+/// same test `doctor` uses to tell a CLI that is not installed).
+pub fn used_here(cli: Cli, dirs: &ConfigDirs, search_path: Option<&std::ffi::OsStr>) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let on_path = search_path.is_some_and(|paths| {
+        std::env::split_paths(paths).filter(|dir| dir.is_absolute()).map(|dir| dir.join(cli.agent())).any(|path| {
+            std::fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+        })
+    });
+    on_path || dirs.dir(cli).is_dir()
+}
+
 impl InstallOptions {
     /// For the user's own settings (found through the environment), registering `command_path`.
     /// `None` when `HOME` is unset and some CLI has no override.

@@ -48,7 +48,7 @@ describe("the Connections view", () => {
     const groups = within(drawer).getAllByTestId("check-group").map((g) => g.dataset.agent);
     expect(groups).toEqual(["claude", "codex", "gemini", "switchboard"]);
     expect(within(drawer).getByText("2.1.332")).toBeInTheDocument();
-    expect(within(drawer).getByTestId("doctor-summary")).toHaveTextContent("1 check needs fixing.");
+    expect(within(drawer).getByTestId("doctor-summary")).toHaveTextContent("1 check failed.");
     expect(screen.getByTestId("connections-toggle")).toHaveAttribute("aria-pressed", "true");
   });
 
@@ -88,7 +88,7 @@ describe("the Connections view", () => {
     vi.mocked(ipc.doctor).mockResolvedValueOnce(doctorReport()).mockResolvedValueOnce(healthyReport());
     renderConnections();
     fireEvent.click(screen.getByTestId("connections-toggle"));
-    await screen.findByText("1 check needs fixing.");
+    await screen.findByText("1 check failed.");
     expect(screen.getByLabelText("1 failing")).toBeInTheDocument();
     fireEvent.click(screen.getByTestId("connections-refresh"));
     expect(await screen.findByText("Everything is connected.")).toBeInTheDocument();

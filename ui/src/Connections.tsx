@@ -151,7 +151,7 @@ export function DoctorSummary({ report }: { report: DoctorReport }) {
   const failed = failures(report);
   return (
     <p className={failed ? "doctor-summary is-failing" : "doctor-summary is-ok"} data-testid="doctor-summary">
-      {failed === 0 ? "Everything is connected." : failed === 1 ? "1 check needs fixing." : `${failed} checks need fixing.`}
+      {report.ok ? "Everything is connected." : report.summary}
     </p>
   );
 }

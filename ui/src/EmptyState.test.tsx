@@ -55,7 +55,7 @@ describe("the empty state", () => {
     expect(ipc.doctor).toHaveBeenCalledTimes(1);
     const checks = await screen.findByTestId("doctor-checks");
     expect(checks).toHaveAttribute("data-ok", "false");
-    expect(screen.getByTestId("doctor-summary")).toHaveTextContent("1 check needs fixing.");
+    expect(screen.getByTestId("doctor-summary")).toHaveTextContent("1 check failed.");
     const fixes = screen.getAllByTestId("check-fix").map((f) => f.textContent);
     expect(fixes).toEqual(["switchboard install codex", "npm install -g @google/gemini-cli"]);
   });
@@ -64,7 +64,7 @@ describe("the empty state", () => {
     vi.mocked(ipc.doctor).mockResolvedValueOnce(doctorReport()).mockResolvedValueOnce(healthyReport());
     vi.mocked(ipc.installHooks).mockResolvedValue("Codex CLI: added the Switchboard hook for 12 events");
     render(<EmptyState />);
-    await screen.findByText("1 check needs fixing.");
+    await screen.findByText("1 check failed.");
     fireEvent.click(screen.getByRole("button", { name: "Connect my CLIs" }));
     expect(await screen.findByText("Everything is connected.")).toBeInTheDocument();
     expect(ipc.doctor).toHaveBeenCalledTimes(2);

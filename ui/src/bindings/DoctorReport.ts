@@ -4,7 +4,7 @@ import type { Check } from "./Check";
 
 export type DoctorReport = { 
 /**
- * No check failed.
+ * No check failed, and at least one agent CLI is on this machine.
  */
 ok: boolean, 
 /**
@@ -14,4 +14,9 @@ agents: Array<AgentReport>,
 /**
  * The running instance and the test event.
  */
-switchboard: Array<Check>, };
+switchboard: Array<Check>, 
+/**
+ * The report in one line, the same for `doctor` and the app: how many checks failed, or
+ * that all passed, or that no agent CLI is on this machine at all.
+ */
+summary: string, };

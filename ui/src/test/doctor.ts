@@ -41,13 +41,14 @@ export function doctorReport(overrides: Partial<DoctorReport> = {}): DoctorRepor
       },
     ],
     switchboard: [check("switchboard.running", "pass"), check("switchboard.roundTrip", "pass")],
+    summary: "1 check failed.",
     ...overrides,
   };
 }
 
 /** Every check passes. */
 export function healthyReport(): DoctorReport {
-  const report = doctorReport({ ok: true });
+  const report = doctorReport({ ok: true, summary: "All checks passed." });
   return {
     ...report,
     agents: report.agents.map((agent) => ({

@@ -95,12 +95,15 @@ impl DoctorOptions {
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct DoctorReport {
-    /// No check failed.
+    /// No check failed, and at least one agent CLI is on this machine.
     pub ok: bool,
     /// Claude Code, Codex CLI and Gemini CLI, in that order.
     pub agents: Vec<AgentReport>,
     /// The running instance and the test event.
     pub switchboard: Vec<Check>,
+    /// The report in one line, the same for `doctor` and the app: how many checks failed, or
+    /// that all passed, or that no agent CLI is on this machine at all.
+    pub summary: String,
 }
 
 /// One CLI's connection.
@@ -160,6 +163,24 @@ impl DoctorReport {
     pub fn failed(&self) -> usize {
         self.checks().filter(|check| check.outcome == Outcome::Fail).count()
     }
+
+    fn summarize(&self) -> String {
+        let none_here = self.agents.iter().all(|agent| !agent.found);
+        let failed = match self.failed() {
+            0 if none_here => String::new(),
+            0 => "All checks passed.".to_owned(),
+            1 => "1 check failed.".to_owned(),
+            failed => format!("{failed} checks failed."),
+        };
+        if none_here {
+            let names: Vec<&str> = self.agents.iter().map(|agent| agent.name.as_str()).collect();
+            format!("No agent CLI found on this machine: install {} first. {failed}", names.join(", "))
+                .trim_end()
+                .to_owned()
+        } else {
+            failed
+        }
+    }
 }
 
 /// Runs every check. `remove_test_session` is called with the test event's session id once it
@@ -175,8 +196,9 @@ pub fn examine(options: &DoctorOptions, remove_test_session: impl FnOnce(&str)) 
         .map(|(status, (path, version))| agent_report(options, status, path, version))
         .collect();
     let switchboard = switchboard_checks(options, remove_test_session);
-    let mut report = DoctorReport { ok: true, agents, switchboard };
-    report.ok = report.failed() == 0;
+    let mut report = DoctorReport { ok: true, agents, switchboard, summary: String::new() };
+    report.ok = report.failed() == 0 && report.agents.iter().any(|agent| agent.found);
+    report.summary = report.summarize();
     report
 }
 
@@ -566,11 +588,7 @@ impl fmt::Display for DoctorReport {
                 }
             }
         }
-        match self.failed() {
-            0 => writeln!(f, "\nAll checks passed."),
-            1 => writeln!(f, "\n1 check failed."),
-            failed => writeln!(f, "\n{failed} checks failed."),
-        }
+        writeln!(f, "\n{}", self.summary)
     }
 }
 
@@ -720,6 +738,27 @@ mod tests {
         assert!(report.agents[2].found);
         assert_eq!(check(&report, "gemini.path").outcome, Outcome::Skip);
         assert_eq!(check(&report, "gemini.hooks").outcome, Outcome::Fail);
+    }
+
+    /// Issue 21.4: with no agent CLI on this machine the report never says all is well; the app
+    /// shows this same summary line.
+    #[test]
+    fn with_no_agent_cli_here_the_report_says_so_and_is_not_ok() {
+        let bare = machine(&[]);
+        let report = examine_quietly(&bare.options);
+        assert!(report.agents.iter().all(|agent| !agent.found));
+        assert!(!report.ok);
+        assert!(report.summary.starts_with("No agent CLI found on this machine"), "{}", report.summary);
+        assert!(report.to_string().ends_with(&format!("\n{}\n", report.summary)));
+        // One CLI here: the summary is the count of failed checks, as `doctor` prints it.
+        let one = machine(&[("claude", "echo 2.1.90")]);
+        let report = examine_quietly(&one.options);
+        let expected = match report.failed() {
+            0 => "All checks passed.".to_owned(),
+            1 => "1 check failed.".to_owned(),
+            n => format!("{n} checks failed."),
+        };
+        assert_eq!(report.summary, expected);
     }
 
     #[test]

@@ -338,7 +338,8 @@ mod tests {
             session("blocked-unread", json!({"status": "blocked", "unread": true, "statusChangedAt": 20})),
         ];
         let needs = needs_you(&sessions);
-        assert_eq!(ids(&needs), ["waiting-early", "blocked-unread", "blocked-late", "failed-unread", "done-unread"]);
+        // A failed turn asks too (issue 21.5): it waits since 2, the longest.
+        assert_eq!(ids(&needs), ["failed-unread", "waiting-early", "blocked-unread", "blocked-late", "done-unread"]);
     }
 
     #[test]
@@ -360,9 +361,9 @@ mod tests {
             [
                 "auth-refactor — needs permission: Bash",
                 "api — has a question",
+                "d1234567 — failed",
                 "a very long title that goes on and on a… — needs permission",
                 "c — finished",
-                "d1234567 — failed",
                 "x — interrupted",
             ]
         );

@@ -89,7 +89,7 @@ export function boundsOf(positions: readonly XY[]): Box | null {
 // ── What needs the user first ────────────────────────────────────────────────────────────────
 
 /**
- * 0 blocked, 1 waiting (the "Needs you" lane), 2 unread done, 3 working, 4 not started / idle,
+ * 0 blocked, 1 waiting or failed (the "Needs you" lane), 2 unread done, 3 working, 4 not started / idle,
  * 5 done and read, 6 ended. Lower comes first.
  */
 export function rankOf(session: Session): number {
@@ -100,6 +100,8 @@ export function rankOf(session: Session): number {
     case "waiting":
       return 1;
     case "done":
+      // A failed turn waits for the user like a question does.
+      if (session.errored) return 1;
       return session.unread ? 2 : 5;
     case "working":
       return 3;

@@ -72,7 +72,9 @@ describe("categoryOf feeds the header chips", () => {
     expect(categoryOf(makeSession({ sessionId: "a", status: "waiting" }))).toBe("needs");
     expect(categoryOf(makeSession({ sessionId: "a", status: "blocked" }))).toBe("needs");
     expect(categoryOf(makeSession({ sessionId: "a", status: "working" }))).toBe("working");
-    expect(categoryOf(makeSession({ sessionId: "a", status: "done", errored: true }))).toBe("done");
+    // A failed turn needs the user (issue 21.5), not the green chip.
+    expect(categoryOf(makeSession({ sessionId: "a", status: "done", errored: true }))).toBe("needs");
+    expect(categoryOf(makeSession({ sessionId: "a", status: "done" }))).toBe("done");
     expect(categoryOf(makeSession({ sessionId: "a", status: null }))).toBeNull();
     expect(categoryOf(makeSession({ sessionId: "a", status: "blocked", ended: true }))).toBeNull();
   });

@@ -152,7 +152,8 @@ export function categoryOf(session: Session): Category | null {
     case "working":
       return "working";
     case "done":
-      return "done";
+      // A failed turn needs the user (a retry, a look), not the green chip.
+      return session.errored ? "needs" : "done";
     default:
       return null;
   }

@@ -201,13 +201,13 @@ describe("needs-you ordering for the n key", () => {
     makeSession({ sessionId: "error-unread", status: "done", errored: true, unread: true, statusChangedAt: at(2) }),
   ].map((s, i) => ({ ...s, firstEventAt: at(100 - i) }));
 
-  it("puts blocked and waiting first (longest waiting first), then unread ones", () => {
+  it("puts blocked, waiting and failed first (longest waiting first), then unread ones", () => {
     store().applySnapshot(sessions);
     expect(needsYouQueue(store().sessions, store().order)).toEqual([
       "blocked-old",
+      "error-unread",
       "waiting-new",
       "done-unread",
-      "error-unread",
     ]);
   });
 
@@ -218,10 +218,10 @@ describe("needs-you ordering for the n key", () => {
       store().jumpToNeedsYou(1);
       seen.push(selectSelectedId(store()));
     }
-    expect(seen).toEqual(["blocked-old", "waiting-new", "done-unread", "error-unread", "blocked-old"]);
+    expect(seen).toEqual(["blocked-old", "error-unread", "waiting-new", "done-unread", "blocked-old"]);
     store().jumpToNeedsYou(-1);
-    expect(selectSelectedId(store())).toBe("error-unread");
-    expect(store().focus?.id).toBe("error-unread");
+    expect(selectSelectedId(store())).toBe("done-unread");
+    expect(store().focus?.id).toBe("done-unread");
   });
 
   it("a chip click cycles through the sessions it counts", () => {
@@ -230,10 +230,11 @@ describe("needs-you ordering for the n key", () => {
     expect(selectSelectedId(store())).toBe("done-unread");
     store().cycle("done");
     expect(selectSelectedId(store())).toBe("done-read");
-    store().cycle("done");
-    expect(selectSelectedId(store())).toBe("error-unread");
+    // The failed one is counted under Needs you, not done.
     store().cycle("done");
     expect(selectSelectedId(store())).toBe("done-unread");
+    store().cycle("needs");
+    expect(store().sessions[selectSelectedId(store())!]?.status).not.toBe("working");
   });
 
   it("jumping with nothing to jump to keeps the selection", () => {

@@ -15,7 +15,7 @@ use crate::status::{AgentStatus, Millis};
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Attention {
-    /// 0: it asks (blocked or waiting); 1: it finished or failed and the user has not looked.
+    /// 0: it asks (blocked, waiting, or its turn failed); 1: it finished and the user has not looked.
     pub rank: u8,
     /// When it started to need the user (its last status change).
     #[cfg_attr(test, ts(type = "number"))]
@@ -29,7 +29,10 @@ pub fn attention(session: &Session) -> Option<Attention> {
         return None;
     }
     let since = session.status_changed_at.unwrap_or(session.last_event_at);
-    let asking = !session.ended && matches!(session.status, Some(AgentStatus::Waiting | AgentStatus::Blocked));
+    // A failed turn asks too: the user has to retry or look (issue 21.5).
+    let failed = session.status == Some(AgentStatus::Done) && session.errored;
+    let asking =
+        !session.ended && (failed || matches!(session.status, Some(AgentStatus::Waiting | AgentStatus::Blocked)));
     if asking {
         Some(Attention { rank: 0, since })
     } else if session.unread {

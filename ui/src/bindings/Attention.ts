@@ -2,7 +2,7 @@
 
 export type Attention = { 
 /**
- * 0: it asks (blocked or waiting); 1: it finished or failed and the user has not looked.
+ * 0: it asks (blocked, waiting, or its turn failed); 1: it finished and the user has not looked.
  */
 rank: number, 
 /**

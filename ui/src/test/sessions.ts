@@ -43,6 +43,7 @@ export function makeSession(overrides: Partial<Session> & { sessionId: string })
 function attentionOf(s: Session): Session["attention"] {
   if (s.archived) return null;
   const since = s.statusChangedAt ?? s.lastEventAt;
-  if (!s.ended && (s.status === "waiting" || s.status === "blocked")) return { rank: 0, since };
+  const failed = s.status === "done" && s.errored;
+  if (!s.ended && (failed || s.status === "waiting" || s.status === "blocked")) return { rank: 0, since };
   return s.unread ? { rank: 1, since } : null;
 }

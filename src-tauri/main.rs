@@ -12,7 +12,19 @@ use clap::{Parser, Subcommand, ValueEnum};
 use switchboard_engine::api;
 
 #[derive(Parser)]
-#[command(name = "switchboard", version, about = "See every AI coding agent on your machine, and which one needs you")]
+#[command(
+    name = "switchboard",
+    version,
+    about = "See every AI coding agent on your machine, and which one needs you",
+    long_about = "See every AI coding agent on your machine, and which one needs you.\n\n\
+        With no command, `switchboard` opens the desktop app (a second launch brings its window forward).",
+    after_help = "Examples:\n  \
+        switchboard                  open the app\n  \
+        switchboard install          connect the agent CLIs found on this machine\n  \
+        switchboard doctor           check that each CLI is connected and an event gets through\n  \
+        switchboard status           the sessions, those that need you first\n  \
+        switchboard serve            the same without a window (SSH boxes, tmux)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

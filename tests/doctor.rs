@@ -72,7 +72,10 @@ fn an_unconfigured_home_fails_and_names_the_fix_for_each_check() {
     let codex_hooks = machine.path("codex-home/hooks.json").display().to_string();
     assert!(text.contains(&format!("no Switchboard hook in {codex_hooks}")), "CODEX_HOME is followed: {text}");
     assert!(text.contains("fix: run gemini in ") && text.contains("choose \"Trust folder\""), "{text}");
-    assert!(text.contains("      fix: switchboard serve\n"), "{text}");
+    assert!(
+        text.contains("      fix: start the app (`switchboard`), or `switchboard serve` where there is no display\n"),
+        "{text}"
+    );
     assert!(text.ends_with("\n5 checks failed.\n"), "{text}");
 
     let json = machine.run(state.path(), &["doctor", "--json"]);

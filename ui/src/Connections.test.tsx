@@ -207,3 +207,20 @@ describe("the doctor's test sessions", () => {
     expect(Object.keys(useSwitchboard.getState().sessions)).toEqual(["real"]);
   });
 });
+
+describe("check texts", () => {
+  it("show `backticked` commands as code, never the backticks, and copy the command", async () => {
+    const { DoctorChecks, commandOf } = await import("./Connections");
+    const fix = "start the app (`switchboard`), or `switchboard serve` where there is no display";
+    const report = doctorReport({ switchboard: [{ id: "switchboard.running", label: "Running", outcome: "fail", detail: "not running", fix }] });
+    render(<DoctorChecks report={report} />);
+    const shown = screen.getAllByTestId("check-fix").find((el) => el.textContent?.includes("switchboard serve"))!;
+    expect(shown.textContent).not.toContain("`");
+    expect(within(shown).getAllByText(/switchboard/, { selector: "code" }).map((c) => c.textContent)).toEqual([
+      "switchboard",
+      "switchboard serve",
+    ]);
+    expect(commandOf(fix)).toBe("switchboard");
+    expect(commandOf("switchboard install codex")).toBe("switchboard install codex");
+  });
+});

@@ -75,6 +75,24 @@ function CopyButton({ text }: { text: string }) {
   );
 }
 
+/** Text whose `backticked` parts are commands: shown as code, never with the backticks. A fix
+ * with no backticks is a command as a whole (`whole`). */
+function WithCode({ text, whole = false }: { text: string; whole?: boolean }) {
+  const parts = text.split("`");
+  if (parts.length < 3) return whole ? <code>{text}</code> : <>{text}</>;
+  return (
+    <>
+      {parts.map((part, i) => (i % 2 === 1 ? <code key={i}>{part}</code> : part && <span key={i}>{part}</span>))}
+    </>
+  );
+}
+
+/** What the copy button copies: the first `backticked` command of a fix, else the fix itself. */
+export function commandOf(fix: string): string {
+  const parts = fix.split("`");
+  return parts.length >= 3 ? parts[1]! : fix;
+}
+
 function CheckRow({ check }: { check: Check }) {
   return (
     <li
@@ -90,14 +108,14 @@ function CheckRow({ check }: { check: Check }) {
           <span className="visually-hidden">: {WORD[check.outcome]}</span>
         </div>
         <div className="check-detail" title={check.detail}>
-          {check.detail}
+          <WithCode text={check.detail} />
         </div>
         {check.fix && (
           <div className="check-fix">
-            <code className="check-command" data-testid="check-fix">
-              {check.fix}
-            </code>
-            <CopyButton text={check.fix} />
+            <span className="check-command" data-testid="check-fix">
+              <WithCode text={check.fix} whole />
+            </span>
+            <CopyButton text={commandOf(check.fix)} />
           </div>
         )}
       </div>

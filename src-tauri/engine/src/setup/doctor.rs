@@ -497,9 +497,13 @@ fn read_json(path: &Path) -> Result<Option<Value>, ()> {
     }
 }
 
+/// The fix when no instance answers.
+pub const START_SWITCHBOARD: &str = "start the app (`switchboard`), or `switchboard serve` where there is no display";
+
 fn switchboard_checks(options: &DoctorOptions, remove_test_session: impl FnOnce(&str)) -> Vec<Check> {
     let id = |check: &str| format!("switchboard.{check}");
-    let start = "switchboard serve".to_owned();
+    // The desktop app first: `serve` is for SSH boxes and tmux users (issue 21.7).
+    let start = START_SWITCHBOARD.to_owned();
     let running = match status::fetch(&options.state_dir) {
         Ok(_) => {
             let endpoint = Endpoint::read(&options.state_dir);
@@ -687,7 +691,7 @@ mod tests {
         assert_eq!(check(&report, "codex.trust").outcome, Outcome::Skip);
         assert_eq!(check(&report, "gemini.folder").outcome, Outcome::Fail);
         let running = check(&report, "switchboard.running");
-        assert_eq!((running.outcome, running.fix.as_deref()), (Outcome::Fail, Some("switchboard serve")));
+        assert_eq!((running.outcome, running.fix.as_deref()), (Outcome::Fail, Some(START_SWITCHBOARD)));
         assert!(running.detail.contains("not running"), "{running:?}");
         assert_eq!(check(&report, "switchboard.roundTrip").outcome, Outcome::Skip);
 
@@ -867,7 +871,7 @@ mod tests {
         let running = check(&report, "switchboard.running");
         assert_eq!(running.outcome, Outcome::Fail);
         assert!(running.detail.contains("not answering"), "{running:?}");
-        assert_eq!(running.fix.as_deref(), Some("switchboard serve"));
+        assert_eq!(running.fix.as_deref(), Some(START_SWITCHBOARD));
         let _ = machine.home;
     }
 

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use ts_rs::TS;
 
 use crate::reducer::{HistoryEntry, Position, Session, SessionsChanged, Snapshot};
+use crate::session::Attention;
 use crate::status::{AgentProcess, AgentStatus, SessionKind};
-use crate::view::Attention;
 
 fn generated() -> Vec<(String, String)> {
     let header = "// Generated from the Rust types by ts-rs (src-tauri/core/src/bindings.rs). Do not edit.\n";

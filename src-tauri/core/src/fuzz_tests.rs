@@ -13,9 +13,10 @@ use proptest::prelude::*;
 use proptest::sample::{select, Index};
 use serde_json::{json, Value};
 
+use crate::agent::normalize;
 use crate::agent::AGENTS;
 use crate::normalize::observed::{process_exited, tool_started, transcript_record};
-use crate::normalize::{fixtures, normalize, MAX_ID_LEN};
+use crate::normalize::{fixtures, MAX_ID_LEN};
 use crate::reducer::{Ages, Reducer, Session, MAX_SESSIONS, MAX_SUBAGENTS, MAX_TEXT};
 use crate::status::{AgentProcess, AgentStatus, Cue, Lifecycle, SessionKind, StatusEvent};
 

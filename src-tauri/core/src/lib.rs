@@ -20,8 +20,7 @@ mod fuzz_tests;
 #[cfg(test)]
 mod real_sequences;
 
-pub use agent::{agent, Agent, TitleSource, AGENTS};
-pub use normalize::{normalize, normalizer, Normalizer};
+pub use agent::{agent, normalize, normalizer, Agent, Normalizer, TitleSource, AGENTS};
 pub use notify::{notification_text, should_notify, NotificationText, NotifyContext};
 pub use reducer::{Ages, Change, HistoryEntry, Position, Reducer, Restored, Session, SessionsChanged, Snapshot};
 pub use status::{AgentProcess, AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent, TERMINAL};

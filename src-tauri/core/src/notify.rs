@@ -93,7 +93,7 @@ mod text_tests {
 
     fn session(body: serde_json::Value) -> crate::session::Session {
         let mut reducer = Reducer::new();
-        let event = crate::normalize::normalize("custom", &body, 1).unwrap();
+        let event = crate::agent::normalize("custom", &body, 1).unwrap();
         reducer.apply(&event, false).unwrap().session
     }
 

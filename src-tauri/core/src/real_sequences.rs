@@ -8,7 +8,8 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::normalize::{fixtures, normalize};
+use crate::agent::normalize;
+use crate::normalize::fixtures;
 use crate::reducer::{Reducer, Session};
 use crate::status::{AgentStatus, Millis};
 use AgentStatus::*;

@@ -73,7 +73,21 @@ pub struct Session {
     /// Whether and why it needs the user, and since when (`view::attention`): the needs-you
     /// queue's order. Stamped by the reducer; `null` when it does not.
     #[serde(default)]
-    pub attention: Option<crate::view::Attention>,
+    pub attention: Option<Attention>,
+}
+
+/// Why a session is in the needs-you queue, and since when: the board's `n` key, the tray's
+/// menu and the header's count follow this order — asking first, then unread; within each, the
+/// longest waiting first (then arrival order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Attention {
+    /// 0: it asks (blocked, waiting, or its turn failed); 1: it finished and the user has not looked.
+    pub rank: u8,
+    /// When it started to need the user (its last status change).
+    #[cfg_attr(test, ts(type = "number"))]
+    pub since: Millis,
 }
 
 /// A node's place on the canvas, in whole canvas pixels.

@@ -3,24 +3,9 @@
 //! (`title`, `attention`), so the board, the tray and the notifications read them instead of
 //! each working them out again.
 
-use serde::{Deserialize, Serialize};
-
+pub use crate::session::Attention;
 use crate::session::Session;
-use crate::status::{AgentStatus, Millis};
-
-/// Why a session is in the needs-you queue, and since when: the board's `n` key, the tray's
-/// menu and the header's count follow this order — asking first, then unread; within each, the
-/// longest waiting first (then arrival order).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub struct Attention {
-    /// 0: it asks (blocked, waiting, or its turn failed); 1: it finished and the user has not looked.
-    pub rank: u8,
-    /// When it started to need the user (its last status change).
-    #[cfg_attr(test, ts(type = "number"))]
-    pub since: Millis,
-}
+use crate::status::AgentStatus;
 
 /// Whether, and why, the session needs the user. Ended and archived sessions never ask; archived
 /// ones are off the canvas, so their unread dot does not count either.
@@ -103,7 +88,7 @@ mod tests {
     fn sessions(events: &[serde_json::Value]) -> Vec<Session> {
         let mut reducer = Reducer::new();
         for (n, body) in events.iter().enumerate() {
-            let event = crate::normalize::normalize("custom", body, 1_000 + n as u64 * 1_000).unwrap();
+            let event = crate::agent::normalize("custom", body, 1_000 + n as u64 * 1_000).unwrap();
             reducer.apply(&event, false);
         }
         reducer.snapshot().sessions

@@ -189,7 +189,7 @@ pub fn events_for(cli: Cli, version: Option<Version>) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::normalize::normalize;
+    use crate::agent::normalize;
 
     const PROGRAM: &str = super::super::testing::PROGRAM;
 

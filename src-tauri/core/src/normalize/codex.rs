@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::claude::permission_request;
 use super::{lifecycle, one_line, Hook};
-use crate::agent::{Agent, TitleSource};
+use crate::agent::row::{Agent, TitleSource};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 const AGENT_ID: &str = "codex";

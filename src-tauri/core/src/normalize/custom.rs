@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::agent::{Agent, TitleSource};
+use crate::agent::row::{Agent, TitleSource};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 /// Scripts and tools that speak Switchboard's own event (SPEC 1.4): not installed, not decided.

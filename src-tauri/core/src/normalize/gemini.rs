@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::{lifecycle, one_line, Hook};
-use crate::agent::{Agent, TitleSource};
+use crate::agent::row::{Agent, TitleSource};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, StatusEvent};
 
 const AGENT_ID: &str = "gemini";

@@ -19,20 +19,6 @@ pub use codex::normalize_codex;
 pub use custom::normalize_custom;
 pub use gemini::normalize_gemini;
 
-/// `(raw hook JSON, now) -> event`. `now` is the injected clock's reading, in Unix ms.
-pub type Normalizer = fn(&Value, Millis) -> Option<StatusEvent>;
-
-/// The normalizer of the agent with that id in `/hook/<agent>` (the [`crate::agent::AGENTS`]
-/// table: routing reads only it).
-pub fn normalizer(agent: &str) -> Option<Normalizer> {
-    crate::agent::agent(agent).map(|agent| agent.normalize)
-}
-
-/// Looks up the agent's normalizer and runs it; `None` for an unknown agent too.
-pub fn normalize(agent: &str, raw: &Value, now: Millis) -> Option<StatusEvent> {
-    normalizer(agent).and_then(|normalize| normalize(raw, now))
-}
-
 /// Longest session id accepted (real ids are 36 characters); longer ones are dropped.
 pub const MAX_ID_LEN: usize = 256;
 
@@ -189,15 +175,6 @@ pub(crate) mod fixtures {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn the_table_routes_every_builtin_agent() {
-        for agent in ["claude", "codex", "gemini", "custom"] {
-            assert!(normalizer(agent).is_some(), "{agent}");
-        }
-        assert!(normalizer("cursor").is_none());
-        assert!(normalize("nope", &json!({"hook_event_name": "Stop", "session_id": "s"}), 1).is_none());
-    }
 
     #[test]
     fn input_without_an_object_an_event_name_or_a_session_id_gives_no_event() {

@@ -3,8 +3,8 @@
 use serde_json::{json, Value};
 
 use super::*;
+use crate::agent::normalize;
 use crate::normalize::fixtures::fixture;
-use crate::normalize::normalize;
 use AgentStatus::*;
 
 const T0: Millis = 1_750_000_000_000;

@@ -1,10 +1,12 @@
-//! Everything Switchboard knows about one agent CLI, said once per CLI: each CLI's module
-//! (`normalize/<cli>.rs`) holds its [`Agent`] row, and every other part of Switchboard — the hook
-//! server's routing, the forwarder, the installer, the title watcher, Jump, the board — asks this
-//! table instead of matching on an agent id. A fourth CLI is a module with its normalizer and its
-//! row, one line in [`AGENTS`], and its real-CLI test.
+//! One agent CLI's row in the [`super::AGENTS`] table: the type each CLI module fills in. A leaf
+//! (it imports nothing of the CLIs), so the CLI modules and the table do not import each other.
 
-use crate::normalize::Normalizer;
+use serde_json::Value;
+
+use crate::status::{Millis, StatusEvent};
+
+/// `(raw hook JSON, now) -> event`. `now` is the injected clock's reading, in Unix ms.
+pub type Normalizer = fn(&Value, Millis) -> Option<StatusEvent>;
 
 /// Where the agent's own name for a session lives (SPEC 4, "node title").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,19 +52,6 @@ pub struct Agent {
     pub title: TitleSource,
 }
 
-/// Every agent Switchboard understands, in the order the board and the installer list them.
-pub static AGENTS: &[&Agent] = &[
-    &crate::normalize::claude::AGENT,
-    &crate::normalize::codex::AGENT,
-    &crate::normalize::gemini::AGENT,
-    &crate::normalize::custom::AGENT,
-];
-
-/// The agent with that id.
-pub fn agent(id: &str) -> Option<&'static Agent> {
-    AGENTS.iter().copied().find(|agent| agent.id == id)
-}
-
 impl Agent {
     /// Whether `event` is the permission this agent lets the board decide.
     pub fn decides_with(&self, event: &str) -> bool {
@@ -72,34 +61,5 @@ impl Agent {
     /// The command that resumes `session_id` (already quoted for a shell).
     pub fn resume_command(&self, quoted_session_id: &str) -> Option<String> {
         self.resume.map(|template| template.replace("{id}", quoted_session_id))
-    }
-}
-
-/// The ids of the agents whose permission prompts can wait for Allow / Deny from the board.
-pub fn deciding() -> impl Iterator<Item = &'static str> {
-    AGENTS.iter().filter(|agent| agent.decision_event.is_some()).map(|agent| agent.id)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ids_are_unique_route_segments_and_every_installed_agent_says_how_to_resume() {
-        for (n, agent) in AGENTS.iter().enumerate() {
-            assert!(agent.id.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'), "{}", agent.id);
-            assert!(AGENTS[n + 1..].iter().all(|other| other.id != agent.id), "{} twice", agent.id);
-            if !agent.hook_events.is_empty() {
-                assert!(agent.resume.is_some_and(|r| r.contains("{id}")), "{}", agent.id);
-            }
-            // Either it can be decided from the board, or the board says why not.
-            assert!(agent.decision_event.is_some() != agent.why_not_decided.is_some(), "{}", agent.id);
-            if let Some(event) = agent.decision_event {
-                assert!(agent.hook_events.contains(&event), "{}: {event} must get the hook", agent.id);
-            }
-        }
-        assert_eq!(deciding().collect::<Vec<_>>(), ["claude", "codex"]);
-        assert_eq!(agent("codex").unwrap().resume_command("'a b'").as_deref(), Some("codex resume 'a b'"));
-        assert!(agent("nope").is_none());
     }
 }

@@ -1,0 +1,75 @@
+//! Everything Switchboard knows about one agent CLI, said once per CLI: each CLI's module
+//! (`normalize/<cli>.rs`) holds its [`Agent`] row, and every other part of Switchboard — the hook
+//! server's routing, the forwarder, the installer, the title watcher, Jump, the board — asks this
+//! table instead of matching on an agent id. A fourth CLI is a module with its normalizer and its
+//! row, one line in [`AGENTS`], and its real-CLI test.
+
+use serde_json::Value;
+
+use crate::status::{Millis, StatusEvent};
+
+pub mod row;
+
+pub use row::{Agent, Normalizer, TitleSource};
+
+/// Every agent Switchboard understands, in the order the board and the installer list them.
+pub static AGENTS: &[&Agent] = &[
+    &crate::normalize::claude::AGENT,
+    &crate::normalize::codex::AGENT,
+    &crate::normalize::gemini::AGENT,
+    &crate::normalize::custom::AGENT,
+];
+
+/// The agent with that id.
+pub fn agent(id: &str) -> Option<&'static Agent> {
+    AGENTS.iter().copied().find(|agent| agent.id == id)
+}
+
+/// The normalizer of the agent with that id in `/hook/<agent>`: routing reads only [`AGENTS`].
+pub fn normalizer(id: &str) -> Option<Normalizer> {
+    agent(id).map(|agent| agent.normalize)
+}
+
+/// Looks up the agent's normalizer and runs it; `None` for an unknown agent too.
+pub fn normalize(id: &str, raw: &Value, now: Millis) -> Option<StatusEvent> {
+    normalizer(id).and_then(|normalize| normalize(raw, now))
+}
+
+/// The ids of the agents whose permission prompts can wait for Allow / Deny from the board.
+pub fn deciding() -> impl Iterator<Item = &'static str> {
+    AGENTS.iter().filter(|agent| agent.decision_event.is_some()).map(|agent| agent.id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_routes_every_builtin_agent() {
+        for agent in ["claude", "codex", "gemini", "custom"] {
+            assert!(normalizer(agent).is_some(), "{agent}");
+        }
+        assert!(normalizer("cursor").is_none());
+        let stop = serde_json::json!({"hook_event_name": "Stop", "session_id": "s"});
+        assert!(normalize("nope", &stop, 1).is_none());
+    }
+
+    #[test]
+    fn ids_are_unique_route_segments_and_every_installed_agent_says_how_to_resume() {
+        for (n, agent) in AGENTS.iter().enumerate() {
+            assert!(agent.id.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'), "{}", agent.id);
+            assert!(AGENTS[n + 1..].iter().all(|other| other.id != agent.id), "{} twice", agent.id);
+            if !agent.hook_events.is_empty() {
+                assert!(agent.resume.is_some_and(|r| r.contains("{id}")), "{}", agent.id);
+            }
+            // Either it can be decided from the board, or the board says why not.
+            assert!(agent.decision_event.is_some() != agent.why_not_decided.is_some(), "{}", agent.id);
+            if let Some(event) = agent.decision_event {
+                assert!(agent.hook_events.contains(&event), "{}: {event} must get the hook", agent.id);
+            }
+        }
+        assert_eq!(deciding().collect::<Vec<_>>(), ["claude", "codex"]);
+        assert_eq!(agent("codex").unwrap().resume_command("'a b'").as_deref(), Some("codex resume 'a b'"));
+        assert!(agent("nope").is_none());
+    }
+}

@@ -34,7 +34,11 @@ export function jumpMessage(jump: Jump, copied: boolean): string {
     case "window":
       return "Brought its terminal window forward.";
     case "resume":
-      return copied ? `No terminal to show; copied: ${jump.command}` : `No terminal to show; run: ${jump.command}`;
+      return copied
+        ? `No terminal to show; copied: ${jump.command}`
+        : `No terminal to show. To resume it, run: ${jump.command}`;
+    case "elsewhere":
+      return `It runs in a terminal Switchboard cannot bring forward (pid ${jump.pid}${jump.tty ? ` on ${jump.tty}` : ""}).`;
   }
 }
 

@@ -23,6 +23,9 @@ pub enum Jump {
     Window { window: String },
     /// Nothing to focus: this command resumes the session in a new terminal.
     Resume { command: String },
+    /// The agent still runs, in a terminal Switchboard cannot bring forward (no tmux, no window
+    /// it can find): resuming it elsewhere would run the session twice, so where it runs is told.
+    Elsewhere { pid: u32, tty: Option<String> },
 }
 
 /// Jumps to the session's terminal.
@@ -42,6 +45,9 @@ pub fn jump(session: &Session) -> Jump {
         if focus_window(&window) {
             return Jump::Window { window };
         }
+    }
+    if let Some(running) = process.filter(|p| !session.ended && process::is_alive(p)) {
+        return Jump::Elsewhere { pid: running.pid, tty: running.tty.clone() };
     }
     Jump::Resume { command: resume_command(session) }
 }
@@ -159,6 +165,24 @@ mod tests {
         s.process =
             Some(AgentProcess { pid: u32::MAX - 1, window_id: Some("not-a-window".into()), ..Default::default() });
         assert_eq!(jump(&s), Jump::Resume { command: "cd /w && claude --resume abc".into() });
+    }
+
+    /// Issue 21.6: a session whose agent still runs is not offered `--resume` (a second copy).
+    #[test]
+    fn a_running_agent_out_of_reach_is_told_where_it_runs_not_resumed() {
+        let me = std::process::id();
+        let start = process::stat(me).unwrap().start;
+        let mut s = session("claude", "abc", "/w");
+        s.process = Some(AgentProcess {
+            pid: me,
+            start,
+            tty: Some("/dev/pts/7".into()),
+            window_id: Some("not-a-window".into()),
+            ..Default::default()
+        });
+        assert_eq!(jump(&s), Jump::Elsewhere { pid: me, tty: Some("/dev/pts/7".into()) });
+        s.ended = true;
+        assert!(matches!(jump(&s), Jump::Resume { .. }), "an ended session is resumed");
     }
 
     #[test]

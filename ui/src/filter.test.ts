@@ -52,3 +52,14 @@ describe("the quick filter", () => {
     expect(matchesFilter(auth, null, NO_FILTER)).toBe(true);
   });
 });
+
+describe("what is on the card is found", () => {
+  it("matches the question, the command and the last message, not only the title", () => {
+    const filter = { text: "deploy", category: null };
+    const asked = makeSession({ sessionId: "q", status: "waiting", question: "Deploy to staging now?" });
+    const blocked = makeSession({ sessionId: "c", status: "blocked", tool: "Bash", message: "make deploy", command: "make deploy" });
+    const said = makeSession({ sessionId: "m", status: "done", message: "Deployed the fix." });
+    const other = makeSession({ sessionId: "o", status: "done", message: "Tests pass." });
+    expect([asked, blocked, said, other].map((s) => matchesFilter(s, null, filter))).toEqual([true, true, true, false]);
+  });
+});

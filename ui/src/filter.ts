@@ -12,9 +12,13 @@ export function isFiltering(filter: Filter): boolean {
   return filter.category != null || filter.text.trim() !== "";
 }
 
-/** Words a session answers to: its title, project, agent and status (in the UI's words too). */
+/** Words a session answers to: its title, project, agent and status (in the UI's words too), and
+ * what its card shows — the question, the command, the tool, the last message (issue 21.5). */
 function wordsOf(session: Session, project: string | null): string {
   const words = [titleOf(session), agentName(session.agent), session.agent, badgeOf(session, 0).word];
+  for (const text of [session.question, session.command, session.tool, session.message]) {
+    if (text) words.push(text);
+  }
   if (session.status) words.push(session.status);
   const category = categoryOf(session);
   if (category === "needs") words.push("needs you");
@@ -28,7 +32,7 @@ function wordsOf(session: Session, project: string | null): string {
   return words.join("\n").toLowerCase();
 }
 
-/** Every whitespace-separated term must appear somewhere (title, project, agent or status). */
+/** Every whitespace-separated term must appear somewhere (see `wordsOf`). */
 export function matchesFilter(session: Session, project: string | null, filter: Filter): boolean {
   if (filter.category != null && categoryOf(session) !== filter.category) return false;
   const terms = filter.text.toLowerCase().split(/\s+/).filter(Boolean);

@@ -154,7 +154,9 @@ class Tmux:
                  width: int = 160, height: int = 50):
         self.socket = socket
         env_args = [f"{k}={v}" for k, v in env.items()]
-        inner = " ".join(_quote(a) for a in ["env", "-i", *env_args, *command])
+        # A clean environment, but for where the program runs in tmux: an agent in tmux has
+        # $TMUX and $TMUX_PANE, and Switchboard reads its screen and jumps to it through them.
+        inner = 'env -i "TMUX=$TMUX" "TMUX_PANE=$TMUX_PANE" ' + " ".join(_quote(a) for a in [*env_args, *command])
         args = ["tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", "main",
                 "-x", str(width), "-y", str(height), "-c", str(cwd), inner]
         # A server of the same socket from a previous launch may still be going away.

@@ -430,6 +430,7 @@ fn free_event() -> impl Strategy<Value = StatusEvent> {
                 (cue, process, decision),
             )| StatusEvent {
                 command: title.as_ref().map(|title| format!("{title}\n  && more")),
+                prompt: message.clone(),
                 agent: agent.to_owned(),
                 session_id: IDS[session].to_owned(),
                 status,

@@ -404,6 +404,9 @@ fn apply_metadata(state: &mut SessionState, event: &StatusEvent) {
     }
     if event.title.is_some() {
         state.event_title = clip(&event.title);
+    } else if state.event_title.is_none() && !event.is_subagent() {
+        // Unnamed by the agent: the session is named after its first prompt (issue 21.3).
+        state.event_title = event.prompt.as_deref().and_then(crate::view::prompt_title);
     }
     if event.process.is_some() && !event.is_subagent() {
         session.process.clone_from(&event.process);

@@ -149,6 +149,9 @@ pub struct StatusEvent {
     pub decision: Option<u64>,
     /// ... and until when (Unix ms) the hold waits for that answer.
     pub decision_until: Option<Millis>,
+    /// The user's prompt that began a new turn (the session is named after its first one when
+    /// the agent gives it no name).
+    pub prompt: Option<String>,
     /// The whole command (or file, URL, …) a permission asks for, as the CLI sent it: what the
     /// user approves with Allow, never clipped to a line.
     pub command: Option<String>,

@@ -45,6 +45,17 @@ pub fn title(agent_title: Option<&str>, event_title: Option<&str>, cwd: Option<&
         .unwrap_or_else(|| short_id(session_id))
 }
 
+/// A session's name from the user's prompt: its first line, clipped; not a slash command or a
+/// message the CLI wrote itself (`<task-notification>`, `<command-name>`).
+pub fn prompt_title(prompt: &str) -> Option<String> {
+    const TITLE_CHARS: usize = 60;
+    let line = prompt.lines().map(str::trim).find(|line| !line.is_empty())?;
+    if line.starts_with('/') || line.starts_with('<') {
+        return None;
+    }
+    Some(clip(line, TITLE_CHARS))
+}
+
 /// The last folder of a path (`/src/api/` → `api`).
 pub fn last_folder(path: &str) -> Option<String> {
     path.split(['/', '\\']).rfind(|part| !part.is_empty()).map(str::to_owned)
@@ -119,5 +130,12 @@ mod tests {
         assert_eq!(title(None, None, None, "0123456789"), "01234567");
         assert_eq!(clip("git  push\n--force origin main", 14), "git push --fo…");
         assert_eq!(clip("short", 14), "short");
+        assert_eq!(
+            prompt_title("\n  Fix the login bug on Safari\nand add a test").as_deref(),
+            Some("Fix the login bug on Safari")
+        );
+        assert_eq!(prompt_title("/compact"), None);
+        assert_eq!(prompt_title("<task-notification>done</task-notification>"), None);
+        assert_eq!(prompt_title(&"x".repeat(100)).map(|t| t.chars().count()), Some(60));
     }
 }

@@ -78,7 +78,11 @@ pub fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {
     let base = hook.event(AGENT_ID, now);
     let status = |status| StatusEvent { status: Some(status), ..hook.event(AGENT_ID, now) };
     let event = match hook.event_name {
-        "UserPromptSubmit" => StatusEvent { cue: Cue::NewTurn, ..status(AgentStatus::Working) },
+        "UserPromptSubmit" => StatusEvent {
+            cue: Cue::NewTurn,
+            prompt: hook.str("prompt").map(str::to_owned),
+            ..status(AgentStatus::Working)
+        },
         "PreToolUse" if hook.tool_name() == Some(ASK_USER_QUESTION) => question(&hook, base),
         "PreToolUse" | "PostToolUse" | "PreCompact" => status(AgentStatus::Working),
         "PostToolUseFailure" if hook.flag("is_interrupt") => {

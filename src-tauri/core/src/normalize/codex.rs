@@ -84,7 +84,11 @@ pub fn normalize_codex(raw: &Value, now: Millis) -> Option<StatusEvent> {
             status(AgentStatus::Working)
         }
         "PreToolUse" | "PostToolUse" => status(AgentStatus::Working),
-        "UserPromptSubmit" => StatusEvent { cue: Cue::NewTurn, ..status(AgentStatus::Working) },
+        "UserPromptSubmit" => StatusEvent {
+            cue: Cue::NewTurn,
+            prompt: hook.str("prompt").map(str::to_owned),
+            ..status(AgentStatus::Working)
+        },
         "PermissionRequest" => permission_request(&hook, base),
         // Around every model call. A call proves a returned question tool or a retry.
         "PreModelRequest" => StatusEvent { cue: Cue::ModelCall, ..status(AgentStatus::Working) },

@@ -49,7 +49,11 @@ pub fn normalize_gemini(raw: &Value, now: Millis) -> Option<StatusEvent> {
     let hook = Hook::parse(raw)?;
     let status = |status| StatusEvent { status: Some(status), ..hook.event(AGENT_ID, now) };
     let event = match hook.event_name {
-        "BeforeAgent" => StatusEvent { cue: Cue::NewTurn, ..status(AgentStatus::Working) },
+        "BeforeAgent" => StatusEvent {
+            cue: Cue::NewTurn,
+            prompt: hook.str("prompt").map(str::to_owned),
+            ..status(AgentStatus::Working)
+        },
         "BeforeTool" if hook.tool_name() == Some(ASK_USER) => {
             StatusEvent { awaiting_input: true, question: hook.first_question(), ..status(AgentStatus::Waiting) }
         }

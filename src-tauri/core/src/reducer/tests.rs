@@ -859,3 +859,19 @@ fn a_held_permission_carries_the_whole_command_and_its_deadline() {
     let moved_on = run.feed("PostToolUse", 40_000).unwrap().session;
     assert_eq!((moved_on.command, moved_on.decision_until), (None, None));
 }
+
+/// Issue 21.3: with no name from the agent, a session is named after its first prompt, not its
+/// folder (two sessions in one folder are told apart); the agent's own name still wins.
+#[test]
+fn an_unnamed_session_takes_its_first_prompt_as_title() {
+    let mut run = Run::claude();
+    run.feed_with("UserPromptSubmit", 0, json!({"prompt": "Fix the flaky login test\nthen push"}));
+    assert_eq!(run.session().title.as_deref(), Some("Fix the flaky login test"));
+    run.feed_with("UserPromptSubmit", 5_000, json!({"prompt": "and now the docs"}));
+    assert_eq!(run.session().title.as_deref(), Some("Fix the flaky login test"), "the first prompt names it");
+    let named = run.reducer.set_agent_title(&run.session_id.clone(), Some("auth-refactor".into())).unwrap();
+    assert_eq!(named.title.as_deref(), Some("auth-refactor"));
+    let mut slash = Run::claude();
+    slash.feed_with("UserPromptSubmit", 0, json!({"prompt": "/compact", "cwd": "/src/api"}));
+    assert_eq!(slash.session().title.as_deref(), Some("api"), "a slash command is no name");
+}

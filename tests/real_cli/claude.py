@@ -577,6 +577,25 @@ def scenarios(c: ClaudeSession, report):
     c.prompt("/exit")
     c.expect("SessionEnd → ended", first, lambda s: s["ended"], 10, after="SessionEnd")
 
+    # Issue 20.1: Esc during the very first answer of a new session. Claude creates the
+    # transcript only after the first prompt's hook, so the watch must look for it again.
+    # (Before the kill -9 scenarios: after one, Claude starts its classic renderer once.)
+    report.scenario("Esc in a new session's first turn")
+    c.begin()
+    fresh = c.start()
+    interrupted = c.count_text(INTERRUPTED)
+    c.prompt("Tell me a long story [[scenario:slowtext]]")
+    c.expect("UserPromptSubmit → working", fresh, lambda s: s["status"] == "working", after="UserPromptSubmit")
+    harness.wait_until(lambda: any(line.endswith("slowtext#0") for line in c.fake.log), 10)
+    # Esc once the answer is on screen (streaming), as a user would.
+    report.check("the first answer streams", bool(c.tmux.wait_text(r"Once upon a time", 15)), c.tmux.screen())
+    c.keys("Escape")
+    report.check("the CLI shows the interrupt", c.wait_new_text(INTERRUPTED, interrupted), c.tmux.screen())
+    settled = harness.wait_until(
+        lambda: (lambda s: s if s and s["status"] == "done" and s["interrupted"] else None)(c.sb(fresh)), 10)
+    report.check("no hook fires; the transcript that appeared after the first prompt settles it: done · interrupted",
+                 bool(settled), f"Switchboard shows {brief(c.sb(fresh))}; events: {c.sequence()}")
+
     report.scenario("agent killed (kill -9)")
     c.begin()
     killed = c.start("--resume", first)
@@ -611,20 +630,3 @@ def scenarios(c: ClaudeSession, report):
         report.check("the process watch ends the session though the zombie is not reaped", bool(ended),
                      f"{brief(c.sb(zombie))}; state {process_state(agent_pid)}")
 
-    # Issue 20.1: Esc during the very first answer of a new session. Claude creates the
-    # transcript only after the first prompt's hook, so the watch must look for it again.
-    report.scenario("Esc in a new session's first turn")
-    c.begin()
-    fresh = c.start()
-    interrupted = c.count_text(INTERRUPTED)
-    c.prompt("Tell me a long story [[scenario:slowtext]]")
-    c.expect("UserPromptSubmit → working", fresh, lambda s: s["status"] == "working", after="UserPromptSubmit")
-    harness.wait_until(lambda: any(line.endswith("slowtext#0") for line in c.fake.log), 10)
-    # Esc once the answer is on screen (streaming), as a user would.
-    report.check("the first answer streams", bool(c.tmux.wait_text(r"Once upon a time", 15)), c.tmux.screen())
-    c.keys("Escape")
-    report.check("the CLI shows the interrupt", c.wait_new_text(INTERRUPTED, interrupted), c.tmux.screen())
-    settled = harness.wait_until(
-        lambda: (lambda s: s if s and s["status"] == "done" and s["interrupted"] else None)(c.sb(fresh)), 10)
-    report.check("no hook fires; the transcript that appeared after the first prompt settles it: done · interrupted",
-                 bool(settled), f"Switchboard shows {brief(c.sb(fresh))}; events: {c.sequence()}")

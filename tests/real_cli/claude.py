@@ -587,8 +587,8 @@ def scenarios(c: ClaudeSession, report):
     c.prompt("Tell me a long story [[scenario:slowtext]]")
     c.expect("UserPromptSubmit → working", fresh, lambda s: s["status"] == "working", after="UserPromptSubmit")
     harness.wait_until(lambda: any(line.endswith("slowtext#0") for line in c.fake.log), 10)
-    # Esc once the answer is on screen (streaming), as a user would.
-    report.check("the first answer streams", bool(c.tmux.wait_text(r"Once upon a time", 15)), c.tmux.screen())
+    # Esc once the answer streams (the spinner counts the tokens coming in), as a user would.
+    report.check("the first answer streams", bool(c.tmux.wait_text(r"↓ \d+ tokens", 15)), c.tmux.screen())
     c.keys("Escape")
     report.check("the CLI shows the interrupt", c.wait_new_text(INTERRUPTED, interrupted), c.tmux.screen())
     settled = harness.wait_until(

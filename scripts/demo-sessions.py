@@ -40,13 +40,13 @@ hook("codex", "x-deploy", "PreToolUse", f"{H}/infra", tool_name="request_user_in
      tool_input={"questions": [{"question": "Deploy to staging or production?"}]})
 hook("codex", "x-deploy", "Stop", f"{H}/infra", last_assistant_message="Waiting for your choice.")
 # Working sessions
-hook("claude", "c-tests", "UserPromptSubmit", f"{H}/api")
+hook("claude", "c-tests", "UserPromptSubmit", f"{H}/api", prompt="Make the API tests pass on CI")
 hook("claude", "c-tests", "PreToolUse", f"{H}/api", tool_name="Bash", tool_input={"command": "cargo test"})
 hook("claude", "c-tests", "SubagentStart", f"{H}/api", agent_id="a1")
 hook("claude", "c-tests", "SubagentStart", f"{H}/api", agent_id="a2")
-hook("gemini", "g-docs", "BeforeAgent", f"{H}/docs")
+hook("gemini", "g-docs", "BeforeAgent", f"{H}/docs", prompt="Proofread the getting-started guide")
 hook("gemini", "g-docs", "BeforeTool", f"{H}/docs", tool_name="read_file")
-hook("codex", "x-parser", "UserPromptSubmit", f"{H}/parser")
+hook("codex", "x-parser", "UserPromptSubmit", f"{H}/parser", prompt="Benchmark the new parser against the old one")
 hook("codex", "x-parser", "PreToolUse", f"{H}/parser", tool_name="Bash", tool_input={"command": "cargo bench"})
 # Done
 hook("claude", "c-readme", "UserPromptSubmit", f"{H}/webapp")

@@ -69,12 +69,17 @@ export function DecideWhat({ session, place }: { session: Session; place: "decid
   const what = session.command ?? session.message ?? "";
   const tool = session.tool ? `Needs permission: ${session.tool}` : "Needs permission";
   const left = useSecondsLeft(session.decisionUntil);
+  // On the card the status line already says "Needs permission": the command gets the room.
   return (
     <div className={`decide-what nodrag nowheel is-${place}`} data-testid={`${place}-what`}>
-      <span className="reason-lead">{tool}</span>
-      {left != null && (
-        <span className="decide-countdown" data-testid={`${place}-countdown`} title="Then the terminal asks as usual">
-          {" "}· waits here {left} s
+      {(place === "details" || left != null) && (
+        <span className="decide-what-head">
+          {place === "details" && <span className="reason-lead">{tool}</span>}
+          {left != null && (
+            <span className="decide-countdown" data-testid={`${place}-countdown`} title="Then the terminal asks as usual">
+              {place === "details" ? " · " : ""}waits here {left} s
+            </span>
+          )}
         </span>
       )}
       {what && (

@@ -11,6 +11,7 @@ import {
   agentName,
   relativeAge,
   shortenHome,
+  shortId,
   silenceFor,
   titleOf,
 } from "./sessionLabels";
@@ -59,6 +60,7 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
   const session = useSwitchboard((s) => s.sessions[id]);
   const openSession = useSwitchboard((s) => s.openSession);
   const dimmed = useSwitchboard((s) => s.matches != null && !s.matches.has(id));
+  const twin = useSwitchboard((s) => s.twins.has(id));
   const now = useClock((s) => s.now);
   const note = useDecideNote(id);
   const jumpNote = useJumpNote(id);
@@ -66,7 +68,8 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
 
   const badge = badgeOf(session, now);
   const reason = reasonOf(session);
-  const title = titleOf(session);
+  // Two sessions called the same (two agents in one folder) are told apart by their ids.
+  const title = twin ? `${titleOf(session)} · ${shortId(session.sessionId)}` : titleOf(session);
   const folder = session.cwd ? shortenHome(session.cwd) : null;
   const stale = isStale(session);
   const subagents = session.subagents > 0 ? session.subagents : 0;

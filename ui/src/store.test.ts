@@ -389,3 +389,19 @@ describe("archived sessions (the Older list)", () => {
     expect(countEnded(store().sessions)).toBe(2);
   });
 });
+
+describe("sessions with the same title", () => {
+  it("are marked as twins so their nodes add a short id; a unique title is not", () => {
+    store().applySnapshot([
+      makeSession({ sessionId: "aaaa1111-x", title: "search", cwd: "/src/search" }),
+      makeSession({ sessionId: "bbbb2222-y", title: "Search", cwd: "/src/search" }),
+      makeSession({ sessionId: "cccc3333-z", title: "api", cwd: "/src/api" }),
+    ]);
+    expect([...store().twins].sort()).toEqual(["aaaa1111-x", "bbbb2222-y"]);
+    const before = store().twins;
+    store().applyChanges({ changed: [makeSession({ sessionId: "cccc3333-z", title: "api", status: "done" })], removed: [] });
+    expect(store().twins).toBe(before);
+    store().applyChanges({ changed: [], removed: ["bbbb2222-y"] });
+    expect(store().twins.size).toBe(0);
+  });
+});

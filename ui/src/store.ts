@@ -24,6 +24,7 @@ import {
 import { filterMatches, isFiltering, NO_FILTER, type Filter } from "./filter";
 import * as ipc from "./ipc";
 import { DOCTOR_SESSION_PREFIX } from "./bindings/doctor";
+import { titleOf } from "./sessionLabels";
 
 /**
  * A canvas node carries no session data, only the size of its cell: the node component reads
@@ -44,6 +45,8 @@ type Data = {
   order: string[];
   /** Archived sessions (the "Older" list), the most recently heard from first. */
   older: string[];
+  /** Sessions on the canvas whose title another one there shares: shown with a short id. */
+  twins: ReadonlySet<string>;
   nodes: SessionNodeType[];
   /** True once the first snapshot (or its absence outside the app) is in. */
   loaded: boolean;
@@ -114,6 +117,7 @@ export function initialData(): Data {
     sessions: {},
     order: [],
     older: [],
+    twins: new Set(),
     nodes: [],
     loaded: false,
     pane: windowPane(),
@@ -164,14 +168,27 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** Canvas ids and Older ids; the previous arrays are kept when nothing moved (stable selectors). */
-function partition(sessions: Record<string, Session>, previous: Pick<Data, "order" | "older">) {
+function partition(sessions: Record<string, Session>, previous: Pick<Data, "order" | "older" | "twins">) {
   const ids = Object.keys(sessions);
   const order = ids.filter((id) => !sessions[id]!.archived).sort(byArrival(sessions));
   const older = ids.filter((id) => sessions[id]!.archived).sort(byLatestFirst(sessions));
+  const twins = twinsOf(sessions, order);
+  const sameTwins = twins.size === previous.twins.size && [...twins].every((id) => previous.twins.has(id));
   return {
     order: sameList(order, previous.order) ? previous.order : order,
     older: sameList(older, previous.older) ? previous.older : older,
+    twins: sameTwins ? previous.twins : twins,
   };
+}
+
+/** The sessions whose title another session on the canvas has too (two agents in one folder). */
+function twinsOf(sessions: Record<string, Session>, order: readonly string[]): Set<string> {
+  const byTitle = new Map<string, string[]>();
+  for (const id of order) {
+    const key = titleOf(sessions[id]!).trim().toLowerCase();
+    byTitle.set(key, [...(byTitle.get(key) ?? []), id]);
+  }
+  return new Set([...byTitle.values()].filter((ids) => ids.length > 1).flat());
 }
 
 /** Ids ordered for the `n` key, as the tray lists them: the order the Rust side stamps on each
@@ -321,9 +338,9 @@ export const useSwitchboard = create<SwitchboardState>()((set, get) => ({
     for (const s of list) if (shown(s)) sessions[s.sessionId] = s;
     set((state) => {
       const previousSelected = selectedId(state.nodes);
-      const { order, older } = partition(sessions, state);
+      const { order, older, twins } = partition(sessions, state);
       const dragged = keepDragged(state.dragged, sessions);
-      const base = { ...state, sessions, order, older, dragged, loaded: true };
+      const base = { ...state, sessions, order, older, twins, dragged, loaded: true };
       const next = { ...base, ...relayout(base) };
       return { ...next, ...settle(next, previousSelected) };
     });
@@ -336,9 +353,9 @@ export const useSwitchboard = create<SwitchboardState>()((set, get) => ({
       for (const id of removed) delete sessions[id];
       for (const s of changed) if (shown(s)) sessions[s.sessionId] = s;
       // Arrivals, removals and sessions aging off (or back onto) the canvas all land here.
-      const { order, older } = partition(sessions, state);
+      const { order, older, twins } = partition(sessions, state);
       const dragged = keepDragged(state.dragged, sessions);
-      const base = { ...state, sessions, order, older, dragged };
+      const base = { ...state, sessions, order, older, twins, dragged };
       const next = { ...base, ...relayout(base) };
       return { ...next, ...settle(next, selectedId(state.nodes)) };
     });

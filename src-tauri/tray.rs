@@ -50,7 +50,9 @@ pub fn needs_you(sessions: &[Session]) -> Vec<NeedsYou> {
 fn label(session: &Session) -> String {
     let tool = session.tool.as_deref().map(str::trim).filter(|t| !t.is_empty());
     let why = match (view::reason(session), tool) {
-        (Some("needs permission"), Some(tool)) => format!("needs permission: {}", view::clip(tool, TITLE_CHARS)),
+        (Some(reason), Some(tool)) if session.status == Some(switchboard_core::AgentStatus::Blocked) => {
+            format!("{reason}: {}", view::clip(tool, TITLE_CHARS))
+        }
         (Some(reason), _) => reason.to_owned(),
         (None, _) => "unread".into(),
     };

@@ -125,18 +125,23 @@ fn a_reused_pid_is_not_the_agent() {
     assert_eq!(serve.session("plain").unwrap()["ended"], false);
 }
 
+/// POSTs a hook as the forwarder does from the agent process `process` (its header).
+fn post_from(serve: &Serve, agent: &str, body: &Value, process: &Value) {
+    let body = body.to_string();
+    let path = format!("/hook/{agent}?key={}", serve.endpoint.key);
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nx-switchboard-process: {process}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    crate::support::raw(serve.addr(), head.as_bytes(), Duration::from_secs(5));
+}
+
 /// Sends a prompt of session `id` from an agent process that is `pid` but started at another
 /// time (so not alive as far as the watcher can tell), and returns the session once it ended.
 fn watched_but_gone(serve: &Serve, id: &str, pid: u32) -> Value {
     let header = json!({"pid": pid, "start": 1, "tty": null, "tmuxPane": null, "tmuxSocket": null, "windowId": null,
         "termProgram": null});
-    let body = payload(id, "UserPromptSubmit", json!({})).to_string();
-    let path = format!("/hook/claude?key={}", serve.endpoint.key);
-    let head = format!(
-        "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nx-switchboard-process: {header}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    crate::support::raw(serve.addr(), head.as_bytes(), Duration::from_secs(5));
+    post_from(serve, "claude", &payload(id, "UserPromptSubmit", json!({})), &header);
     eventually(Duration::from_secs(10), || serve.session(id).filter(|s| s["ended"] == true))
         .unwrap_or_else(|| panic!("{id} ended: its pid is not that agent; last seen {:?}", serve.session(id)))
 }
@@ -179,13 +184,7 @@ fn an_agent_that_is_a_zombie_not_yet_reaped_ends_its_session() {
     let start = switchboard_engine::process::stat(pid).expect("just started").start;
     let header = json!({"pid": pid, "start": start, "tty": null, "tmuxPane": null, "tmuxSocket": null,
         "windowId": null, "termProgram": null});
-    let body = payload("zombie", "UserPromptSubmit", json!({})).to_string();
-    let path = format!("/hook/claude?key={}", serve.endpoint.key);
-    let head = format!(
-        "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nx-switchboard-process: {header}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    crate::support::raw(serve.addr(), head.as_bytes(), Duration::from_secs(5));
+    post_from(&serve, "claude", &payload("zombie", "UserPromptSubmit", json!({})), &header);
     let session = eventually(Duration::from_secs(15), || serve.session("zombie").filter(|s| s["ended"] == true))
         .expect("a zombie agent ends its session");
     assert_eq!(session["exited"], true);
@@ -271,13 +270,7 @@ fn a_question_dismissed_on_the_agents_tmux_screen_settles_the_session() {
         json!({"hook_event_name": "Notification", "session_id": "asked", "cwd": "/w",
             "notification_type": "ToolPermission", "message": "Ask user", "details": {"type": "ask_user"}}),
     ] {
-        let body = body.to_string();
-        let path = format!("/hook/gemini?key={}", serve.endpoint.key);
-        let head = format!(
-            "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nx-switchboard-process: {header}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        crate::support::raw(serve.addr(), head.as_bytes(), Duration::from_secs(5));
+        post_from(&serve, "gemini", &body, &header);
     }
     serve.wait_for("asked", |s| s["status"] == "waiting" && s["question"] == question);
     // The watcher has taken its baseline once a marker sent after it is on the board.

@@ -281,12 +281,15 @@ def scenarios(r: Run):
     report.scenario("permission approved")
     start = r.transcript_lines()
     r.prompt("Create a marker file [[scenario:perm]]")
-    r.tmux.wait_text(r"Allow execution", 20)
+    # Polled every 20 ms: Enter follows the drawn prompt within ~0.1 s (issue 20.2's quick hand).
+    r.tmux.wait_text(r"Allow execution", 20, interval=0.02)
+    drawn = time.monotonic()
     r.expect("blocked at the shell permission prompt", lambda s: s["status"] == "blocked")
     r.expect("blocked message = the command", lambda s: s.get("message") == "sleep 2 && touch sb_marker.txt", 3)
     # Issue 20.2: Enter as soon as the prompt is drawn (a quick hand). The tool's process runs the
     # command the permission asked for, so it is seen however soon it starts after the hooks.
     r.tmux.send("Enter")
+    print(f"    (Enter {time.monotonic() - drawn:.3f} s after the prompt was seen drawn)", flush=True)
     # No hook fires between Enter and AfterTool (the command may run long): the command's own
     # process, a new child of the CLI, tells Switchboard it was approved.
     r.expect("approved: the command's process → working within 2 s (no hook yet)",

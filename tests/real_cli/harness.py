@@ -185,9 +185,9 @@ class Tmux:
                              capture_output=True, text=True)
         return out.stdout
 
-    def wait_text(self, pattern: str, timeout: float = 30) -> Optional[str]:
+    def wait_text(self, pattern: str, timeout: float = 30, interval: float = 0.2) -> Optional[str]:
         regex = re.compile(pattern)
-        return wait_until(lambda: (lambda s: s if regex.search(s) else None)(self.screen()), timeout, 0.2)
+        return wait_until(lambda: (lambda s: s if regex.search(s) else None)(self.screen()), timeout, interval)
 
     def pane_pid(self) -> Optional[int]:
         out = subprocess.run(["tmux", "-L", self.socket, "display", "-p", "-t", "main", "#{pane_pid}"],

@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::process::{Child, Command, Stdio};
 
+use fantoccini::actions::{InputSource, MouseActions, PointerAction};
 use fantoccini::Locator;
 use serde_json::Value;
 
@@ -42,6 +43,19 @@ fn told_claude(child: Child) -> Option<String> {
     said["hookSpecificOutput"]["decision"]["behavior"].as_str().map(str::to_owned)
 }
 
+/// Where the node is on screen: `[left, top]`, whole pixels.
+async fn place_of(app: &App, session_id: &str) -> Value {
+    app.wait_still(".react-flow__viewport").await;
+    let script = r#"const n = document.querySelector(`[data-testid="session-node"][data-session-id="${arguments[0]}"]`);
+        if (!n) return null; const r = n.getBoundingClientRect(); return [Math.round(r.left), Math.round(r.top)];"#;
+    app.client.execute(script, vec![serde_json::json!(session_id)]).await.expect("read the node's place")
+}
+
+async fn lane_shown(app: &App) -> bool {
+    let script = r#"return document.querySelector('.react-flow__node-region[data-id="region:needs-you"]') !== null;"#;
+    app.client.execute(script, vec![]).await.expect("look for the lane") == Value::Bool(true)
+}
+
 async fn click_in_node(app: &App, session_id: &str, test_id: &str) {
     let selector = format!(r#"[data-testid="session-node"][data-session-id="{session_id}"] [data-testid="{test_id}"]"#);
     app.click_settled(&selector).await;
@@ -69,6 +83,7 @@ async fn allow_and_deny_on_the_node_answer_the_held_permission() {
         assert_eq!(shown[0], LONG_COMMAND, "the command beside Allow, whole: {shown}");
         assert_eq!(shown[1], true, "{shown}");
         assert!(shown[2].as_str().is_some_and(|t| t.contains("waits here")), "a countdown: {shown}");
+        let before = place_of(&app, id).await;
         click_in_node(&app, id, button).await;
         let told = tokio::task::spawn_blocking(move || told_claude(forwarder)).await.expect("join");
         assert_eq!(told.as_deref(), Some(behavior), "{button}");
@@ -77,6 +92,24 @@ async fn allow_and_deny_on_the_node_answer_the_held_permission() {
         let message = session["message"].as_str().unwrap_or_default();
         assert!(message.starts_with(&format!("{said} from Switchboard: rm -rf")), "{said}: {message:?}");
         assert_eq!(session["decision"], Value::Null, "nothing left to answer");
+        // Answered, it stays where it was clicked while the pointer is on it, in the Needs you
+        // lane (the only one there); once the pointer leaves, it moves out and the lane goes.
+        assert_eq!(place_of(&app, id).await, before, "the answered node stays put under the pointer");
+        assert!(lane_shown(&app).await, "the lane stays while the answered node is held");
+        // Two moves: the driver's idea of the pointer does not follow element clicks, so a move
+        // to where the last one ended would send nothing.
+        let away = MouseActions::new("mouse".into())
+            .then(PointerAction::MoveTo { duration: None, x: 600.0, y: 12.0 })
+            .then(PointerAction::MoveTo { duration: None, x: 640.0, y: 20.0 });
+        app.client.perform_actions(away).await.expect("move the pointer to the header");
+        let started = std::time::Instant::now();
+        while lane_shown(&app).await {
+            if started.elapsed() > std::time::Duration::from_secs(15) {
+                let hovered = app.client.execute("return [...document.querySelectorAll(':hover')].map(e => e.className + '|' + (e.dataset.sessionId || '')).join(' > ');", vec![]).await.unwrap();
+                panic!("{id}: the answered node never left the lane (hovered: {hovered})");
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
     }
     // A permission that is not held (a CLI not opted in) shows no buttons.
     app.post("codex", &hook("codex/PermissionRequest.json", "not-held", Some("/src/billing")));

@@ -11,6 +11,7 @@
 //! add `--ignored --nocapture` (see `bench/e2e-measure.sh`).
 
 mod decide;
+mod fit;
 mod harness;
 mod jump;
 mod many;

@@ -1,6 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
-import { ReactFlowProvider } from "@xyflow/react";
+import { ReactFlowProvider, useStoreApi } from "@xyflow/react";
 import { Canvas } from "./Canvas";
 import { Header } from "./Header";
 import { initialData, selectSelectedId, useSwitchboard } from "./store";
@@ -33,6 +33,13 @@ const sessions = [
   makeSession({ sessionId: "e1", status: "done", ended: true, firstEventAt: NOW - 5_000 }),
 ];
 
+let flowStore: ReturnType<typeof useStoreApi> | null = null;
+
+function GrabStore() {
+  flowStore = useStoreApi();
+  return null;
+}
+
 function renderCanvas({ details = false } = {}) {
   useSwitchboard.getState().applySnapshot(sessions);
   return render(
@@ -42,6 +49,7 @@ function renderCanvas({ details = false } = {}) {
         <div style={{ width: 1200, height: 800 }}>
           <Canvas />
         </div>
+        <GrabStore />
       </ReactFlowProvider>
       {details && <DetailsPanel />}
     </>,
@@ -273,7 +281,11 @@ describe("the canvas", () => {
 
   it("zoomed out, the nodes have no jump button", async () => {
     renderCanvas();
-    const nodes = await screen.findAllByTestId("session-node");
+    await screen.findAllByTestId("session-node");
+    // The user turned the wheel, far out.
+    fireEvent.wheel(document.querySelector(".react-flow__pane")!, { deltaY: 400 });
+    await act(async () => flowStore!.setState({ transform: [0, 0, 0.3] }));
+    const nodes = screen.getAllByTestId("session-node");
     expect(nodes.every((n) => n.dataset.form === "far-card")).toBe(true);
     expect(screen.queryByTestId("node-jump")).toBeNull();
   });

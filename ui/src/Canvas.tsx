@@ -5,6 +5,7 @@ import { memo, useCallback, useEffect, useMemo, useRef } from "react";
 import {
   Background,
   BackgroundVariant,
+  ControlButton,
   Controls,
   MiniMap,
   Panel,
@@ -17,6 +18,7 @@ import {
   type NodeChange,
   type NodeMouseHandler,
   type NodeTypes,
+  type OnMove,
 } from "@xyflow/react";
 import { SessionNode } from "./SessionNode";
 import { RegionNode, type RegionData, type RegionNodeType } from "./RegionNode";
@@ -30,7 +32,16 @@ import {
 } from "./store";
 import { badgeOf } from "./status";
 import type { Session } from "./bindings/Session";
-import { arrivalViewport, boundsOfBoxes, FIT_PADDING, sizeOf, type Region } from "./layout";
+import {
+  boundsOfBoxes,
+  boxInView,
+  fitViewport,
+  FIT_PADDING,
+  sizeOf,
+  type Box,
+  type Region,
+  type Viewport,
+} from "./layout";
 import { isTypingTarget, shortcutFor } from "./shortcuts";
 import { answer, canDecide, noteNotHeld } from "./Decide";
 import { jump } from "./jump";
@@ -41,7 +52,8 @@ type CanvasNode = SessionNodeType | RegionNodeType;
 const nodeTypes: NodeTypes = { session: SessionNode, region: RegionNode };
 const noEdges: Edge[] = [];
 const noTiles: readonly SessionNodeType[] = [];
-const fitViewOptions = { padding: FIT_PADDING, maxZoom: 1 };
+const MIN_ZOOM = 0.1;
+const FIT_GLIDE_MS = 250;
 /**
  * Sessions on the canvas above which it is "crowded": the sessions the layout places are drawn by
  * their regions (tiles), not as React Flow nodes, and only the visible nodes are rendered.
@@ -49,6 +61,15 @@ const fitViewOptions = { padding: FIT_PADDING, maxZoom: 1 };
 export const CROWDED_ABOVE = 60;
 const proOptions = { hideAttribution: true };
 const minimapStyle = { width: 176, height: 120 };
+
+/** The fit button's corners, drawn like the zoom buttons' glyphs. */
+function FitIcon() {
+  return (
+    <svg viewBox="0 0 16 16" aria-hidden="true">
+      <path d="M2 6V2h4M10 2h4v4M14 10v4h-4M6 14H2v-4" fill="none" stroke="currentColor" strokeWidth="1.8" />
+    </svg>
+  );
+}
 
 function miniClasses(session: Session | undefined, selected: boolean): string {
   const classes = ["minimap-node", `tone-${session ? badgeOf(session, 0).tone : "idle"}`];
@@ -101,7 +122,7 @@ const MiniMapSessionNode = memo(function MiniMapSessionNode(props: MiniMapNodePr
  * click whose details panel now hides it, or a focused node that is partly in view. Nothing
  * moves when the node is already in view: calm over clever.
  */
-function useReveal() {
+function useReveal(following: Following) {
   const flow = useReactFlow<CanvasNode>();
   const flowStore = useStoreApi<CanvasNode>();
   return useCallback(
@@ -124,13 +145,15 @@ function useReveal() {
       // Partly in view (say, under the details panel that just opened): the smallest pan will do.
       const partly = right > 0 && bottom > 0 && left < paneWidth && top < paneHeight && zoom >= 0.6;
       if (mode === "nudge" || partly) {
-        if (visible) return;
+        // A board that follows its content keeps all of it in view itself (the pane just shrank).
+        if (visible || follows(following, { x, y, zoom })) return;
         const dx = left < margin ? margin - left : right > paneWidth - margin ? paneWidth - margin - right : 0;
         const dy = top < margin ? margin - top : bottom > paneHeight - margin ? paneHeight - margin - bottom : 0;
         void flow.setViewport({ x: x + dx, y: y + dy, zoom }, { duration: 250 });
         return;
       }
       if (visible && zoom >= 0.6) return;
+      following.current = false;
       const nextZoom = Math.min(Math.max(zoom, 0.9), 1.25);
       const cx = node.position.x + width / 2;
       const cy = node.position.y + height / 2;
@@ -139,8 +162,42 @@ function useReveal() {
         { duration: 350 },
       );
     },
-    [flow, flowStore],
+    [flow, flowStore, following],
   );
+}
+
+/**
+ * Whether the board follows its content: fitted when sessions arrive, when the window or the
+ * pane changes size (the details panel opening) and when part of it leaves the view — until the
+ * user pans or zooms by hand or asks for one node or the filter's matches; `f` starts it again.
+ */
+type Following = {
+  current: boolean;
+  /** Where the last fit put the view, and how many fits are still gliding there. */
+  fitted: Viewport | null;
+  moving: number;
+};
+
+/**
+ * Whether the board still follows: a view that is not where the last fit left it (nothing
+ * gliding) was moved by something else — the user, a reveal — and is left alone from then on.
+ */
+function follows(following: Following, viewport: Viewport): boolean {
+  if (!following.current || following.moving > 0 || !following.fitted) return following.current;
+  const { x, y, zoom } = following.fitted;
+  if (Math.abs(viewport.x - x) > 0.5 || Math.abs(viewport.y - y) > 0.5 || Math.abs(viewport.zoom - zoom) > 1e-3) {
+    following.current = false;
+  }
+  return following.current;
+}
+
+/** The pane's size: the DOM knows it right after the details panel opened, React Flow's store soon after. */
+function paneOf(state: { domNode: HTMLDivElement | null; width: number; height: number }) {
+  const { domNode, width, height } = state;
+  return {
+    width: domNode?.clientWidth || width || window.innerWidth,
+    height: domNode?.clientHeight || height || window.innerHeight,
+  };
 }
 
 /** The canvas box of these sessions' nodes (tiles included). */
@@ -204,9 +261,13 @@ function useWindowPane(): void {
 }
 
 /** The canvas box of everything laid out: the regions and the nodes (dragged ones included). */
-function layoutBounds() {
-  const { nodes, regions } = useSwitchboard.getState();
+function boundsOfLayout(nodes: readonly SessionNodeType[], regions: readonly Region[]): Box | null {
   return boundsOfBoxes([...regions, ...nodes.map((n) => ({ ...n.position, ...sizeOf(n.data.size) }))]);
+}
+
+function layoutBounds(): Box | null {
+  const { nodes, regions } = useSwitchboard.getState();
+  return boundsOfLayout(nodes, regions);
 }
 
 /** The session whose tile an event happened in, if any. */
@@ -219,32 +280,72 @@ function focusedNode(event: KeyboardEvent): string | null {
   return (event.target as Element | null)?.closest?.(".react-flow__node-session, .session-tile")?.getAttribute("data-id") ?? null;
 }
 
-/** Focus requests (chips, `n`, notifications), fitting and keyboard shortcuts; inside React Flow. */
-function CanvasEffects() {
+/**
+ * Fit the whole board in the pane. The layout knows its box, so this needs no measuring: on
+ * arrival the first frame that shows the sessions is already the fitted one.
+ */
+function useFit(following: Following): (animate: boolean) => void {
   const flow = useReactFlow<CanvasNode>();
   const flowStore = useStoreApi<CanvasNode>();
-  const reveal = useReveal();
+  return useCallback(
+    (animate: boolean) => {
+      const bounds = layoutBounds();
+      if (!bounds) return;
+      const viewport = fitViewport(bounds, paneOf(flowStore.getState()), MIN_ZOOM);
+      following.current = true;
+      following.fitted = viewport;
+      if (!animate) {
+        void flow.setViewport(viewport);
+        return;
+      }
+      // Gliding there: the view is between places until the glide is over.
+      following.moving += 1;
+      setTimeout(() => (following.moving -= 1), FIT_GLIDE_MS + 100);
+      void flow.setViewport(viewport, { duration: FIT_GLIDE_MS });
+    },
+    [flow, flowStore, following],
+  );
+}
+
+/** Focus requests (chips, `n`, notifications), fitting and keyboard shortcuts; inside React Flow. */
+function CanvasEffects({ following }: { following: Following }) {
+  const flow = useReactFlow<CanvasNode>();
+  const flowStore = useStoreApi<CanvasNode>();
+  const reveal = useReveal(following);
   const focus = useSwitchboard((s) => s.focus);
   const filled = useSwitchboard((s) => s.order.length > 0);
   const showMatches = useSwitchboard((s) => s.showMatches);
+  const nodes = useSwitchboard((s) => s.nodes);
+  const regions = useSwitchboard((s) => s.regions);
+  const paneWidth = useStore((s) => s.width);
+  const paneHeight = useStore((s) => s.height);
   useZoomedOutSizes();
   useWindowPane();
 
-  const fit = useCallback(() => {
-    const bounds = layoutBounds();
-    if (!bounds) return;
-    const { domNode, width, height } = flowStore.getState();
-    const pane = {
-      width: domNode?.clientWidth || width || window.innerWidth,
-      height: domNode?.clientHeight || height || window.innerHeight,
-    };
-    const viewport = arrivalViewport(bounds, pane);
-    // Too many to show at full size: zoom out to all of them. The layout knows their box, so
-    // this needs no measuring: the first frame that shows them is already the fitted one.
-    if (viewport) void flow.setViewport(viewport);
-    else void flow.fitBounds(bounds, { padding: FIT_PADDING });
-  }, [flow, flowStore]);
-  useFitWhenFilled(filled, fit);
+  const fit = useFit(following);
+  const arrive = useCallback(() => fit(false), [fit]);
+  useFitWhenFilled(filled, arrive);
+
+  // Sessions came, went or moved: bring the board back into view if part of it left.
+  useEffect(() => {
+    if (!follows(following, flow.getViewport())) return;
+    const bounds = boundsOfLayout(nodes, regions);
+    if (!bounds || boxInView(bounds, flow.getViewport(), paneOf(flowStore.getState()))) return;
+    fit(true);
+  }, [nodes, regions, flow, flowStore, fit, following]);
+
+  // The window or the pane (the details panel opened or closed) changed size: fit it again.
+  // (Not when it is first measured: the arrival's fit read the DOM's size.)
+  const measured = useRef(false);
+  useEffect(() => {
+    const first = !measured.current;
+    measured.current = paneWidth > 0 && paneHeight > 0;
+    if (first || !measured.current) return;
+    const timer = setTimeout(() => {
+      if (follows(following, flow.getViewport())) fit(true);
+    }, 60);
+    return () => clearTimeout(timer);
+  }, [paneWidth, paneHeight, fit, following, flow]);
 
   useEffect(() => {
     if (focus) reveal(focus.id, "center");
@@ -259,9 +360,10 @@ function CanvasEffects() {
     const bounds = boundsOfSessions(matches);
     if (!bounds) return;
     // After the details panel (opened by the selection) has taken its share of the pane.
+    following.current = false;
     const timer = setTimeout(() => void flow.fitBounds(bounds, { padding: FIT_PADDING, duration: 300 }), 80);
     return () => clearTimeout(timer);
-  }, [showMatches, flow]);
+  }, [showMatches, flow, following]);
 
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
@@ -314,7 +416,7 @@ function CanvasEffects() {
           requestAnimationFrame(() => document.querySelector<HTMLInputElement>("[data-testid='filter-input']")?.focus());
           break;
         case "fit":
-          void flow.fitView({ ...fitViewOptions, duration: 300 });
+          fit(true);
           break;
         case "close":
           if (selectDetailsId(store) != null) store.closeDetails();
@@ -327,7 +429,7 @@ function CanvasEffects() {
     };
     window.addEventListener("keydown", onKeyDown);
     return () => window.removeEventListener("keydown", onKeyDown);
-  }, [flow, reveal]);
+  }, [reveal, fit, following]);
 
   return null;
 }
@@ -408,7 +510,31 @@ export function Canvas() {
       ),
     [storeNodesChange],
   );
-  const reveal = useReveal();
+  const following = useRef<Following>({ current: true, fitted: null, moving: 0 }).current;
+  const reveal = useReveal(following);
+  // A pan or zoom by hand (wheel, drag, pinch, the minimap): the user chose where to look.
+  const onMove = useCallback<OnMove>(
+    (event) => {
+      if (event) following.current = false;
+    },
+    [following],
+  );
+  const byHand = useCallback(() => {
+    following.current = false;
+  }, [following]);
+  const fit = useFit(following);
+  const fitByHand = useCallback(() => fit(true), [fit]);
+  const bounds = useMemo(() => boundsOfLayout(sessionNodes, regions), [sessionNodes, regions]);
+  // The minimap only while part of the board is out of view: over a fitted board it would only
+  // hide nodes.
+  const partlyHidden = useStore(
+    useCallback(
+      (s) =>
+        bounds != null &&
+        !boxInView(bounds, { x: s.transform[0], y: s.transform[1], zoom: s.transform[2] }, { width: s.width, height: s.height }, 8),
+      [bounds],
+    ),
+  );
   // The click opened the details panel, which may now cover the node: uncover it once laid out.
   const onNodeClick = useCallback<NodeMouseHandler<CanvasNode>>(
     (event, node) => {
@@ -432,6 +558,7 @@ export function Canvas() {
       nodeTypes={nodeTypes}
       onNodesChange={onNodesChange}
       onNodeClick={onNodeClick}
+      onMove={onMove}
       // A drag moves a node; only a click selects it (and opens its details panel).
       selectNodesOnDrag={false}
       // Hundreds of sessions: only what is on screen is in the DOM. A few dozen are cheaper
@@ -439,7 +566,7 @@ export function Canvas() {
       onlyRenderVisibleElements={crowded}
       // The arrow keys move the selection (ours), not the selected node.
       disableKeyboardA11y
-      minZoom={0.1}
+      minZoom={MIN_ZOOM}
       maxZoom={2}
       colorMode="system"
       nodesConnectable={false}
@@ -449,18 +576,24 @@ export function Canvas() {
       proOptions={proOptions}
     >
       <Background variant={BackgroundVariant.Dots} gap={22} size={1.2} />
-      <MiniMap
-        nodeComponent={MiniMapSessionNode}
-        style={minimapStyle}
-        pannable
-        zoomable
-        ariaLabel="Overview of all sessions"
-      />
-      <Controls showInteractive={false} fitViewOptions={fitViewOptions} />
+      {partlyHidden && (
+        <MiniMap
+          nodeComponent={MiniMapSessionNode}
+          style={minimapStyle}
+          pannable
+          zoomable
+          ariaLabel="Overview of all sessions"
+        />
+      )}
+      <Controls showInteractive={false} showFitView={false} onZoomIn={byHand} onZoomOut={byHand}>
+        <ControlButton onClick={fitByHand} title="Fit the board (f)" aria-label="Fit the board">
+          <FitIcon />
+        </ControlButton>
+      </Controls>
       <Panel position="top-center">
         <FilterBar />
       </Panel>
-      <CanvasEffects />
+      <CanvasEffects following={following} />
     </ReactFlow>
   );
 }

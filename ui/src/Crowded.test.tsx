@@ -60,6 +60,8 @@ async function renderCrowd(zoom: number) {
     </ReactFlowProvider>,
   );
   await screen.findAllByTestId("session-node");
+  // A turn of the wheel: the user's own view, which the board no longer refits.
+  fireEvent.wheel(document.querySelector(".react-flow__pane")!, { deltaY: -10 });
   await act(async () => {
     flowStore!.setState({ transform: [0, 0, zoom], width: 1200, height: 800 });
   });

@@ -6,6 +6,7 @@ import { create } from "zustand";
 import type { Session } from "./bindings/Session";
 import type { Verdict } from "./bindings/Verdict";
 import * as ipc from "./ipc";
+import { useSwitchboard } from "./store";
 
 /** How long a failed answer's note stays on the node. */
 export const NOTE_MS = 5_000;
@@ -98,6 +99,7 @@ export async function answer(session: Session, verdict: Verdict): Promise<void> 
   if (useDecide.getState().sent[sessionId] === decision) return;
   useDecide.setState((s) => ({ sent: { ...s.sent, [sessionId]: decision } }));
   setNote(sessionId, null);
+  holdWhileHovered(sessionId);
   try {
     await ipc.decide(sessionId, decision, verdict);
   } catch (err) {
@@ -108,6 +110,24 @@ export async function answer(session: Session, verdict: Verdict): Promise<void> 
     });
     setNote(sessionId, noteFor(ipc.toIpcError(err)));
   }
+}
+
+/** How long an answered node keeps its place when the pointer is not on it. */
+export const HOLD_PLACE_MS = 4000;
+
+/**
+ * The answered node keeps its place (no jump out of the lane under the pointer) until the
+ * pointer leaves it — `SessionCard` lets go on pointer leave — or, if the pointer is not on it
+ * (answered with a key), a few seconds later.
+ */
+function holdWhileHovered(id: string) {
+  useSwitchboard.getState().holdPlace(id);
+  setTimeout(() => {
+    const escaped = typeof CSS === "undefined" ? id : CSS.escape(id);
+    const node = document.querySelector(`[data-testid="session-node"][data-session-id="${escaped}"]`);
+    if (node?.matches(":hover")) return;
+    useSwitchboard.getState().releasePlace(id);
+  }, HOLD_PLACE_MS);
 }
 
 /** Forget every answer and note (tests). */

@@ -1,12 +1,14 @@
-// The canvas fits the view when sessions arrive on an empty canvas, and at no other time.
+// The board follows its content: fitted when sessions arrive on an empty canvas and whenever part
+// of it leaves the view, until the user moves the view by hand; `f` starts it again.
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { act, render, screen } from "@testing-library/react";
+import { act, fireEvent, render, screen } from "@testing-library/react";
 import { useMemo } from "react";
 import { ReactFlowProvider } from "@xyflow/react";
 import { Canvas } from "./Canvas";
 import { initialData, useSwitchboard } from "./store";
 import { installFlowStubs } from "./test/flow";
 import { makeSession, NOW } from "./test/sessions";
+import { fitViewport, FIT_INSETS } from "./layout";
 
 const fits = vi.hoisted(() => ({ fitView: vi.fn(), fitBounds: vi.fn(), setViewport: vi.fn() }));
 
@@ -89,19 +91,37 @@ describe("fitting the view", () => {
     expect(fitCount()).toBe(0);
   });
 
-  it("fits once when the first sessions arrive after an empty start, not on later changes", async () => {
+  it("fits when the first sessions arrive, and not again while they all stay in view", async () => {
     store().applySnapshot([]);
     renderCanvas();
     arrive("a");
     await screen.findAllByTestId("session-node");
     expect(fitCount()).toBe(1);
     // One node at full size: shown from the top at zoom 1, not blown up to fill the pane.
-    expect(fits.setViewport).toHaveBeenCalledWith(expect.objectContaining({ zoom: 1, y: 32 }));
+    expect(fits.setViewport).toHaveBeenCalledWith(expect.objectContaining({ zoom: 1, y: FIT_INSETS.top }));
 
     arrive("b", "c");
     act(() => store().applyChanges({ changed: [makeSession({ sessionId: "a", status: "done" })], removed: [] }));
     act(() => store().select("b"));
     expect(fitCount()).toBe(1);
+  });
+
+  it("zooms out again when arrivals no longer fit, until the user turns the wheel; f follows again", async () => {
+    store().applySnapshot([]);
+    renderCanvas();
+    arrive("a");
+    await screen.findAllByTestId("session-node");
+    arrive(...Array.from({ length: 40 }, (_, i) => `s${i}`));
+    const last = fits.setViewport.mock.calls.at(-1)![0] as { zoom: number };
+    expect(last.zoom).toBeLessThan(1);
+    const before = fitCount();
+
+    fireEvent.wheel(document.querySelector(".react-flow__pane")!, { deltaY: -200 });
+    arrive(...Array.from({ length: 15 }, (_, i) => `t${i}`));
+    expect(fitCount()).toBe(before);
+
+    act(() => void fireEvent.keyDown(window, { key: "f" }));
+    expect(fitCount()).toBe(before + 1);
   });
 
   it("fits at mount when the snapshot already has sessions", async () => {
@@ -128,12 +148,14 @@ describe("fitting the view", () => {
     renderCanvas();
     arrive(...Array.from({ length: 60 }, (_, i) => `s${i}`));
     // To the layout's box, known without measuring anything: the first frame is the fitted one.
-    expect(fits.fitBounds).toHaveBeenCalledTimes(1);
-    const [bounds] = fits.fitBounds.mock.calls[0]!;
+    expect(fits.setViewport).toHaveBeenCalledTimes(1);
     const { regions } = store();
     const right = Math.max(...regions.map((r) => r.x + r.width));
     const bottom = Math.max(...regions.map((r) => r.y + r.height));
-    expect(bounds).toEqual({ x: 0, y: 0, width: right, height: bottom });
-    expect(fits.setViewport).not.toHaveBeenCalled();
+    expect(fits.setViewport.mock.calls[0]![0]).toEqual(
+      fitViewport({ x: 0, y: 0, width: right, height: bottom }, { width: 1200, height: 800 }),
+    );
+    expect(fits.fitBounds).not.toHaveBeenCalled();
   });
+
 });

@@ -14,6 +14,7 @@ import {
   shortId,
   silenceFor,
   titleOf,
+  labelsInRegion,
 } from "./sessionLabels";
 import { agentLetter, AgentMark, ClockIcon, CloseIcon, StatusGlyph, TerminalIcon } from "./icons";
 import { sizeOf, ZOOM_COMPACT, type NodeSize, type XY } from "./layout";
@@ -28,6 +29,8 @@ type CardProps = {
   size?: NodeSize;
   /** Zoomed out below {@link ZOOM_COMPACT}: only status, agent, title and unread dot, larger. */
   compact?: boolean;
+  /** The region the card is drawn in: a project's region names the project once, above. */
+  region?: string | null;
 };
 
 /**
@@ -56,9 +59,10 @@ function faceOf(session: Session, badge: { tone: string }, selected: boolean, di
 }
 
 /** One session, read from the store by id; usable outside React Flow (tests). */
-export function SessionCard({ id, selected = false, size = "full", compact = false }: CardProps) {
+export function SessionCard({ id, selected = false, size = "full", compact = false, region = null }: CardProps) {
   const session = useSwitchboard((s) => s.sessions[id]);
   const openSession = useSwitchboard((s) => s.openSession);
+  const releasePlace = useSwitchboard((s) => s.releasePlace);
   const dimmed = useSwitchboard((s) => s.matches != null && !s.matches.has(id));
   const twin = useSwitchboard((s) => s.twins.has(id));
   const now = useClock((s) => s.now);
@@ -69,17 +73,18 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
   const badge = badgeOf(session, now);
   const reason = reasonOf(session);
   // Two sessions called the same (two agents in one folder) are told apart by their ids.
-  const title = twin ? `${titleOf(session)} · ${shortId(session.sessionId)}` : titleOf(session);
-  const folder = session.cwd ? shortenHome(session.cwd) : null;
+  const labels = labelsInRegion(session, region);
+  const title = twin && labels.title === titleOf(session) ? `${labels.title} · ${shortId(session.sessionId)}` : labels.title;
+  const folder = labels.folder;
   const stale = isStale(session);
   const subagents = session.subagents > 0 ? session.subagents : 0;
 
   const { classes, data } = faceOf(session, badge, selected, dimmed);
-  const rootProps = { ...data, onClick: () => openSession(id) };
+  const rootProps = { ...data, onClick: () => openSession(id), onPointerLeave: () => releasePlace(id) };
   const unreadDot = session.unread && (
     <span className="unread-dot" data-testid="unread-dot" role="img" aria-label="Unread" />
   );
-  const tooltip = `${title} — ${badge.word}${folder ? ` · ${folder}` : ""}`;
+  const tooltip = `${title} — ${badge.word}${session.cwd ? ` · ${shortenHome(session.cwd)}` : ""}`;
 
   if (size === "strip" || compact) {
     // The compact forms: what you can read across a hundred sessions at once.
@@ -258,11 +263,11 @@ export const SessionNode = memo(
   function SessionNode({ id, selected, data }: NodeProps<SessionNodeType>) {
     // A boolean selector: the node re-renders when it crosses the threshold, not on every zoom step.
     const compact = useStore((s) => s.transform[2] < ZOOM_COMPACT);
-    return <SessionCard id={id} selected={selected} size={data.size} compact={compact} />;
+    return <SessionCard id={id} selected={selected} size={data.size} compact={compact} region={data.region} />;
   },
   // Only what it draws: a relayout moves dozens of nodes (new positions in the props), and React
   // Flow's wrapper moves them without the card rendering again.
-  (a, b) => a.id === b.id && a.selected === b.selected && a.data.size === b.data.size,
+  (a, b) => a.id === b.id && a.selected === b.selected && a.data.size === b.data.size && a.data.region === b.data.region,
 );
 
 /** What a tile's frame gives the card drawn in it (placement, focus, pointer handlers). */
@@ -400,7 +405,7 @@ export const SessionTile = memo(function SessionTile({ node, session, origin, co
   if (compact) return <TileCard session={session} selected={selected} size={data.size} dimmed={dimmed} frame={frame} />;
   return (
     <div {...frame}>
-      <SessionCard id={id} selected={selected} size={data.size} />
+      <SessionCard id={id} selected={selected} size={data.size} region={data.region} />
     </div>
   );
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
-  arrivalViewport,
+  boxInView,
+  fitViewport,
+  FIT_INSETS,
   boundsOf,
   boundsOfBoxes,
   boxesOverlap,
@@ -213,23 +215,46 @@ describe("arrow-key neighbours", () => {
   });
 });
 
-describe("arrivalViewport", () => {
+describe("fitViewport", () => {
   const pane = { width: 1280, height: 756 };
-
-  it("shows a few arrivals at full size from the top, centred across", () => {
-    const bounds = boundsOf([{ x: 0, y: 0 }])!;
-    expect(bounds).toEqual({ x: 0, y: 0, width: NODE_WIDTH, height: NODE_HEIGHT });
-    const view = arrivalViewport(bounds, pane)!;
-    expect(view).toEqual({ x: Math.round((pane.width - NODE_WIDTH) / 2), y: 32, zoom: 1 });
+  const onScreen = (box: { x: number; y: number; width: number; height: number }, v: { x: number; y: number; zoom: number }) => ({
+    left: box.x * v.zoom + v.x,
+    top: box.y * v.zoom + v.y,
+    right: (box.x + box.width) * v.zoom + v.x,
+    bottom: (box.y + box.height) * v.zoom + v.y,
   });
 
-  it("leaves arrivals that do not fit at full size to fitView", () => {
-    expect(arrivalViewport({ x: 0, y: 0, width: 2400, height: 1200 }, pane)).toBeNull();
+  it("shows a few sessions at full size from the top, centred between the insets", () => {
+    const bounds = boundsOf([{ x: 0, y: 0 }])!;
+    expect(bounds).toEqual({ x: 0, y: 0, width: NODE_WIDTH, height: NODE_HEIGHT });
+    const view = fitViewport(bounds, pane);
+    const inner = pane.width - FIT_INSETS.left - FIT_INSETS.right;
+    expect(view).toEqual({ x: Math.round(FIT_INSETS.left + (inner - NODE_WIDTH) / 2), y: FIT_INSETS.top, zoom: 1 });
+    expect(boxInView(bounds, view, pane)).toBe(true);
+  });
+
+  it("zooms out until a board too big for full size lies inside the insets, clear of the controls", () => {
+    const bounds = { x: 0, y: 0, width: 2400, height: 1200 };
+    const view = fitViewport(bounds, pane);
+    expect(view.zoom).toBeLessThan(1);
+    const box = onScreen(bounds, view);
+    expect(box.left).toBeGreaterThanOrEqual(FIT_INSETS.left - 0.5);
+    expect(box.right).toBeLessThanOrEqual(pane.width - FIT_INSETS.right + 0.5);
+    expect(box.bottom).toBeLessThanOrEqual(pane.height - FIT_INSETS.bottom + 0.5);
+    expect(boxInView(bounds, view, pane)).toBe(true);
+    // The same view in a narrower pane (the details panel opened) leaves part of it out.
+    expect(boxInView(bounds, view, { width: 900, height: 756 })).toBe(false);
   });
 
   it("brings dragged positions far from the origin into view", () => {
-    const view = arrivalViewport(boundsOf([{ x: 2000, y: 1500 }])!, pane)!;
-    expect(2000 + view.x).toBeGreaterThanOrEqual(0);
-    expect(1500 + view.y).toBe(32);
+    const bounds = boundsOf([{ x: 2000, y: 1500 }])!;
+    const view = fitViewport(bounds, pane);
+    expect(onScreen(bounds, view).top).toBe(FIT_INSETS.top);
+    expect(boxInView(bounds, view, pane)).toBe(true);
+    expect(boxInView(bounds, { x: 0, y: 0, zoom: 1 }, pane)).toBe(false);
+  });
+
+  it("never zooms past the floor, however big the board", () => {
+    expect(fitViewport({ x: 0, y: 0, width: 100000, height: 100000 }, pane, 0.1).zoom).toBe(0.1);
   });
 });

@@ -399,22 +399,43 @@ export function layoutCanvas(
   return attempt("strip");
 }
 
-// ── Arriving on an empty canvas ──────────────────────────────────────────────────────────────
-
-const ARRIVAL_SIDE = 24;
-const ARRIVAL_TOP = 32;
+// ── Fitting the board ────────────────────────────────────────────────────────────────────────
 
 /**
- * Where to look when sessions arrive on an empty canvas. If they fit at full size, show them
- * at zoom 1 from the top, centred across. `null` when they do not fit: then fit the view to
- * them (zoomed out).
+ * Room the fitted board leaves free, in screen pixels: above, for the filter bar's first row;
+ * at the left, for the zoom controls in the bottom corner. (The minimap shows only while part
+ * of the board is out of view, so a fitted board needs no room for it.)
  */
-export function arrivalViewport(bounds: Box, pane: Pane): { x: number; y: number; zoom: number } | null {
-  const fitsAcross = bounds.width + 2 * ARRIVAL_SIDE <= pane.width;
-  const fitsDown = bounds.height + ARRIVAL_TOP + ARRIVAL_SIDE <= pane.height;
-  if (!fitsAcross || !fitsDown) return null;
-  const left = (pane.width - bounds.width) / 2;
-  return { x: Math.round(left - bounds.x), y: ARRIVAL_TOP - bounds.y, zoom: 1 };
+export const FIT_INSETS = { top: 32, right: 24, bottom: 24, left: 60 } as const;
+
+export type Viewport = { x: number; y: number; zoom: number };
+
+/**
+ * The view that shows the whole box inside the pane's insets: at zoom 1 when it fits (never
+ * blown up past full size), zoomed out as far as `minZoom` when not; centred across, from the
+ * top down.
+ */
+export function fitViewport(bounds: Box, pane: Pane, minZoom = 0.1): Viewport {
+  const width = Math.max(1, pane.width - FIT_INSETS.left - FIT_INSETS.right);
+  const height = Math.max(1, pane.height - FIT_INSETS.top - FIT_INSETS.bottom);
+  const zoom = Math.max(minZoom, Math.min(1, width / Math.max(1, bounds.width), height / Math.max(1, bounds.height)));
+  const x = FIT_INSETS.left + (width - bounds.width * zoom) / 2 - bounds.x * zoom;
+  const y = FIT_INSETS.top - bounds.y * zoom;
+  return { x: Math.round(x), y: Math.round(y), zoom };
+}
+
+/** Whether the whole box is on screen inside the fitted insets but the top's (`slack` px of grace). */
+export function boxInView(bounds: Box, viewport: Viewport, pane: Pane, slack = 4): boolean {
+  const left = bounds.x * viewport.zoom + viewport.x;
+  const top = bounds.y * viewport.zoom + viewport.y;
+  const right = left + bounds.width * viewport.zoom;
+  const bottom = top + bounds.height * viewport.zoom;
+  return (
+    left >= FIT_INSETS.left - slack &&
+    top >= -slack &&
+    right <= pane.width - FIT_INSETS.right + slack &&
+    bottom <= pane.height - FIT_INSETS.bottom + slack
+  );
 }
 
 // ── Keyboard navigation ──────────────────────────────────────────────────────────────────────

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentName, relativeAge, shortenHome, silenceFor, titleOf } from "./sessionLabels";
+import { agentName, labelsInRegion, relativeAge, shortenHome, silenceFor, titleOf } from "./sessionLabels";
 import { makeSession, NOW } from "./test/sessions";
 
 describe("titleOf", () => {
@@ -45,5 +45,38 @@ describe("relativeAge", () => {
 
   it("says how long a stale session has been quiet", () => {
     expect(silenceFor(NOW - 12 * 60_000, NOW)).toBe("no news for 12 min");
+  });
+});
+
+describe("labelsInRegion", () => {
+  const at = (cwd: string, title: string | null = null) =>
+    makeSession({ sessionId: "3f2a9c1b-77", agent: "codex", cwd, title });
+
+  it("names the project once: the region says it, the card does not repeat it", () => {
+    expect(labelsInRegion(at("/home/maya/src/api", "Fix the login"), "project:/home/maya/src/api")).toEqual({
+      title: "Fix the login",
+      folder: null,
+    });
+    // No title of its own: not the folder's name again, but the agent and the short id.
+    expect(labelsInRegion(at("/home/maya/src/api"), "project:/home/maya/src/api")).toEqual({
+      title: "Codex · 3f2a9c1b",
+      folder: null,
+    });
+  });
+
+  it("shows a subfolder as the part below the project", () => {
+    expect(labelsInRegion(at("/home/maya/src/api/sub0/sub3"), "project:/home/maya/src/api")).toEqual({
+      title: "sub3",
+      folder: "./sub0/sub3",
+    });
+  });
+
+  it("keeps the whole folder in the needs-you lane and outside its project", () => {
+    expect(labelsInRegion(at("/home/maya/src/api"), "needs-you")).toEqual({ title: "api", folder: "~/src/api" });
+    expect(labelsInRegion(at("/home/maya/src/api-old"), "project:/home/maya/src/api")).toEqual({
+      title: "api-old",
+      folder: "~/src/api-old",
+    });
+    expect(labelsInRegion(at("/home/maya/src/api"), null)).toEqual({ title: "api", folder: "~/src/api" });
   });
 });

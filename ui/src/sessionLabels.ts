@@ -27,6 +27,26 @@ export function titleOf(session: Session): string {
   return title || lastFolder(session.cwd) || shortId(session.sessionId);
 }
 
+/**
+ * The title and folder a card shows inside its region. In a project's region the project is
+ * already named above the cards, so it is not said again on each: the folder becomes the part
+ * below the project ("" when it is the project itself), and a session with no title of its own
+ * (named after that same folder) is named by its agent and short id.
+ */
+export function labelsInRegion(session: Session, region: string | null | undefined): { title: string; folder: string | null } {
+  const title = titleOf(session);
+  const folder = session.cwd ? shortenHome(session.cwd) : null;
+  const project = region?.startsWith("project:") ? region.slice("project:".length) : null;
+  if (!project || !session.cwd) return { title, folder };
+  const below = session.cwd === project ? "" : session.cwd.startsWith(`${project}/`) ? session.cwd.slice(project.length + 1) : null;
+  if (below == null) return { title, folder };
+  const untitled = !session.title?.trim() && title === lastFolder(session.cwd) && below === "";
+  return {
+    title: untitled ? `${agentName(session.agent)} · ${shortId(session.sessionId)}` : title,
+    folder: below === "" ? null : `./${below}`,
+  };
+}
+
 // The web view has no $HOME, so infer it from the usual home roots.
 const HOME_PREFIXES = [/^\/(?:home|Users)\/[^/]+(?=\/|$)/, /^\/root(?=\/|$)/, /^[A-Za-z]:\\Users\\[^\\]+(?=\\|$)/];
 

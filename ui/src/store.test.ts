@@ -66,6 +66,19 @@ describe("sessions from the Rust side", () => {
     expect(store().nodes.map((n) => n.id).sort()).toEqual(["a", "c", "d", "e"]);
   });
 
+  it("an answered session held in place stays in the lane until released, then moves out", () => {
+    const blocked = makeSession({ sessionId: "b", firstEventAt: NOW, status: "blocked" });
+    store().applySnapshot([makeSession({ sessionId: "a" }), blocked]);
+    const inLane = positionOf("b")!;
+    store().holdPlace("b");
+    store().applyChanges({ changed: [{ ...blocked, status: "working" }], removed: [] });
+    expect(positionOf("b")).toEqual(inLane);
+    expect(store().regions.map((r) => r.id)).toContain("needs-you");
+    store().releasePlace("b");
+    expect(positionOf("b")).not.toEqual(inLane);
+    expect(store().regions.map((r) => r.id)).not.toContain("needs-you");
+  });
+
   it("a change that does not move a session in the ordering keeps the node list untouched", () => {
     store().applySnapshot([makeSession({ sessionId: "a" }), makeSession({ sessionId: "b", firstEventAt: NOW })]);
     const nodes = store().nodes;

@@ -61,6 +61,12 @@ type Data = {
   dragged: Record<string, XY>;
   /** What the layout was last made from: skip the work when a change does not move anything. */
   layoutKey: string;
+  /**
+   * Sessions just answered from the board, with the place (rank) they had: they stay where the
+   * user clicked until the pointer leaves them (or a short while passes), so the board does not
+   * rearrange under the pointer.
+   */
+  heldPlaces: Record<string, number>;
   filter: Filter;
   /** Sessions the filter lets through; `null` when nothing is filtered. */
   matches: ReadonlySet<string> | null;
@@ -88,6 +94,9 @@ type Actions = {
   openSession(id: string): void;
   /** The window was resized: reshape the layout when its shape changed noticeably. */
   setPane(pane: Pane): void;
+  /** Keep the session's node where it is (see `heldPlaces`); `releasePlace` lets it go. */
+  holdPlace(id: string): void;
+  releasePlace(id: string): void;
   setFilterText(text: string): void;
   /** A header chip: show only that state; the same chip again shows everything. */
   toggleCategory(category: Category): void;
@@ -125,6 +134,7 @@ export function initialData(): Data {
     projects: {},
     dragged: {},
     layoutKey: "",
+    heldPlaces: {},
     filter: NO_FILTER,
     matches: null,
     filterOpen: false,
@@ -234,7 +244,10 @@ function withSelection(nodes: SessionNodeType[], id: string | null): SessionNode
   });
 }
 
-type LayoutInput = Pick<Data, "sessions" | "order" | "nodes" | "pane" | "dragged" | "layoutKey" | "regions">;
+type LayoutInput = Pick<
+  Data,
+  "sessions" | "order" | "nodes" | "pane" | "dragged" | "layoutKey" | "regions" | "heldPlaces"
+>;
 
 /**
  * Lay the canvas out again: the node objects whose place and size did not change are kept (so
@@ -243,7 +256,7 @@ type LayoutInput = Pick<Data, "sessions" | "order" | "nodes" | "pane" | "dragged
 function relayout(state: LayoutInput): Partial<Data> {
   const { sessions, order, nodes, pane, dragged } = state;
   const projects = projectsOf(order.map((id) => sessions[id]!));
-  const items = order.map((id) => ({ id, project: projects[id] ?? null, rank: rankOf(sessions[id]!) }));
+  const items = order.map((id) => ({ id, project: projects[id] ?? null, rank: state.heldPlaces[id] ?? rankOf(sessions[id]!) }));
   const existing = new Map(nodes.map((n) => [n.id, n]));
   const pinned: Record<string, XY> = {};
   for (const id of order) {
@@ -399,6 +412,24 @@ export const useSwitchboard = create<SwitchboardState>()((set, get) => ({
       const change = Math.max(Math.abs(pane.width - width) / width, Math.abs(pane.height - height) / height);
       if (!(pane.width > 0 && pane.height > 0) || change < 0.08) return {};
       const base = { ...state, pane };
+      return { ...base, ...relayout(base) };
+    });
+  },
+
+  holdPlace(id) {
+    set((state) => {
+      const session = state.sessions[id];
+      if (!session || state.heldPlaces[id] != null) return {};
+      return { heldPlaces: { ...state.heldPlaces, [id]: rankOf(session) } };
+    });
+  },
+
+  releasePlace(id) {
+    set((state) => {
+      if (state.heldPlaces[id] == null) return {};
+      const heldPlaces = { ...state.heldPlaces };
+      delete heldPlaces[id];
+      const base = { ...state, heldPlaces };
       return { ...base, ...relayout(base) };
     });
   },

@@ -56,9 +56,12 @@ enum Command {
         /// Remove Switchboard's hooks instead
         #[arg(long)]
         uninstall: bool,
-        /// Print the change and write nothing
+        /// Print the change in brief and write nothing
         #[arg(long)]
         dry_run: bool,
+        /// Also list every hook entry in full, as it goes (or, with --dry-run, would go) into the file
+        #[arg(long, short)]
+        verbose: bool,
     },
     /// Check that each agent CLI is connected and that an event gets through; exits 1 if not
     Doctor {
@@ -92,7 +95,7 @@ fn main() -> ExitCode {
         Some(Command::Hook { .. }) => Ok(()),
         Some(Command::Serve { no_notify }) => serve(no_notify),
         Some(Command::Status { json }) => status(json),
-        Some(Command::Install { target, uninstall, dry_run }) => install(target, uninstall, dry_run),
+        Some(Command::Install { target, uninstall, dry_run, verbose }) => install(target, uninstall, dry_run, verbose),
         Some(Command::Doctor { json }) => return doctor(json),
     };
     match result {
@@ -130,16 +133,25 @@ fn status(json: bool) -> anyhow::Result<()> {
     if json {
         println!("{}", String::from_utf8_lossy(&raw));
     } else {
-        print!("{}", switchboard_engine::client::status::table(&snapshot, switchboard_engine::clock::now_millis()));
+        use switchboard_engine::client::status::{table, terminal_width};
+        print!("{}", table(&snapshot, switchboard_engine::clock::now_millis(), terminal_width()));
     }
     Ok(())
 }
 
-fn install(target: Target, uninstall: bool, dry_run: bool) -> anyhow::Result<()> {
+fn install(target: Target, uninstall: bool, dry_run: bool, verbose: bool) -> anyhow::Result<()> {
     let name = target.to_possible_value().map(|value| value.get_name().to_owned()).unwrap_or_default();
     let outcomes = api::install(&name, uninstall, dry_run, api::hook_command(false)?)?;
     for outcome in &outcomes {
-        println!("{outcome}");
+        if verbose {
+            println!("{}", outcome.in_full());
+        } else {
+            println!("{outcome}");
+        }
+    }
+    let changes = outcomes.iter().any(|outcome| outcome.result.as_ref().is_ok_and(|report| report.changed()));
+    if dry_run && !verbose && changes {
+        println!("(Add --verbose to see every entry in full.)");
     }
     let failed = outcomes.iter().filter(|outcome| outcome.result.is_err()).count();
     if failed > 0 {

@@ -1,11 +1,12 @@
 //! `serve` and `status` as processes: the endpoint file's life, a second instance, the table.
 
 use std::os::unix::fs::PermissionsExt;
+use std::process::{Command, Stdio};
 
 use serde_json::json;
 use switchboard_engine::endpoint::Endpoint;
 
-use crate::support::{fixture, run, temp_home, Serve};
+use crate::support::{fixture, run, temp_home, Serve, BIN};
 
 #[test]
 fn serve_writes_a_private_endpoint_file_and_removes_it_on_sigterm() {
@@ -28,25 +29,47 @@ fn a_second_instance_does_not_clobber_a_live_one() {
     assert_eq!(Endpoint::read(serve.home()), Some(serve.endpoint.clone()));
 }
 
+/// Issue 21 item 7: the table names each session's project and short id, so two sessions in
+/// one folder are told apart, and fits in 80 columns; `--json` stays the one snapshot document.
 #[test]
 fn status_prints_a_table_and_the_json_snapshot() {
     let serve = Serve::start();
     serve.post("claude", &fixture("claude/PermissionRequest.json"));
+    let mut prompt = fixture("claude/UserPromptSubmit.json");
+    prompt["session_id"] = "5c1e9b2d-0f3a-4e1b-9a7c-2d8e6f4b1a90".into();
+    prompt["prompt"] = "Fix the login redirect loop on Safari when the session cookie has expired".into();
+    serve.post("claude", &prompt);
     serve.post("custom", &json!({"sessionId": "nightly", "status": "working", "title": "Nightly build"}));
     serve.wait_for("nightly", |_| true);
     serve.wait_for("00893aaf-19fa-41d2-8238-13269b9b3ca0", |_| true);
+    serve.wait_for("5c1e9b2d-0f3a-4e1b-9a7c-2d8e6f4b1a90", |s| s["status"] == "working");
 
-    let table = run(serve.home(), &["status"], b"");
-    assert!(table.status.success());
+    let table = Command::new(BIN)
+        .arg("status")
+        .env("SWITCHBOARD_HOME", serve.home())
+        .env_remove("COLUMNS")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(table.status.success(), "{table:?}");
     let table = String::from_utf8(table.stdout).unwrap();
-    let lines: Vec<&str> = table.lines().collect();
-    assert!(lines[0].contains("STATUS") && lines[0].contains("TITLE"));
-    assert!(lines[1].contains("blocked") && lines[1].contains("webapp") && lines[1].contains("rm -rf node_modules"));
-    assert!(lines[2].contains("working") && lines[2].contains("Nightly build"));
+    let rows: Vec<Vec<&str>> =
+        table.lines().map(|line| line.split("  ").map(str::trim).filter(|cell| !cell.is_empty()).collect()).collect();
+    assert_eq!(rows[0], ["STATUS", "AGENT", "ID", "PROJECT", "TITLE", "AGE", "DETAIL"], "{table}");
+    assert_eq!(rows[1][..5], ["● blocked", "claude", "00893aaf", "webapp", "webapp"], "{table}");
+    assert!(rows[1][6].starts_with("Bash rm -rf"), "{table}");
+    let working: Vec<&[&str]> = rows[2..].iter().map(|row| &row[..5]).collect();
+    assert!(working.contains(&&["working", "custom", "nightly", "-", "Nightly build"][..]), "{table}");
+    let other = working.iter().find(|row| row[2] == "5c1e9b2d").unwrap_or_else(|| panic!("{table}"));
+    assert_eq!(other[3], "webapp", "the same project, another id: {table}");
+    assert!(other[4].starts_with("Fix the login") && other[4].ends_with('…'), "a long title is clipped: {table}");
+    // Not a terminal and no $COLUMNS: 80 columns, one line a session.
+    assert_eq!(table.lines().count(), 4, "{table}");
+    assert!(table.lines().all(|line| line.chars().count() <= 80), "{table}");
 
     let json = run(serve.home(), &["status", "--json"], b"");
     let snapshot: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-    assert_eq!(snapshot["sessions"].as_array().unwrap().len(), 2);
+    assert_eq!(snapshot["sessions"].as_array().unwrap().len(), 3);
 }
 
 #[test]

@@ -145,3 +145,42 @@ fn install_all_connects_only_the_clis_that_are_here() {
     assert!(named.status.success(), "{}", String::from_utf8_lossy(&named.stderr));
     assert!(home.path().join(".codex/hooks.json").is_file(), "a named CLI is set up all the same");
 }
+
+/// Issue 21 item 7: `install --dry-run` tells each CLI's change in a few lines and writes
+/// nothing; `--verbose` adds every entry as it would go into the file, for a user who audits.
+#[test]
+fn a_dry_run_is_brief_and_verbose_lists_every_entry() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(home.path().join(".claude")).unwrap();
+    let run = |args: &[&str]| {
+        let output = Command::new(BIN)
+            .args(args)
+            .env("HOME", home.path())
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .env_remove("GEMINI_CLI_HOME")
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let events = switchboard_core::hook_config::Cli::Claude.events();
+    let brief = run(&["install", "--dry-run"]);
+    assert!(brief.starts_with("Claude Code: would add the Switchboard hook for 16 events in "), "{brief}");
+    assert!(events.iter().all(|event| brief.contains(event)), "names every event: {brief}");
+    assert_eq!(brief.matches(" hook claude").count(), 1, "the command once: {brief}");
+    assert!(
+        brief.contains("\n  Next: ") && brief.ends_with("(Add --verbose to see every entry in full.)\n"),
+        "{brief}"
+    );
+    assert!(brief.lines().count() <= 9 && !brief.contains("+ hooks."), "{brief}");
+    assert_eq!(std::fs::read_dir(home.path().join(".claude")).unwrap().count(), 0, "nothing written");
+
+    let verbose = run(&["install", "--dry-run", "--verbose"]);
+    let entries: Vec<&str> = verbose.lines().filter(|line| line.starts_with("  + hooks.")).collect();
+    assert_eq!(entries.len(), events.len(), "{verbose}");
+    assert!(entries.iter().all(|entry| entry.contains(" hook claude\",\"timeout\":")), "{verbose}");
+    assert!(!verbose.contains("--verbose"), "{verbose}");
+    assert_eq!(std::fs::read_dir(home.path().join(".claude")).unwrap().count(), 0, "nothing written");
+}

@@ -44,6 +44,21 @@ impl Edit {
     fn hook(action: EditAction, event: &str, value: Value) -> Self {
         Edit { action, key: format!("hooks.{event}"), value }
     }
+
+    /// The hook event this edit is for; `None` for a setting (`hooksConfig.enabled`).
+    pub fn event(&self) -> Option<&str> {
+        self.key.strip_prefix("hooks.")
+    }
+
+    /// The command of the hook it adds, updates or removes.
+    pub fn command(&self) -> Option<&str> {
+        let handler = match self.value.get("hooks") {
+            // An added group holds our one handler.
+            Some(handlers) => handlers.get(0)?,
+            None => &self.value,
+        };
+        handler.get("command")?.as_str()
+    }
 }
 
 /// The settings after an install or uninstall, and what changed to get there.
@@ -395,6 +410,11 @@ mod tests {
         let last = plan.edits.last().unwrap().to_string();
         assert_eq!(last, "+ hooksConfig.enabled: true");
         assert!(plan.edits[0].to_string().starts_with("+ hooks.BeforeAgent: {\"hooks\":"));
+        let command = hook_command(PROGRAM, Cli::Gemini);
+        assert_eq!((plan.edits[0].event(), plan.edits[0].command()), (Some("BeforeAgent"), Some(command.as_str())));
+        assert_eq!((plan.edits.last().unwrap().event(), plan.edits.last().unwrap().command()), (None, None));
+        let removed = plan_uninstall(&plan.settings, Cli::Gemini).unwrap();
+        assert_eq!(removed.edits[0].command(), Some(command.as_str()), "a removed handler's command");
     }
 
     #[test]

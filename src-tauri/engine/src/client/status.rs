@@ -3,7 +3,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use switchboard_core::{AgentStatus, Millis, Snapshot};
+use switchboard_core::{view, AgentStatus, Millis, Snapshot};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::client;
 use crate::endpoint::Endpoint;
@@ -36,23 +37,57 @@ pub fn fetch(state_dir: &Path) -> Result<(Snapshot, Vec<u8>), StatusError> {
     Ok((snapshot, response.body))
 }
 
-/// A readable table: the sessions that need you first, then the rest by last activity.
-/// `switchboard doctor`'s test sessions are left out.
-pub fn table(snapshot: &Snapshot, now: Millis) -> String {
+/// A readable table, at most `width` columns wide (see [`terminal_width`]): the sessions that
+/// need you first, then the rest by last activity. `switchboard doctor`'s test sessions are left
+/// out.
+pub fn table(snapshot: &Snapshot, now: Millis, width: usize) -> String {
     let notices: String = snapshot.notices.iter().flatten().map(|notice| format!("! {notice}\n")).collect();
-    notices + &sessions_table(snapshot, now)
+    notices + &sessions_table(snapshot, now, width)
 }
 
-fn sessions_table(snapshot: &Snapshot, now: Millis) -> String {
+/// The width `status` may fill: the terminal's when stdout is one, else `$COLUMNS`, else 80.
+pub fn terminal_width() -> usize {
+    let mut size = libc::winsize { ws_row: 0, ws_col: 0, ws_xpixel: 0, ws_ypixel: 0 };
+    // SAFETY: TIOCGWINSZ writes one `winsize` into `size`, which outlives the call.
+    let answered = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+    if answered && size.ws_col > 0 {
+        return size.ws_col.into();
+    }
+    std::env::var("COLUMNS").ok().and_then(|columns| columns.trim().parse().ok()).filter(|&c| c > 0).unwrap_or(80)
+}
+
+/// The table's columns: a heading, the widest a cell may be, and for the columns that give up
+/// width when a row would not fit, the narrowest they go (the others are never cut: a status or
+/// an id cut short would mislead).
+struct Column {
+    heading: &'static str,
+    most: usize,
+    least: Option<usize>,
+}
+
+const COLUMNS: [Column; 7] = [
+    Column { heading: "STATUS", most: usize::MAX, least: None },
+    Column { heading: "AGENT", most: usize::MAX, least: None },
+    Column { heading: "ID", most: usize::MAX, least: None },
+    Column { heading: "PROJECT", most: 20, least: Some(8) },
+    Column { heading: "TITLE", most: 32, least: Some(10) },
+    Column { heading: "AGE", most: usize::MAX, least: None },
+    Column { heading: "DETAIL", most: 60, least: Some(10) },
+];
+const GAP: &str = "  ";
+
+fn sessions_table(snapshot: &Snapshot, now: Millis, width: usize) -> String {
     let mut sessions: Vec<_> =
         snapshot.sessions.iter().filter(|s| !s.session_id.starts_with(DOCTOR_SESSION_PREFIX)).collect();
     if sessions.is_empty() {
         return "No sessions yet. Agents appear here once their hooks report (see `switchboard install`).\n".into();
     }
     sessions.sort_by_key(|s| (rank(s.status), std::cmp::Reverse(s.last_event_at)));
-    let rows: Vec<[String; 5]> = sessions
+    let ids = shown_ids(&sessions.iter().map(|s| s.session_id.as_str()).collect::<Vec<_>>());
+    let rows: Vec<[String; 7]> = sessions
         .iter()
-        .map(|s| {
+        .zip(ids)
+        .map(|(s, id)| {
             let mut status = match s.status {
                 None => "-".to_owned(),
                 Some(AgentStatus::Done) if s.errored => "error".into(),
@@ -67,7 +102,8 @@ fn sessions_table(snapshot: &Snapshot, now: Millis) -> String {
             if s.ended {
                 status.push_str(" (ended)");
             }
-            let title = s.title.clone().unwrap_or_else(|| s.session_id.chars().take(8).collect());
+            let project = s.cwd.as_deref().and_then(view::last_folder).unwrap_or_else(|| "-".into());
+            let title = s.title.clone().unwrap_or_else(|| view::short_id(&s.session_id));
             let detail = match s.status {
                 Some(AgentStatus::Waiting) => s.question.clone().or_else(|| s.message.clone()),
                 Some(AgentStatus::Blocked) => Some(
@@ -78,23 +114,33 @@ fn sessions_table(snapshot: &Snapshot, now: Millis) -> String {
                 Some(AgentStatus::Done) => s.message.clone(),
                 _ => s.tool.clone(),
             };
-            [
-                status,
-                s.agent.clone(),
-                clip(&title, 32),
-                age(now.saturating_sub(s.last_event_at)),
-                clip(detail.as_deref().unwrap_or(""), 60),
-            ]
+            let age = age(now.saturating_sub(s.last_event_at));
+            [status, s.agent.clone(), id, project, title, age, detail.unwrap_or_default()]
+                .map(|cell| clip(&cell, usize::MAX))
         })
         .collect();
-    let header = ["STATUS", "AGENT", "TITLE", "AGE", "DETAIL"].map(str::to_owned);
-    let widths: Vec<usize> = (0..5)
-        .map(|i| std::iter::once(&header).chain(&rows).map(|row| row[i].chars().count()).max().unwrap_or(0))
+    let header = COLUMNS.map(|column| column.heading.to_owned());
+    let mut widths: Vec<usize> = COLUMNS
+        .iter()
+        .enumerate()
+        .map(|(i, column)| {
+            let widest = std::iter::once(&header).chain(&rows).map(|row| row[i].width()).max().unwrap_or(0);
+            widest.min(column.most)
+        })
         .collect();
+    fit(&mut widths, width);
     let mut out = String::new();
     for row in std::iter::once(&header).chain(&rows) {
-        let line: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:<width$}")).collect();
-        out.push_str(line.join("  ").trim_end());
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, &width)| {
+                let cell = clip(cell, width);
+                let pad = width.saturating_sub(cell.width());
+                cell + &" ".repeat(pad)
+            })
+            .collect();
+        out.push_str(cells.join(GAP).trim_end());
         out.push('\n');
     }
     out
@@ -110,12 +156,65 @@ fn rank(status: Option<AgentStatus>) -> u8 {
     }
 }
 
+/// Narrows the columns that may give up width, the widest first, until a row fits in `width`
+/// (or none can give up more: a terminal narrower than the fixed columns wraps the row itself).
+fn fit(widths: &mut [usize], width: usize) {
+    let total = |widths: &[usize]| widths.iter().sum::<usize>() + GAP.len() * widths.len().saturating_sub(1);
+    while total(widths) > width {
+        let narrowable = COLUMNS.iter().zip(widths.iter()).enumerate().filter_map(|(i, (column, &now))| {
+            let least = column.least?.max(column.heading.len());
+            (now > least).then_some((now, i))
+        });
+        let Some((_, widest)) = narrowable.max() else { break };
+        widths[widest] -= 1;
+    }
+}
+
+/// Each session's id as the table shows it: its short id (`view::short_id`, as the board shows
+/// it), longer where two listed sessions share those first characters (Codex's ids begin with
+/// their start time, so two started in the same minute do).
+fn shown_ids(ids: &[&str]) -> Vec<String> {
+    let mut sorted: Vec<&str> = ids.to_vec();
+    sorted.sort_unstable();
+    let common = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    ids.iter()
+        .map(|id| {
+            let at = sorted.binary_search(id).unwrap_or(0);
+            let neighbours = [at.checked_sub(1).and_then(|i| sorted.get(i)), sorted.get(at + 1)];
+            let shared = neighbours.into_iter().flatten().map(|other| common(id, other)).max().unwrap_or(0);
+            let short = view::short_id(id);
+            if shared < short.chars().count() {
+                short
+            } else {
+                id.chars().take(shared + 1).collect()
+            }
+        })
+        .collect()
+}
+
+/// One line of at most `max` terminal columns: control characters and runs of whitespace become
+/// one space, and an ellipsis marks a cut.
 fn clip(text: &str, max: usize) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() <= max {
+    let line = text
+        .split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|word| !word.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if line.width() <= max {
         return line;
     }
-    line.chars().take(max - 1).collect::<String>() + "…"
+    let mut clipped = String::new();
+    let mut used = 0;
+    for c in line.chars() {
+        let next = used + c.width().unwrap_or(0);
+        if next + 1 > max {
+            break;
+        }
+        clipped.push(c);
+        used = next;
+    }
+    clipped.truncate(clipped.trim_end().len());
+    clipped + "…"
 }
 
 fn age(ms: Millis) -> String {
@@ -135,26 +234,94 @@ mod tests {
     use serde_json::json;
     use switchboard_core::{normalize, Reducer};
 
+    fn snapshot(bodies: &[serde_json::Value]) -> Snapshot {
+        let mut reducer = Reducer::new();
+        for body in bodies {
+            reducer.apply(&normalize("custom", body, 1_000).unwrap(), false);
+        }
+        reducer.snapshot()
+    }
+
+    /// The cells of a table line (columns are two or more spaces apart; no cell holds two).
+    fn cells(line: &str) -> Vec<&str> {
+        line.split("  ").map(str::trim).filter(|cell| !cell.is_empty()).collect()
+    }
+
     #[test]
     fn the_table_lists_sessions_that_need_you_first() {
-        let mut reducer = Reducer::new();
-        for body in [
+        let snapshot = snapshot(&[
             json!({"sessionId": "a", "status": "working", "title": "build", "tool": "Bash"}),
             json!({"sessionId": "b", "status": "blocked", "title": "deploy", "tool": "Bash", "message": "rm -rf dist"}),
-        ] {
-            reducer.apply(&normalize("custom", &body, 1_000).unwrap(), false);
-        }
-        let table = table(&reducer.snapshot(), 121_000);
+        ]);
+        let table = table(&snapshot, 121_000, 80);
         let lines: Vec<&str> = table.lines().collect();
-        assert!(lines[0].starts_with("STATUS"));
-        assert!(lines[1].contains("blocked") && lines[1].contains("deploy") && lines[1].contains("Bash rm -rf dist"));
-        assert!(lines[1].starts_with("● "), "unread is marked");
-        assert!(lines[2].contains("working") && lines[2].contains("2 min ago"));
+        assert_eq!(cells(lines[0]), ["STATUS", "AGENT", "ID", "PROJECT", "TITLE", "AGE", "DETAIL"]);
+        assert_eq!(cells(lines[1]), ["● blocked", "custom", "b", "-", "deploy", "2 min ago", "Bash rm -rf dist"]);
+        assert_eq!(cells(lines[2]), ["working", "custom", "a", "-", "build", "2 min ago", "Bash"]);
+    }
+
+    /// Issue 21 item 7: two sessions in one folder, with one title, are told apart by their ids,
+    /// which are the ones their cards show.
+    #[test]
+    fn sessions_in_one_folder_are_told_apart_by_project_and_short_id() {
+        let first = "5c1e9b2d-0f3a-4e1b-9a7c-2d8e6f4b1a90";
+        let second = "a71f03c4-6b2e-4d5f-8e9a-0c1b2d3e4f56";
+        let snapshot = snapshot(&[
+            json!({"sessionId": first, "status": "working", "cwd": "/home/ana/src/webapp/"}),
+            json!({"sessionId": second, "status": "working", "cwd": "/home/ana/src/webapp"}),
+        ]);
+        let table = table(&snapshot, 2_000, 80);
+        let rows: Vec<Vec<&str>> = table.lines().skip(1).map(cells).collect();
+        let ids: Vec<&str> = rows.iter().map(|row| row[2]).collect();
+        assert_eq!(ids, [view::short_id(first), view::short_id(second)]);
+        assert!(rows.iter().all(|row| row[3] == "webapp"), "{table}");
+    }
+
+    #[test]
+    fn ids_that_share_their_first_characters_are_shown_longer() {
+        // Codex's ids start with the time: two sessions started in the same minute share 8.
+        let ids = ["019fb3cc-1a2b-7000-8000-0000000000a1", "019fb3cc-7f00-7000-8000-0000000000b2", "nightly", "night"];
+        assert_eq!(shown_ids(&ids), ["019fb3cc-1", "019fb3cc-7", "nightly", "night"]);
+        assert_eq!(shown_ids(&["abcdefgh1", "abcdefgh"]), ["abcdefgh1", "abcdefgh"]);
+    }
+
+    #[test]
+    fn long_titles_folders_and_details_are_clipped_to_the_width_never_wrapped() {
+        let long = "a long title that goes on and on about the login redirect loop on Safari";
+        let snapshot = snapshot(&[
+            json!({"sessionId": "019fb3cc-1a2b-7000-8000-0000000000a1", "status": "blocked", "title": long,
+                   "cwd": "/srv/a-very-long-monorepo-folder-name-indeed", "tool": "Bash",
+                   "message": "rm -rf node_modules && npm install && npm run build:all -- --verbose"}),
+            json!({"sessionId": "jp", "status": "done", "title": "ログインのリダイレクトを直す長いタイトルです",
+                   "cwd": "/srv/日本語のフォルダ", "message": "完了しました。\nテストは\tすべて通りました。"}),
+            json!({"sessionId": "esc", "status": "working", "title": "red\u{1b}[31m title"}),
+        ]);
+        for width in [80, 100] {
+            let table = table(&snapshot, 1_000, width);
+            assert_eq!(table.lines().count(), 4, "one line a session: {table}");
+            for line in table.lines() {
+                assert!(line.width() <= width, "{} columns at {width}: {line}", line.width());
+            }
+            assert!(table.contains("a long ti") && table.contains('…'), "{table}");
+            assert!(table.contains("a-very-") && table.contains("ログイン"), "{table}");
+            assert!(!table.contains('\u{1b}') && table.contains("red [31m"), "no escape reaches the terminal: {table}");
+            // The columns line up as a terminal draws them, wide characters and all.
+            let age_at: Vec<usize> = table
+                .lines()
+                .map(|line| {
+                    line[..line.find(" AGE ").map(|at| at + 1).or_else(|| line.find("just now")).unwrap()].width()
+                })
+                .collect();
+            assert!(age_at.iter().all(|&at| at == age_at[0]), "{age_at:?}\n{table}");
+        }
+        // A wide terminal leaves short texts whole.
+        let wide = table(&snapshot, 1_000, 200);
+        assert!(wide.contains("a-very-long-monorep…") && wide.contains("rm -rf node_modules && npm install"), "{wide}");
     }
 
     #[test]
     fn an_empty_snapshot_says_how_to_connect() {
-        assert!(table(&Snapshot::default(), 0).contains("switchboard install"));
+        assert!(table(&Snapshot::default(), 0, 80).contains("switchboard install"));
     }
 
     #[test]
@@ -162,7 +329,7 @@ mod tests {
         let mut reducer = Reducer::new();
         let id = format!("{DOCTOR_SESSION_PREFIX}1-2");
         reducer.apply(&normalize("custom", &json!({"sessionId": id, "lifecycle": "end"}), 1_000).unwrap(), false);
-        assert!(table(&reducer.snapshot(), 2_000).starts_with("No sessions yet"));
+        assert!(table(&reducer.snapshot(), 2_000, 80).starts_with("No sessions yet"));
     }
 
     #[test]

@@ -6,6 +6,9 @@
                                          (one connection each, like the forwarder) are timed: p50/p99
   bench/flood.py snapshot                hook p99 while GET /sessions is fetched in a loop (5,000 sessions)
   bench/flood.py watch [--sessions 50]   idle CPU of serve while it watches transcripts and processes
+  bench/flood.py pipelined [--count 100000 --sessions 4000]
+                                         events pipelined on 8 connections as fast as the socket
+                                         takes them; then every session must be in its last status
   bench/flood.py forwarder               worst-case wall time of `switchboard hook` (stdin never closes,
                                          a server answering a byte a second, a FIFO endpoint.json)
 """
@@ -80,6 +83,64 @@ def ids(args):
     db = sum(f.stat().st_size for f in (work / "state").glob("switchboard.db*"))
     print(f"{n} session ids in {took:.0f} s ({n / took:.0f}/s): serve RSS {rss_mib(proc.pid):.1f} MiB, "
           f"database {db / 1e6:.1f} MB (sessions capped at 5,000)")
+    proc.terminate(); proc.wait(); shutil.rmtree(work, ignore_errors=True)
+
+
+def pipelined(args):
+    """`--count` events over `--sessions` sessions, each session's statuses in a known order,
+    written down 8 keep-alive connections without waiting for answers (HTTP/1.1 pipelining)."""
+    proc, work, env, ep = start(args.bin)
+    statuses = ["working", "blocked", "working", "waiting", "done"]
+    last = {}
+    per_conn = [[] for _ in range(8)]
+    for i in range(args.count):
+        sid = f"p-{i % args.sessions}"
+        status = statuses[(i // args.sessions + i) % len(statuses)]
+        last[sid] = status
+        body = json.dumps({"sessionId": sid, "status": status})
+        req = (f"POST /hook/custom?key={ep['key']} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+               f"Content-Length: {len(body)}\r\n\r\n{body}")
+        # One session's events on one connection: their order is the order sent.
+        per_conn[(i % args.sessions) % 8].append(req.encode())
+
+    def run(reqs):
+        s = socket.create_connection(("127.0.0.1", ep["port"]))
+        n = len(reqs)
+        def read():
+            mark, tail, seen = b"HTTP/1.1 ", b"", 0
+            while seen < n:
+                chunk = s.recv(1 << 16)
+                if not chunk:
+                    break
+                # A mark split over two reads is counted once: the tail is too short to hold one.
+                seen += (tail + chunk).count(mark)
+                tail = (tail + chunk)[-(len(mark) - 1):]
+        reader = threading.Thread(target=read)
+        reader.start()
+        s.sendall(b"".join(reqs))
+        reader.join()
+        s.close()
+
+    started = time.time()
+    ts = [threading.Thread(target=run, args=(reqs,)) for reqs in per_conn]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    took = time.time() - started
+    # Settled: the snapshot stops changing.
+    def snap():
+        c = http.client.HTTPConnection("127.0.0.1", ep["port"])
+        c.request("GET", f"/sessions?key={ep['key']}")
+        return json.loads(c.getresponse().read())["sessions"]
+    got, before = snap(), None
+    while got != before:
+        time.sleep(0.5)
+        before, got = got, snap()
+    status = {s["sessionId"]: s["status"] for s in got}
+    wrong = sum(1 for sid, want in last.items() if status.get(sid) != want)
+    print(f"{args.count} events over {args.sessions} sessions in {took:.2f} s ({args.count / took:.0f}/s): "
+          f"{wrong} sessions ({100 * wrong / len(last):.1f} %) not in their last status; RSS {rss_mib(proc.pid):.1f} MiB")
     proc.terminate(); proc.wait(); shutil.rmtree(work, ignore_errors=True)
 
 
@@ -180,11 +241,11 @@ def forwarder(args):
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["ids", "idle", "snapshot", "forwarder", "watch"])
+    ap.add_argument("what", choices=["ids", "idle", "snapshot", "forwarder", "watch", "pipelined"])
     ap.add_argument("--sessions", type=int, default=50)
     ap.add_argument("--seconds", type=int, default=60)
     ap.add_argument("--bin", default="target/release/switchboard")
     ap.add_argument("--count", type=int, default=1_000_000)
     ap.add_argument("--conns", type=int, default=3000)
     args = ap.parse_args()
-    {"ids": ids, "idle": idle, "snapshot": snapshot, "forwarder": forwarder, "watch": watch}[args.what](args)
+    {"ids": ids, "pipelined": pipelined, "idle": idle, "snapshot": snapshot, "forwarder": forwarder, "watch": watch}[args.what](args)

@@ -2,7 +2,6 @@
 //! session and paced (the one place updates are paced; the web view applies what it is sent).
 
 use std::collections::HashMap;
-use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
 use switchboard_core::{Session, SessionsChanged};
@@ -65,7 +64,7 @@ impl Pending {
     fn push(&mut self, update: Update) {
         match update {
             Update::Changed(changed) => {
-                let session = changed.change.session;
+                let session = changed.change.session.clone();
                 let id = session.session_id.clone();
                 self.removed.retain(|removed| *removed != id);
                 if self.changed.insert(id.clone(), session).is_none() {
@@ -100,7 +99,7 @@ impl Pending {
 
 /// The web view's subscriber: the first change of a burst goes out at once; whatever follows
 /// within the frame is gathered into the next `sessions-changed`.
-pub fn emit_changes<R: Runtime>(handle: AppHandle<R>, updates: Receiver<Update>) {
+pub fn emit_changes<R: Runtime>(handle: AppHandle<R>, updates: switchboard_engine::instance::mailbox::Updates) {
     let spawned = std::thread::Builder::new().name("emit".into()).spawn(move || {
         let mut pending = Pending::default();
         let mut pace = Pace::default();
@@ -133,7 +132,7 @@ mod tests {
         let event = normalize("custom", &json!({"sessionId": id, "status": status}), 1).unwrap();
         let session = switchboard_core::Reducer::new().apply(&event, false).unwrap().session;
         let change = Change { session, previous: None, notify: false };
-        Update::Changed(Box::new(Changed { change, event_title: None, agent_title: None, history: None }))
+        Update::Changed(std::sync::Arc::new(Changed { change, event_title: None, agent_title: None, history: None }))
     }
 
     #[test]

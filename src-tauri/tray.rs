@@ -5,7 +5,6 @@
 //! without a display; [`follow`] only turns their answer into Tauri menu items.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -152,7 +151,7 @@ struct Shown {
 
 /// Creates the tray icon and follows `updates`. Without a tray (e.g. no appindicator library)
 /// there is no [`Tray`] in the app's state, and closing the window quits the app.
-pub fn start<R: Runtime>(app: &AppHandle<R>, hub: Arc<Hub>, updates: Receiver<Update>) {
+pub fn start<R: Runtime>(app: &AppHandle<R>, hub: Arc<Hub>, updates: switchboard_engine::instance::mailbox::Updates) {
     let shown = Shown { needs: needs_you(&hub.snapshot().sessions), autostart: autostart_enabled(app) };
     let built = std::panic::catch_unwind(AssertUnwindSafe(|| -> tauri::Result<TrayIcon<R>> {
         let menu = menu(app, &entries(&shown.needs, shown.autostart))?;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use switchboard_engine::{HookServer, Hub};
 
-use crate::support::{fixture, raw, request, Serve};
+use crate::support::{eventually, fixture, raw, request, run, Serve};
 
 const CLAUDE_SESSION: &str = "00893aaf-19fa-41d2-8238-13269b9b3ca0";
 
@@ -331,6 +331,75 @@ fn real_hooks_get_through_three_thousand_idle_connections() {
     serve.wait_for("real-49", |s| s["status"] == "blocked");
     assert!((0..50).all(|i| serve.session(&format!("real-{i}")).is_some()));
     drop(idle);
+}
+
+/// Issue 22.5: with a hard limit of 1,024 descriptors, 1,100 hostile connections held open (and
+/// reopened as soon as they are closed) do not keep out the real forwarder: the server sheds the
+/// oldest connection that never sent a keyed request, and the forwarder tries again within its
+/// deadline when its connection is shed.
+#[test]
+fn real_forwarded_hooks_get_through_1100_hostile_connections_at_a_1024_descriptor_limit() {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: get/setrlimit with a valid pointer to a local struct (this process holds 1,100).
+    unsafe {
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+        limit.rlim_cur = limit.rlim_max;
+        libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+    }
+    let serve = Serve::start_with_descriptors(1_024);
+    let addr = serve.addr();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reopened = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let ready = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let attackers: Vec<_> = (0..4)
+        .map(|_| {
+            let (stop, reopened, ready) =
+                (std::sync::Arc::clone(&stop), std::sync::Arc::clone(&reopened), std::sync::Arc::clone(&ready));
+            std::thread::spawn(move || {
+                let open = || TcpStream::connect(addr).ok().inspect(|s| s.set_nonblocking(true).unwrap());
+                let mut held: Vec<Option<TcpStream>> = (0..275).map(|_| open()).collect();
+                ready.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    for slot in &mut held {
+                        let closed = match slot {
+                            Some(stream) => !matches!(stream.read(&mut [0u8; 1]), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+                            None => true,
+                        };
+                        if closed {
+                            *slot = open();
+                            reopened.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                    }
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            })
+        })
+        .collect();
+    // The attackers hold their 1,100 before the first real hook.
+    let held = eventually(PATIENCE, || (ready.load(std::sync::atomic::Ordering::Relaxed) == 4).then_some(()));
+    assert!(held.is_some(), "the attackers never opened their connections");
+    let real = 100;
+    let mut took = Vec::new();
+    for i in 0..real {
+        let body = json!({"sessionId": format!("real-{i}"), "status": "blocked"}).to_string();
+        let started = std::time::Instant::now();
+        let output = run(serve.home(), &["hook", "custom"], body.as_bytes());
+        took.push(started.elapsed());
+        assert!(output.status.success(), "the forwarder always exits 0");
+    }
+    took.sort();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for attacker in attackers {
+        attacker.join().unwrap();
+    }
+    let arrived = (0..real).filter(|i| serve.session(&format!("real-{i}")).is_some()).count();
+    eprintln!(
+        "{arrived} of {real} real hooks arrived (forwarder median {:?}, slowest {:?}); the attackers reopened {} connections",
+        took[real / 2],
+        took[real - 1],
+        reopened.load(std::sync::atomic::Ordering::Relaxed)
+    );
+    assert!(arrived * 100 >= real * 99, "only {arrived} of {real} real hooks arrived");
 }
 
 #[test]

@@ -98,6 +98,91 @@ fn kill_9_in_a_burst_loses_no_change_acknowledged_a_second_before() {
     assert!(saved.values().all(|kept| *kept < posted), "nothing saved that was never posted");
 }
 
+/// Issue 22.2: a SIGTERM in the middle of a flood of new session ids (four times the cap, so
+/// the reducer evicts all along) is a clean stop: after the restart, the newest sessions
+/// acknowledged are there, and none of those evicted long before comes back.
+#[test]
+fn sigterm_mid_flood_of_ids_keeps_the_newest_sessions_and_brings_back_none_evicted() {
+    let cap = switchboard_core::MAX_SESSIONS;
+    let mut serve = Serve::start();
+    let total = 4 * cap;
+    let body = |n: usize| json!({"sessionId": format!("id-{n}"), "status": "working"});
+    // Pipelined on one keep-alive connection, at most WINDOW requests ahead of the answers: the
+    // flood as fast as the server takes it, and a known bound on what it took past what it
+    // answered.
+    const WINDOW: usize = 256;
+    let answered = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut stream = std::net::TcpStream::connect(serve.addr()).unwrap();
+    let mut reader = std::io::BufReader::new(stream.try_clone().unwrap());
+    let writer = std::thread::spawn({
+        let key = serve.endpoint.key.clone();
+        let answered = std::sync::Arc::clone(&answered);
+        move || {
+            for n in 0..total {
+                loop {
+                    let answered = answered.load(std::sync::atomic::Ordering::Acquire);
+                    if answered == usize::MAX {
+                        return;
+                    }
+                    if n < answered + WINDOW {
+                        break;
+                    }
+                    std::thread::yield_now();
+                }
+                let body = body(n).to_string();
+                let request = format!(
+                    "POST /hook/custom?key={key} HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                );
+                if std::io::Write::write_all(&mut stream, request.as_bytes()).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    // Count the answers; stop the server once three quarters are acknowledged (mid-flood).
+    let mut acknowledged = 0;
+    let mut line = String::new();
+    while acknowledged < total * 3 / 4 {
+        line.clear();
+        if std::io::BufRead::read_line(&mut reader, &mut line).unwrap() == 0 {
+            break;
+        }
+        if line.starts_with("HTTP/1.1 204") {
+            acknowledged += 1;
+            answered.store(acknowledged, std::sync::atomic::Ordering::Release);
+        }
+    }
+    assert_eq!(acknowledged, total * 3 / 4, "the flood was answered");
+    let status = serve.terminate();
+    assert!(status.success(), "a clean stop: {status}");
+    answered.store(usize::MAX, std::sync::atomic::Ordering::Release);
+    drop(reader);
+    let _ = writer.join();
+    let (home, _) = serve.stop();
+    let store = Store::open(home.path()).unwrap().0;
+    let saved: std::collections::HashSet<usize> = store
+        .load()
+        .unwrap()
+        .into_iter()
+        .filter_map(|s| s.session.session_id.strip_prefix("id-")?.parse().ok())
+        .collect();
+    assert!(saved.len() <= cap, "{} saved for a cap of {cap}", saved.len());
+    // The newest acknowledged sessions were live at the stop (eviction takes the oldest).
+    let newest = acknowledged - switchboard_core::EVICT_TO / 2..acknowledged;
+    let missing: Vec<usize> = newest.clone().filter(|n| !saved.contains(n)).collect();
+    assert!(
+        missing.is_empty(),
+        "{} of the newest {} acknowledged were not saved: {missing:?}",
+        missing.len(),
+        newest.len()
+    );
+    // Nothing from before the last cap's worth of what it took comes back: it had been evicted.
+    let oldest_live = (acknowledged + WINDOW).saturating_sub(cap);
+    let back: Vec<&usize> = saved.iter().filter(|n| **n < oldest_live).collect();
+    assert!(back.is_empty(), "evicted sessions came back: {back:?}");
+}
+
 #[test]
 fn a_damaged_database_is_set_aside_and_a_fresh_one_started() {
     let home = tempfile::tempdir().unwrap();

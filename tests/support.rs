@@ -46,9 +46,29 @@ impl Serve {
         Self::start_in(tempfile::tempdir().unwrap(), env)
     }
 
+    /// Starts with a hard limit of `descriptors` open files (soft and hard), as a box with a
+    /// low `ulimit -Hn` has.
+    pub fn start_with_descriptors(descriptors: u64) -> Self {
+        let home = tempfile::tempdir().unwrap();
+        let mut command = Command::new(BIN);
+        // SAFETY: setrlimit only, between fork and exec.
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(&mut command, move || {
+                let limit = libc::rlimit { rlim_cur: descriptors, rlim_max: descriptors };
+                libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+                Ok(())
+            });
+        }
+        Self::start_command(command, home, &[])
+    }
+
     /// Starts in an existing state directory (a restart).
     pub fn start_in(home: tempfile::TempDir, env: &[(&str, &Path)]) -> Self {
-        let child = Command::new(BIN)
+        Self::start_command(Command::new(BIN), home, env)
+    }
+
+    fn start_command(mut command: Command, home: tempfile::TempDir, env: &[(&str, &Path)]) -> Self {
+        let child = command
             .args(["serve", "--no-notify"])
             .env("SWITCHBOARD_HOME", home.path())
             .envs(env.iter().copied())

@@ -80,7 +80,23 @@ fn exchange(
             return Err(io::Error::new(io::ErrorKind::InvalidData, "response too large"));
         }
     }
+    if response.is_empty() {
+        // Accepted and closed unanswered: the server shed the connection (its table was full).
+        return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "closed before answering"));
+    }
     parse(&response)
+}
+
+/// An exchange that failed because the server shed the connection, not because none listens:
+/// worth another try.
+pub fn was_shed(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::ConnectionReset
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::BrokenPipe
+            | io::ErrorKind::UnexpectedEof
+    )
 }
 
 fn parse(response: &[u8]) -> io::Result<Response> {

@@ -45,8 +45,24 @@ pub fn forward(
         }
     }
     let path = protocol::hook_path(agent, &endpoint.key);
-    let _ = client::request_until(endpoint.addr(), "POST", &path, &process_header(), &body, deadline);
+    post_until(&endpoint, &path, &process_header(), &body, deadline);
     None
+}
+
+/// Posts the event; again, after a short pause, while the server sheds the connection unanswered
+/// (a flood of idle connections filled its table), until the deadline. A server that is not
+/// there (connection refused: a stale endpoint file) is not tried again.
+fn post_until(endpoint: &Endpoint, path: &str, headers: &str, body: &[u8], deadline: Instant) {
+    let mut pause = Duration::from_millis(2);
+    loop {
+        match client::request_until(endpoint.addr(), "POST", path, headers, body, deadline) {
+            Err(error) if client::was_shed(&error) && Instant::now() + pause < deadline => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(40));
+            }
+            _ => return,
+        }
+    }
 }
 
 /// The event whose hook the CLI lets decide its permission prompt (issue 14).

@@ -12,7 +12,6 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc as channel;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -104,7 +103,7 @@ impl Decisions {
     /// Releases holds whose offer the reducer withdrew (the user answered at the terminal, the
     /// turn moved on, the session was removed), on a thread of its own, for as long as the hub
     /// sends updates.
-    pub fn follow(self: &Arc<Self>, updates: channel::Receiver<Update>) {
+    pub fn follow(self: &Arc<Self>, updates: super::mailbox::Updates) {
         let decisions = Arc::clone(self);
         let spawned = std::thread::Builder::new().name("decisions".into()).spawn(move || {
             for update in updates {
@@ -169,7 +168,7 @@ mod tests {
         }))
         .unwrap();
         session.decision = decision;
-        Update::Changed(Box::new(Changed {
+        Update::Changed(std::sync::Arc::new(Changed {
             change: Change { session, previous: None, notify: false },
             event_title: None,
             agent_title: None,

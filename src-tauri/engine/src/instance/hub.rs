@@ -13,16 +13,19 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc as channel;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use switchboard_core::{Ages, Change, HistoryEntry, Millis, Position, Reducer, Restored, Snapshot, StatusEvent};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::mailbox::{mailbox, Updates};
+
 /// Recent status changes kept in memory per session, for the details panel (the store's
 /// commit can be up to its flush interval behind).
 pub const RECENT_HISTORY: usize = 50;
+/// Inputs the reducer takes under one lock when they queued up.
+const BURST: usize = 256;
 
 /// Where the hub answers a user's action: whether it changed anything, or how many.
 pub type Reply<T> = oneshot::Sender<T>;
@@ -57,7 +60,8 @@ pub enum Input {
 /// What every subscriber is told.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Update {
-    Changed(Box<Changed>),
+    /// Shared by every subscriber: one copy of the session per change, however many listen.
+    Changed(Arc<Changed>),
     Removed(String),
     /// The instance's notices changed; the full list.
     Notices(Vec<String>),
@@ -230,17 +234,18 @@ impl Hub {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Every update from now on goes to `sender`, converted to the subscriber's own message
-    /// type; a subscriber whose receiver is gone is dropped.
-    pub fn subscribe<T: From<Update> + Send + 'static>(&self, sender: channel::Sender<T>) {
-        self.state().subscribers.push(Box::new(move |update| sender.send(T::from(update.clone())).is_ok()));
+    /// Every update from now on is handed to `take`, with the hub locked (so in the reducer's
+    /// order): it must be quick and never call back into the hub. Returning `false` unsubscribes.
+    pub fn subscribe(&self, take: impl Fn(&Update) -> bool + Send + 'static) {
+        self.state().subscribers.push(Box::new(take));
     }
 
-    /// A new subscriber's receiver of plain updates.
-    pub fn updates(&self) -> channel::Receiver<Update> {
-        let (sender, receiver) = channel::channel();
-        self.subscribe(sender);
-        receiver
+    /// A new subscriber's mailbox of updates: bounded by the sessions, whatever the flood (see
+    /// [`mailbox`](super::mailbox)).
+    pub fn updates(&self) -> Updates {
+        let (poster, updates) = mailbox();
+        self.subscribe(move |update| poster.post(update));
+        updates
     }
 
     /// The reducer stage: applies every input until `stop` is cancelled, then what is still
@@ -249,7 +254,15 @@ impl Hub {
         loop {
             tokio::select! {
                 input = queue.recv() => match input {
-                    Some(input) => self.apply(input),
+                    Some(input) => {
+                        // What queued meanwhile goes in under the same lock: a burst costs one
+                        // lock, not one per event (bounded, so readers of the snapshot get a turn).
+                        let mut state = self.state();
+                        state.apply(input);
+                        for input in std::iter::from_fn(|| queue.try_recv()).take(BURST) {
+                            state.apply(input);
+                        }
+                    }
                     None => return,
                 },
                 () = stop.cancelled() => break,
@@ -260,57 +273,9 @@ impl Hub {
         }
     }
 
-    /// Applies one input and publishes what changed: the one place sessions change.
+    /// Applies one input and publishes what changed.
     pub(crate) fn apply(&self, input: Input) {
-        let mut state = self.state();
-        match input {
-            Input::Hook(event) => state.apply_event(&event),
-            Input::AgentTitle { session_id, title } => {
-                state.update(|reducer| reducer.set_agent_title(&session_id, title).map(|s| s.session_id));
-            }
-            Input::Decided { session_id, id, allow, at } => {
-                let focused = state.window_focused;
-                let change = state.reducer.decided(&session_id, id, allow, at, focused);
-                state.publish_status(change);
-            }
-            Input::DecisionEnded { session_id, id } => {
-                state.update(|reducer| reducer.end_decision(&session_id, id).map(|s| s.session_id));
-            }
-            Input::Notice { source, text } => {
-                let changed = match text {
-                    Some(text) => state.notices.insert(source, text.clone()).as_ref() != Some(&text),
-                    None => state.notices.remove(source).is_some(),
-                };
-                if changed {
-                    let notices = state.notices.values().cloned().collect();
-                    state.publish(&Update::Notices(notices));
-                }
-            }
-            Input::Tick { now, ages } => {
-                for session in state.reducer.mark_silence(now, ages) {
-                    state.publish_quiet(&session.session_id);
-                }
-            }
-            Input::WindowFocused(focused) => state.window_focused = focused,
-            Input::ClearUnread { session_id, reply } => {
-                let changed = state.update(|reducer| reducer.clear_unread(&session_id).map(|s| s.session_id));
-                answer(reply, changed);
-            }
-            Input::SetPosition { session_id, position, reply } => {
-                let changed = state.update(|reducer| reducer.set_position(&session_id, position).map(|s| s.session_id));
-                answer(reply, changed);
-            }
-            Input::Remove { session_id, reply } => {
-                let removed = state.remove(&session_id);
-                answer(reply, removed);
-            }
-            Input::RemoveEnded { reply } => {
-                let ended: Vec<String> =
-                    state.reducer.snapshot().sessions.into_iter().filter(|s| s.ended).map(|s| s.session_id).collect();
-                let removed = ended.iter().filter(|id| state.remove(id)).count();
-                answer(reply, removed);
-            }
-        }
+        self.state().apply(input);
     }
 
     /// The session's recent status changes, oldest first: what `stored` (the database's
@@ -349,6 +314,58 @@ fn answer<T>(reply: Option<Reply<T>>, value: T) {
 }
 
 impl State {
+    /// Applies one input and publishes what changed: the one place sessions change.
+    fn apply(&mut self, input: Input) {
+        match input {
+            Input::Hook(event) => self.apply_event(&event),
+            Input::AgentTitle { session_id, title } => {
+                self.update(|reducer| reducer.set_agent_title(&session_id, title).map(|s| s.session_id));
+            }
+            Input::Decided { session_id, id, allow, at } => {
+                let focused = self.window_focused;
+                let change = self.reducer.decided(&session_id, id, allow, at, focused);
+                self.publish_status(change);
+            }
+            Input::DecisionEnded { session_id, id } => {
+                self.update(|reducer| reducer.end_decision(&session_id, id).map(|s| s.session_id));
+            }
+            Input::Notice { source, text } => {
+                let changed = match text {
+                    Some(text) => self.notices.insert(source, text.clone()).as_ref() != Some(&text),
+                    None => self.notices.remove(source).is_some(),
+                };
+                if changed {
+                    let notices = self.notices.values().cloned().collect();
+                    self.publish(&Update::Notices(notices));
+                }
+            }
+            Input::Tick { now, ages } => {
+                for session in self.reducer.mark_silence(now, ages) {
+                    self.publish_quiet(&session.session_id);
+                }
+            }
+            Input::WindowFocused(focused) => self.window_focused = focused,
+            Input::ClearUnread { session_id, reply } => {
+                let changed = self.update(|reducer| reducer.clear_unread(&session_id).map(|s| s.session_id));
+                answer(reply, changed);
+            }
+            Input::SetPosition { session_id, position, reply } => {
+                let changed = self.update(|reducer| reducer.set_position(&session_id, position).map(|s| s.session_id));
+                answer(reply, changed);
+            }
+            Input::Remove { session_id, reply } => {
+                let removed = self.remove(&session_id);
+                answer(reply, removed);
+            }
+            Input::RemoveEnded { reply } => {
+                let ended: Vec<String> =
+                    self.reducer.snapshot().sessions.into_iter().filter(|s| s.ended).map(|s| s.session_id).collect();
+                let removed = ended.iter().filter(|id| self.remove(id)).count();
+                answer(reply, removed);
+            }
+        }
+    }
+
     fn apply_event(&mut self, event: &StatusEvent) {
         let focused = self.window_focused;
         let change = self.reducer.apply(event, focused);
@@ -399,7 +416,7 @@ impl State {
         }
         let saved = self.reducer.saved(&id);
         let (event_title, agent_title) = saved.map(|s| (s.event_title, s.agent_title)).unwrap_or_default();
-        self.publish(&Update::Changed(Box::new(Changed { change, event_title, agent_title, history })));
+        self.publish(&Update::Changed(Arc::new(Changed { change, event_title, agent_title, history })));
     }
 
     fn publish_quiet(&mut self, session_id: &str) {
@@ -429,11 +446,16 @@ mod tests {
     fn every_subscriber_gets_every_update_in_order() {
         let hub = Hub::new();
         let (first, second) = (hub.updates(), hub.updates());
-        hub.apply(event("a", "working", 1));
-        hub.apply(event("a", "blocked", 2));
-        hub.apply(Input::Remove { session_id: "a".into(), reply: None });
-        for updates in [first, second] {
-            let got: Vec<Update> = updates.try_iter().collect();
+        let mut got = [Vec::new(), Vec::new()];
+        for input in
+            [event("a", "working", 1), event("a", "blocked", 2), Input::Remove { session_id: "a".into(), reply: None }]
+        {
+            hub.apply(input);
+            // Subscribers that keep up: each takes what came before the next input.
+            got[0].extend(first.try_iter());
+            got[1].extend(second.try_iter());
+        }
+        for got in got {
             assert_eq!(got.len(), 3);
             let Update::Changed(blocked) = &got[1] else { panic!("{got:?}") };
             assert_eq!(blocked.change.session.status, Some(AgentStatus::Blocked));
@@ -494,9 +516,16 @@ mod tests {
             assert_eq!(removed, Some(true), "{id}: the hook acknowledged first is there to remove");
         }
         assert!(hub.snapshot().sessions.is_empty());
-        let told: Vec<Update> = updates.try_iter().collect();
-        assert_eq!(told.len(), 400, "a change and a removal for each");
-        assert!(told.chunks(2).all(|pair| matches!(pair, [Update::Changed(_), Update::Removed(_)])));
+        // A subscriber that read nothing meanwhile is told nothing: each session came and went.
+        let mut told = std::collections::HashSet::new();
+        for update in updates.try_iter() {
+            match update {
+                Update::Changed(changed) => told.insert(changed.change.session.session_id.clone()),
+                Update::Removed(id) => told.remove(&id),
+                Update::Notices(_) => false,
+            };
+        }
+        assert!(told.is_empty(), "what it was told agrees with the snapshot: {told:?}");
         stop.cancel();
         running.await.unwrap();
     }

@@ -11,6 +11,7 @@ pub mod decide;
 pub mod hub;
 pub mod jump;
 pub mod lock;
+pub mod mailbox;
 pub mod notifier;
 pub mod screen;
 pub mod server;

@@ -55,7 +55,7 @@ impl Notifier {
     /// Subscribes notifications to the hub's updates: every change the notify policy picked
     /// (SPEC 2.3) raises one — a "finished" of a CLI whose turn end hides an Esc (Gemini) after
     /// [`FINISHED_CONFIRM`], unless the turn turned out to be the user's interrupt by then.
-    pub fn follow(updates: std::sync::mpsc::Receiver<Update>, on_action: Option<OnAction>) {
+    pub fn follow(updates: super::mailbox::Updates, on_action: Option<OnAction>) {
         let notifier = Self::start(on_action);
         let spawned = std::thread::Builder::new().name("notify-updates".into()).spawn(move || {
             let mut waiting = Waiting::default();
@@ -149,7 +149,7 @@ impl Waiting {
             }
             Update::Notices(_) => return None,
         };
-        let session = changed.change.session;
+        let session = changed.change.session.clone();
         if !changed.change.notify {
             // Anything that changed the held session's done (the interrupt, a read, a new turn)
             // withdraws its "finished".
@@ -250,7 +250,7 @@ mod tests {
             .filter_map(|(n, body)| {
                 let event = normalize(agent, body, 1_000 + n as u64 * 100)?;
                 let change = reducer.apply(&event, false)?;
-                Some(Update::Changed(Box::new(crate::instance::hub::Changed {
+                Some(Update::Changed(std::sync::Arc::new(crate::instance::hub::Changed {
                     change,
                     event_title: None,
                     agent_title: None,
@@ -278,11 +278,12 @@ mod tests {
         assert!(alone.due(t0).is_empty());
         assert_eq!(alone.due(t0 + FINISHED_CONFIRM).len(), 1);
         // The interrupt comes: withdrawn.
-        let Update::Changed(mut interrupted) = done else { unreachable!() };
+        let Update::Changed(interrupted) = done else { unreachable!() };
+        let mut interrupted = std::sync::Arc::unwrap_or_clone(interrupted);
         interrupted.change.notify = false;
         interrupted.change.session.interrupted = true;
         interrupted.change.session.unread = false;
-        assert!(waiting.see(Update::Changed(interrupted), t0).is_none());
+        assert!(waiting.see(Update::Changed(std::sync::Arc::new(interrupted)), t0).is_none());
         assert!(waiting.due(t0 + FINISHED_CONFIRM).is_empty());
         // Claude's finished, and a Gemini permission, go at once.
         let claude = changes("custom", &[json!({"sessionId": "c", "agent": "claude", "status": "done"})]);

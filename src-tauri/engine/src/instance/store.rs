@@ -10,11 +10,10 @@
 //! (Over 400 lines: the schema, its migrations and the write-behind thread share one
 //! connection's rules — WAL, 0600 files, the set-aside — and are kept together.)
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
@@ -190,34 +189,38 @@ impl Store {
     pub fn write(&mut self, batch: &Batch) -> rusqlite::Result<()> {
         let tx = self.conn.transaction()?;
         {
+            let mut delete = tx.prepare_cached("DELETE FROM sessions WHERE session_id = ?1")?;
+            let mut forget = tx.prepare_cached("DELETE FROM history WHERE session_id = ?1")?;
             let mut upsert = tx.prepare_cached(
                 "INSERT INTO sessions (session_id, state, updated_at) VALUES (?1, ?2, ?3)
                  ON CONFLICT (session_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
             )?;
-            for session in &batch.sessions {
-                let id = &session.session.session_id;
-                let state =
-                    serde_json::to_string(session).map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))?;
-                upsert.execute(params![id, state, now_millis()])?;
-            }
             let mut append = tx.prepare_cached("INSERT INTO history (session_id, at, entry) VALUES (?1, ?2, ?3)")?;
-            for (id, entry) in &batch.history {
-                let text =
-                    serde_json::to_string(entry).map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))?;
-                append.execute(params![id, i64::try_from(entry.at).unwrap_or(i64::MAX), text])?;
-            }
-            let mut added: HashMap<&String, usize> = HashMap::new();
-            for (id, _) in &batch.history {
-                *added.entry(id).or_default() += 1;
-            }
             let mut count = tx.prepare_cached("SELECT COUNT(*) FROM history WHERE session_id = ?1")?;
             let mut trim = tx.prepare_cached(
                 "DELETE FROM history WHERE session_id = ?1 AND id NOT IN
                  (SELECT id FROM history WHERE session_id = ?1 ORDER BY id DESC LIMIT ?2)",
             )?;
-            for (id, added) in added {
+            let json = |e: serde_json::Error| rusqlite::Error::ToSqlConversionFailure(e.into());
+            for (id, pending) in batch.in_order() {
+                if pending.delete {
+                    delete.execute(params![id])?;
+                    forget.execute(params![id])?;
+                    self.history_rows.insert(id.clone(), 0);
+                }
+                if let Some(saved) = &pending.state {
+                    upsert.execute(params![id, serde_json::to_string(saved).map_err(json)?, now_millis()])?;
+                }
+                for entry in &pending.history {
+                    let text = serde_json::to_string(entry).map_err(json)?;
+                    append.execute(params![id, i64::try_from(entry.at).unwrap_or(i64::MAX), text])?;
+                }
+                if pending.state.is_none() {
+                    self.history_rows.remove(id);
+                    continue;
+                }
                 let rows = match self.history_rows.get(id) {
-                    Some(rows) => rows + added,
+                    Some(rows) => rows + pending.history.len(),
                     None => count.query_row(params![id], |row| row.get::<_, i64>(0)).map(|n| n as usize)?,
                 };
                 let rows = if rows > HISTORY_LIMIT + HISTORY_SLACK {
@@ -228,15 +231,15 @@ impl Store {
                 };
                 self.history_rows.insert(id.clone(), rows);
             }
-            let mut delete = tx.prepare_cached("DELETE FROM sessions WHERE session_id = ?1")?;
-            let mut forget = tx.prepare_cached("DELETE FROM history WHERE session_id = ?1")?;
-            for id in &batch.removed {
-                delete.execute(params![id])?;
-                forget.execute(params![id])?;
-                self.history_rows.remove(id);
-            }
         }
         tx.commit()
+    }
+
+    /// The ids of the saved sessions.
+    fn saved_ids(&self) -> rusqlite::Result<HashSet<String>> {
+        let mut query = self.conn.prepare("SELECT session_id FROM sessions")?;
+        let ids = query.query_map([], |row| row.get::<_, String>(0))?.collect();
+        ids
     }
 }
 
@@ -287,74 +290,133 @@ fn now_millis() -> i64 {
     i64::try_from(crate::clock::now_millis()).unwrap_or(i64::MAX)
 }
 
-/// What the writer commits together: the latest state of each touched session, new history
-/// entries in order, and removed sessions.
+/// What waits for the writer: per session touched since the last commit, its latest state (or
+/// that it is to be deleted) and its new history entries. Bounded by the sessions, not by the
+/// flood: a burst of changes to one session is one row write, and a session that came and went
+/// between two commits (never saved) costs nothing at all.
 #[derive(Debug, Default)]
 pub struct Batch {
-    /// Touched sessions' latest states, in first-seen order so new rows keep the canvas's
-    /// arrival order; a burst of changes to one session costs one row write.
-    sessions: Vec<Restored>,
-    index: HashMap<String, usize>,
-    history: Vec<(String, HistoryEntry)>,
-    removed: Vec<String>,
+    sessions: HashMap<String, Pending>,
+    /// First-touched order, so new rows keep the canvas's arrival order.
+    next: u64,
+}
+
+#[derive(Debug)]
+struct Pending {
+    order: u64,
+    /// Delete the saved row and its history first (a removal; then maybe a return).
+    delete: bool,
+    /// The state to save; `None` for a removal.
+    state: Option<Restored>,
+    /// New history entries, oldest first, at most [`HISTORY_LIMIT`].
+    history: Vec<HistoryEntry>,
 }
 
 impl Batch {
-    fn is_empty(&self) -> bool {
-        self.sessions.is_empty() && self.history.is_empty() && self.removed.is_empty()
+    pub fn is_empty(&self) -> bool {
+        self.sessions.is_empty()
     }
 
-    fn add(&mut self, update: Update) {
+    /// Sessions waiting: what the writer is behind by.
+    pub fn len(&self) -> usize {
+        self.sessions.len()
+    }
+
+    fn in_order(&self) -> Vec<(&String, &Pending)> {
+        let mut sessions: Vec<_> = self.sessions.iter().collect();
+        sessions.sort_unstable_by_key(|(_, pending)| pending.order);
+        sessions
+    }
+
+    fn touch(&mut self, id: &str) -> &mut Pending {
+        let order = self.next;
+        self.next += 1;
+        self.sessions.entry(id.to_owned()).or_insert(Pending { order, delete: false, state: None, history: Vec::new() })
+    }
+
+    /// Takes in one update. `saved`: the sessions on disk once what was taken commits.
+    fn add(&mut self, update: &Update, saved: &HashSet<String>) {
         match update {
             Update::Changed(changed) => {
-                let saved = changed.saved();
-                let id = saved.session.session_id.clone();
-                self.removed.retain(|removed| *removed != id);
-                if let Some(entry) = changed.history {
-                    self.history.push((id.clone(), entry));
-                }
-                match self.index.get(&id) {
-                    Some(&at) => self.sessions[at] = saved,
-                    None => {
-                        self.index.insert(id, self.sessions.len());
-                        self.sessions.push(saved);
+                let pending = self.touch(&changed.change.session.session_id);
+                pending.state = Some(changed.saved());
+                if let Some(entry) = &changed.history {
+                    if pending.history.len() == HISTORY_LIMIT {
+                        pending.history.remove(0);
                     }
+                    pending.history.push(entry.clone());
                 }
             }
             Update::Removed(id) => {
-                if let Some(at) = self.index.remove(&id) {
-                    self.sessions.remove(at);
-                    for position in self.index.values_mut() {
-                        if *position > at {
-                            *position -= 1;
-                        }
-                    }
+                let was_deleting = self.sessions.get(id).is_some_and(|pending| pending.delete);
+                if saved.contains(id) || was_deleting {
+                    let pending = self.touch(id);
+                    *pending = Pending { order: pending.order, delete: true, state: None, history: Vec::new() };
+                } else {
+                    // Never saved: nothing to write, nothing to delete.
+                    self.sessions.remove(id);
                 }
-                self.history.retain(|(session, _)| *session != id);
-                self.removed.push(id);
             }
             Update::Notices(_) => {}
         }
     }
-}
 
-/// What the writer thread receives: the hub's updates, and flush requests.
-pub enum Message {
-    Update(Update),
-    /// Commit now and answer (clean shutdown, tests).
-    Flush(Sender<()>),
-}
-
-impl From<Update> for Message {
-    fn from(update: Update) -> Self {
-        Self::Update(update)
+    /// A batch that failed to commit, with what came since laid over it.
+    fn then(mut self, newer: Batch) -> Batch {
+        let mut later: Vec<_> = newer.sessions.into_iter().collect();
+        later.sort_unstable_by_key(|(_, pending)| pending.order);
+        for (id, pending) in later {
+            let order = self.next;
+            self.next += 1;
+            match self.sessions.get_mut(&id) {
+                Some(earlier) if !pending.delete => {
+                    earlier.state = pending.state;
+                    earlier.history.extend(pending.history);
+                    let excess = earlier.history.len().saturating_sub(HISTORY_LIMIT);
+                    earlier.history.drain(..excess);
+                }
+                Some(earlier) => *earlier = Pending { order: earlier.order, ..pending },
+                None => {
+                    self.sessions.insert(id, Pending { order, ..pending });
+                }
+            }
+        }
+        self
     }
 }
 
-/// The store as a subscriber of the hub: a writer thread commits what the hub publishes;
-/// reads use their own connection.
+/// What the hub and the writer thread share.
+#[derive(Default)]
+struct Shared {
+    batch: Batch,
+    /// The sessions on disk once every taken batch commits: a removal of any other needs no write.
+    saved: HashSet<String>,
+    /// When the oldest change in `batch` arrived.
+    since: Option<Instant>,
+    /// Flushes asked for, and the last one whose changes are committed.
+    asked: u64,
+    flushed: u64,
+    /// The handle is gone: commit what waits and stop.
+    closed: bool,
+}
+
+struct Writer {
+    shared: Mutex<Shared>,
+    /// The writer waits on it for work; flushers, for their commit.
+    wake: Condvar,
+    committed: Condvar,
+}
+
+impl Writer {
+    fn lock(&self) -> MutexGuard<'_, Shared> {
+        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The store as a subscriber of the hub: the hub lays each update into the waiting [`Batch`]
+/// (bounded by the sessions), a writer thread commits it; reads use their own connection.
 pub struct StoreHandle {
-    writer: Mutex<Sender<Message>>,
+    writer: Arc<Writer>,
     reader: Mutex<Connection>,
 }
 
@@ -362,22 +424,57 @@ impl StoreHandle {
     /// Starts the writer thread that owns `store`, and subscribes it to `hub`. A commit that
     /// fails is reported once to `notices` (with what to do), and cleared when one succeeds.
     pub fn start(store: Store, hub: &Hub, notices: Option<Inputs>) -> Result<Self, StoreError> {
-        let reader = Connection::open_with_flags(&store.path, OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .map_err(|source| StoreError::Sqlite { path: store.path.clone(), source })?;
-        let (writer, messages) = mpsc::channel();
+        let sqlite = |source| StoreError::Sqlite { path: store.path.clone(), source };
+        let reader = Connection::open_with_flags(&store.path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(sqlite)?;
+        let saved = store.saved_ids().map_err(sqlite)?;
+        let writer = Arc::new(Writer {
+            shared: Mutex::new(Shared { saved, ..Shared::default() }),
+            wake: Condvar::new(),
+            committed: Condvar::new(),
+        });
+        let thread_writer = Arc::clone(&writer);
         std::thread::Builder::new()
             .name("store".into())
-            .spawn(move || write_behind(store, &messages, notices.as_ref()))
+            .spawn(move || write_behind(store, &thread_writer, notices.as_ref()))
             .map_err(|source| StoreError::SetAside { path: PathBuf::new(), source })?;
-        hub.subscribe(writer.clone());
-        Ok(Self { writer: Mutex::new(writer), reader: Mutex::new(reader) })
+        let hub_writer = Arc::clone(&writer);
+        hub.subscribe(move |update| {
+            let mut shared = hub_writer.lock();
+            let Shared { batch, saved, since, closed, .. } = &mut *shared;
+            if *closed {
+                return false;
+            }
+            batch.add(update, saved);
+            if since.is_none() && !batch.is_empty() {
+                *since = Some(Instant::now());
+                drop(shared);
+                hub_writer.wake.notify_one();
+            }
+            true
+        });
+        Ok(Self { writer, reader: Mutex::new(reader) })
     }
 
     /// Waits until everything published so far is committed (at most `limit`).
     pub fn flush(&self, limit: Duration) -> bool {
-        let (done, committed) = mpsc::channel();
-        let _ = self.writer.lock().unwrap_or_else(PoisonError::into_inner).send(Message::Flush(done));
-        committed.recv_timeout(limit).is_ok()
+        let deadline = Instant::now() + limit;
+        let mut shared = self.writer.lock();
+        shared.asked += 1;
+        let asked = shared.asked;
+        self.writer.wake.notify_one();
+        while shared.flushed < asked {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            shared = self.writer.committed.wait_timeout(shared, left).unwrap_or_else(PoisonError::into_inner).0;
+        }
+        true
+    }
+
+    /// Sessions waiting for their commit.
+    pub fn waiting(&self) -> usize {
+        self.writer.lock().batch.len()
     }
 
     /// The committed history of a session, oldest first.
@@ -390,66 +487,79 @@ impl StoreHandle {
     }
 }
 
-fn write_behind(mut store: Store, messages: &Receiver<Message>, notices: Option<&Inputs>) {
-    let mut batch = Batch::default();
+impl Drop for StoreHandle {
+    fn drop(&mut self) {
+        self.writer.lock().closed = true;
+        self.writer.wake.notify_one();
+    }
+}
+
+/// The writer thread: commits what waits [`FLUSH_EVERY`] after its first change, or at once when
+/// a flush is asked for; a failed commit is kept and tried again, with what came since.
+fn write_behind(mut store: Store, writer: &Writer, notices: Option<&Inputs>) {
     let mut failing = false;
-    let mut waiting: Vec<Sender<()>> = Vec::new();
-    let mut deadline: Option<Instant> = None;
     loop {
-        let received = match deadline {
-            None => messages.recv().map_err(|_| RecvTimeoutError::Disconnected),
-            Some(deadline) => messages.recv_timeout(deadline.saturating_duration_since(Instant::now())),
-        };
-        let closed = match received {
-            Ok(Message::Flush(done)) => {
-                waiting.push(done);
-                deadline = Some(Instant::now());
-                false
+        let mut shared = writer.lock();
+        loop {
+            let asked = shared.asked > shared.flushed;
+            let due = shared.since.map(|since| since + if failing { FLUSH_EVERY * 4 } else { FLUSH_EVERY });
+            if asked || shared.closed || due.is_some_and(|due| Instant::now() >= due) {
+                break;
             }
-            Ok(Message::Update(update)) => {
-                batch.add(update);
-                deadline.get_or_insert_with(|| Instant::now() + FLUSH_EVERY);
-                false
+            shared = match due {
+                None => writer.wake.wait(shared).unwrap_or_else(PoisonError::into_inner),
+                Some(due) => {
+                    let left = due.saturating_duration_since(Instant::now());
+                    writer.wake.wait_timeout(shared, left).unwrap_or_else(PoisonError::into_inner).0
+                }
+            };
+        }
+        let (asked, closed) = (shared.asked, shared.closed);
+        let batch = std::mem::take(&mut shared.batch);
+        shared.since = None;
+        for (id, pending) in &batch.sessions {
+            if pending.state.is_some() {
+                shared.saved.insert(id.clone());
+            } else {
+                shared.saved.remove(id);
             }
-            Err(RecvTimeoutError::Timeout) => false,
-            Err(RecvTimeoutError::Disconnected) => true,
-        };
-        if closed || deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-            if !batch.is_empty() {
-                if let Err(error) = store.write(&batch) {
-                    if !failing {
-                        // Once, not at every retry: the notice says it until it is fixed.
-                        let text = format!(
-                            "Sessions are not being saved: {error}. Check that {} and its folder are writable and the \
-                             disk has room; Switchboard keeps retrying.",
-                            store.path.display()
-                        );
-                        tracing::error!("{text}");
-                        if let Some(notices) = notices {
-                            notices.send(Input::Notice { source: "store", text: Some(text) });
-                        }
-                        failing = true;
-                    }
-                    // Keep the batch: the next flush tries again with it.
-                    if !closed {
-                        deadline = Some(Instant::now() + FLUSH_EVERY * 4);
-                        continue;
-                    }
-                } else if failing {
+        }
+        drop(shared);
+        let result = if batch.is_empty() { Ok(()) } else { store.write(&batch) };
+        let mut shared = writer.lock();
+        match result {
+            Ok(()) => {
+                shared.flushed = asked;
+                if failing {
                     failing = false;
                     tracing::info!("sessions are being saved again");
                     if let Some(notices) = notices {
                         notices.send(Input::Notice { source: "store", text: None });
                     }
                 }
-                batch = Batch::default();
             }
-            for done in waiting.drain(..) {
-                let _ = done.send(());
+            Err(error) => {
+                if !failing {
+                    // Once, not at every retry: the notice says it until it is fixed.
+                    let text = format!(
+                        "Sessions are not being saved: {error}. Check that {} and its folder are writable and the \
+                         disk has room; Switchboard keeps retrying.",
+                        store.path.display()
+                    );
+                    tracing::error!("{text}");
+                    if let Some(notices) = notices {
+                        notices.send(Input::Notice { source: "store", text: Some(text) });
+                    }
+                    failing = true;
+                }
+                // Kept, under what came since: the next commit tries again with it.
+                let newer = std::mem::take(&mut shared.batch);
+                shared.batch = batch.then(newer);
+                shared.since.get_or_insert_with(Instant::now);
             }
-            deadline = None;
         }
-        if closed {
+        writer.committed.notify_all();
+        if closed && (shared.batch.is_empty() || failing) {
             return;
         }
     }
@@ -554,6 +664,35 @@ mod tests {
         let history = store.history("long");
         assert_eq!(history.len(), HISTORY_LIMIT);
         assert_eq!(history.last().unwrap().status, switchboard_core::AgentStatus::Blocked);
+    }
+
+    /// Issue 22: what waits for the writer is bounded by the sessions, not by the flood; a
+    /// session that came and went before its first commit costs no write; evicted sessions that
+    /// were saved are deleted, and the live ones are saved whatever was evicted meanwhile.
+    #[test]
+    fn a_flood_of_ids_waits_as_at_most_one_entry_per_session_and_saves_exactly_the_live_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let (hub, store) = hub_with_store(dir.path());
+        apply(&hub, "saved-then-evicted", "working", 1);
+        assert!(store.flush(Duration::from_secs(5)));
+        // However far behind the writer is, at most one entry per live session waits, plus one
+        // deletion per saved session evicted.
+        let cap = switchboard_core::MAX_SESSIONS;
+        let mut most = 0;
+        for n in 0..(3 * cap as u64) {
+            apply(&hub, &format!("flood-{n}"), "working", 2 + n);
+            most = most.max(store.waiting());
+        }
+        assert!(most <= 2 * cap + 1, "{most} sessions waited for {cap} live");
+        assert!(store.flush(Duration::from_secs(30)));
+        let live: std::collections::HashSet<String> =
+            hub.snapshot().sessions.into_iter().map(|s| s.session_id).collect();
+        let conn = Connection::open(Store::path(dir.path())).unwrap();
+        let mut query = conn.prepare("SELECT session_id FROM sessions").unwrap();
+        let saved: std::collections::HashSet<String> =
+            query.query_map([], |row| row.get::<_, String>(0)).unwrap().map(Result::unwrap).collect();
+        assert_eq!(saved, live, "exactly the live sessions are saved");
+        assert!(!saved.contains("saved-then-evicted"));
     }
 
     #[test]

@@ -15,7 +15,9 @@
 use std::collections::HashMap;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::RecvTimeoutError;
+
+use super::mailbox::Updates;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -113,7 +115,7 @@ pub struct TitleWatch;
 
 impl TitleWatch {
     /// `codex_home` is where Codex keeps `session_index.jsonl`.
-    pub fn start(updates: Receiver<Update>, inputs: Inputs, codex_home: Option<PathBuf>) {
+    pub fn start(updates: Updates, inputs: Inputs, codex_home: Option<PathBuf>) {
         let spawned = std::thread::Builder::new().name("titles".into()).spawn(move || {
             let mut titles = Titles { codex_home, sessions: HashMap::new() };
             loop {
@@ -316,7 +318,7 @@ mod tests {
         .unwrap();
         let mut reducer = switchboard_core::Reducer::new();
         let change = reducer.apply(&event, false).unwrap();
-        Update::Changed(Box::new(crate::instance::hub::Changed {
+        Update::Changed(std::sync::Arc::new(crate::instance::hub::Changed {
             change,
             event_title: None,
             agent_title: agent_title.map(str::to_owned),

@@ -18,7 +18,9 @@ use std::collections::{HashMap, HashSet};
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::RecvTimeoutError;
+
+use super::mailbox::Updates;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -52,7 +54,7 @@ pub const HOOK_QUIET: Duration = Duration::from_millis(400);
 pub struct AgentWatch;
 
 impl AgentWatch {
-    pub fn start(updates: Receiver<Update>, inputs: Inputs) {
+    pub fn start(updates: Updates, inputs: Inputs) {
         let spawned = std::thread::Builder::new().name("agent-watch".into()).spawn(move || {
             let mut watch = Watch { sessions: HashMap::new(), inputs, last_liveness: Instant::now() };
             loop {
@@ -110,7 +112,7 @@ impl Watch {
                 self.sessions.remove(&id);
                 return;
             }
-            Update::Changed(changed) => changed.change.session,
+            Update::Changed(changed) => changed.change.session.clone(),
             Update::Notices(_) => return,
         };
         if session.ended || session.archived {

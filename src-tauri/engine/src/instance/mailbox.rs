@@ -1,0 +1,321 @@
+//! A subscriber's mailbox: the hub's updates for one subscriber, bounded by the sessions rather
+//! than by time. A subscriber that keeps up gets every update in order; one that falls behind
+//! (a flood of hooks, a slow disk, a busy web view) finds each session's changes merged into one
+//! — its latest state, where the run started and whether any of it asked to notify — so what
+//! waits is at most one change per session and one removal per session it has seen, however
+//! long the flood. Every session's updates stay in their order; only the interleaving between
+//! sessions may change.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::mpsc::{RecvError, RecvTimeoutError, TryRecvError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use super::hub::{Changed, Update};
+
+#[derive(Default)]
+struct Queue {
+    /// Waiting updates; a `None` is a change merged away (taken out of the middle).
+    waiting: VecDeque<Option<Update>>,
+    /// The absolute position of `waiting[0]`.
+    head: u64,
+    /// The `Some` slots in `waiting`.
+    live: usize,
+    /// Each session's waiting change, by absolute position: the next change merges into it.
+    changed_at: HashMap<String, u64>,
+    /// Sessions this subscriber has been told of and not told are gone: only those need a
+    /// removal (a session that came and went while it was behind is not news).
+    known: HashSet<String>,
+    /// The hub is gone: nothing more will come.
+    closed: bool,
+    /// The subscriber is gone: the hub stops publishing to it.
+    dropped: bool,
+}
+
+struct Shared {
+    queue: Mutex<Queue>,
+    ready: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        // Nothing panics while holding it; a poisoned lock still holds a valid queue.
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The hub's end of one mailbox. Dropping it (the hub is gone) ends the subscriber's loop.
+pub(crate) struct Poster(Arc<Shared>);
+
+/// The subscriber's end: `recv`, `recv_timeout`, `try_recv`, `try_iter` and a blocking
+/// iterator, with the errors of `std::sync::mpsc`.
+pub struct Updates(Arc<Shared>);
+
+/// A new mailbox: the hub posts, the subscriber receives.
+pub(crate) fn mailbox() -> (Poster, Updates) {
+    let shared = Arc::new(Shared { queue: Mutex::new(Queue::default()), ready: Condvar::new() });
+    (Poster(Arc::clone(&shared)), Updates(shared))
+}
+
+impl Poster {
+    /// Posts one update; `false` once the subscriber is gone.
+    pub(crate) fn post(&self, update: &Update) -> bool {
+        let mut queue = self.0.lock();
+        if queue.dropped {
+            return false;
+        }
+        let was_empty = queue.live == 0;
+        queue.post(update);
+        drop(queue);
+        if was_empty {
+            self.0.ready.notify_one();
+        }
+        true
+    }
+}
+
+impl Drop for Poster {
+    fn drop(&mut self) {
+        self.0.lock().closed = true;
+        self.0.ready.notify_all();
+    }
+}
+
+impl Queue {
+    fn post(&mut self, update: &Update) {
+        match update {
+            Update::Changed(changed) => {
+                let id = &changed.change.session.session_id;
+                if let Some(&at) = self.changed_at.get(id) {
+                    let slot = &mut self.waiting[(at - self.head) as usize];
+                    if let Some(Update::Changed(waiting)) = slot {
+                        *waiting = Arc::new(merged(waiting, changed));
+                        return;
+                    }
+                }
+                self.changed_at.insert(id.clone(), self.head + self.waiting.len() as u64);
+                self.push(update);
+            }
+            Update::Removed(id) => {
+                if let Some(at) = self.changed_at.remove(id) {
+                    self.waiting[(at - self.head) as usize] = None;
+                    self.live -= 1;
+                }
+                if self.known.contains(id) {
+                    self.push(update);
+                }
+            }
+            Update::Notices(_) => self.push(update),
+        }
+    }
+
+    fn push(&mut self, update: &Update) {
+        self.waiting.push_back(Some(update.clone()));
+        self.live += 1;
+    }
+
+    fn take(&mut self) -> Option<Update> {
+        while let Some(slot) = self.waiting.pop_front() {
+            self.head += 1;
+            let Some(update) = slot else { continue };
+            self.live -= 1;
+            match &update {
+                Update::Changed(changed) => {
+                    let id = &changed.change.session.session_id;
+                    self.changed_at.remove(id);
+                    self.known.insert(id.clone());
+                }
+                Update::Removed(id) => {
+                    self.known.remove(id);
+                }
+                Update::Notices(_) => {}
+            }
+            return Some(update);
+        }
+        None
+    }
+}
+
+/// Two changes of one session as one: the later state, from where the earlier started; it asks
+/// to notify if the later does, or the earlier did and the status has not moved on since.
+fn merged(earlier: &Changed, later: &Changed) -> Changed {
+    let mut change = later.change.clone();
+    change.previous = earlier.change.previous;
+    change.notify =
+        later.change.notify || (earlier.change.notify && later.change.session.status == earlier.change.session.status);
+    Changed {
+        change,
+        event_title: later.event_title.clone(),
+        agent_title: later.agent_title.clone(),
+        history: later.history.clone().or_else(|| earlier.history.clone()),
+    }
+}
+
+impl Updates {
+    /// The next update, waiting for one; `Err` once the hub is gone and nothing is left.
+    pub fn recv(&self) -> Result<Update, RecvError> {
+        let mut queue = self.0.lock();
+        loop {
+            if let Some(update) = queue.take() {
+                return Ok(update);
+            }
+            if queue.closed {
+                return Err(RecvError);
+            }
+            queue = self.0.ready.wait(queue).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// The next update, waiting at most `timeout`.
+    pub fn recv_timeout(&self, timeout: Duration) -> Result<Update, RecvTimeoutError> {
+        let deadline = Instant::now() + timeout;
+        let mut queue = self.0.lock();
+        loop {
+            if let Some(update) = queue.take() {
+                return Ok(update);
+            }
+            if queue.closed {
+                return Err(RecvTimeoutError::Disconnected);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(RecvTimeoutError::Timeout);
+            }
+            queue = self.0.ready.wait_timeout(queue, left).unwrap_or_else(PoisonError::into_inner).0;
+        }
+    }
+
+    /// The next update if one waits.
+    pub fn try_recv(&self) -> Result<Update, TryRecvError> {
+        let mut queue = self.0.lock();
+        match queue.take() {
+            Some(update) => Ok(update),
+            None if queue.closed => Err(TryRecvError::Disconnected),
+            None => Err(TryRecvError::Empty),
+        }
+    }
+
+    /// Every update waiting now, without blocking.
+    pub fn try_iter(&self) -> impl Iterator<Item = Update> + '_ {
+        std::iter::from_fn(|| self.try_recv().ok())
+    }
+
+    /// Updates waiting (merged ones counted once): what a subscriber is behind by.
+    pub fn waiting(&self) -> usize {
+        self.0.lock().live
+    }
+}
+
+impl Drop for Updates {
+    fn drop(&mut self) {
+        let mut queue = self.0.lock();
+        queue.dropped = true;
+        queue.waiting.clear();
+        queue.changed_at.clear();
+        queue.live = 0;
+    }
+}
+
+/// Blocks for each update until the hub is gone.
+impl Iterator for Updates {
+    type Item = Update;
+
+    fn next(&mut self) -> Option<Update> {
+        self.recv().ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use switchboard_core::{normalize, AgentStatus, Reducer};
+
+    /// The changes a reducer makes for `events` (id, status), as the hub would publish them.
+    fn changes(events: &[(&str, &str)]) -> Vec<Update> {
+        let mut reducer = Reducer::new();
+        events
+            .iter()
+            .enumerate()
+            .filter_map(|(at, (id, status))| {
+                let event = normalize("custom", &json!({"sessionId": id, "status": status}), at as u64 + 1).unwrap();
+                reducer.apply(&event, false)
+            })
+            .map(|change| {
+                Update::Changed(Arc::new(Changed { change, event_title: None, agent_title: None, history: None }))
+            })
+            .collect()
+    }
+
+    fn status(update: &Update) -> (String, Option<AgentStatus>, Option<AgentStatus>, bool) {
+        let Update::Changed(changed) = update else { panic!("{update:?}") };
+        let c = &changed.change;
+        (c.session.session_id.clone(), c.previous, c.session.status, c.notify)
+    }
+
+    #[test]
+    fn a_subscriber_that_keeps_up_gets_every_update_in_order() {
+        let (poster, updates) = mailbox();
+        for update in changes(&[("a", "working"), ("a", "blocked"), ("a", "working")]) {
+            assert!(poster.post(&update));
+            let got = updates.try_recv().expect("one waits");
+            assert_eq!(got, update);
+        }
+        assert_eq!(updates.try_recv(), Err(TryRecvError::Empty));
+    }
+
+    #[test]
+    fn one_behind_gets_each_session_once_in_its_last_state_and_a_waiting_notification_kept() {
+        let (poster, updates) = mailbox();
+        let flood = changes(&[("a", "working"), ("b", "working"), ("a", "blocked"), ("b", "done"), ("a", "blocked")]);
+        for update in &flood {
+            poster.post(update);
+        }
+        assert_eq!(updates.waiting(), 2, "one change per session");
+        let got: Vec<_> = updates.try_iter().map(|u| status(&u)).collect();
+        // `a` still blocked: the notification asked for by the first blocked is kept.
+        assert_eq!(got[0], ("a".into(), None, Some(AgentStatus::Blocked), true));
+        assert_eq!(got[1].0, "b");
+        assert_eq!(got[1].2, Some(AgentStatus::Done));
+    }
+
+    #[test]
+    fn a_notification_for_a_status_already_left_is_not_kept() {
+        let (poster, updates) = mailbox();
+        for update in changes(&[("a", "working"), ("a", "blocked"), ("a", "working")]) {
+            poster.post(&update);
+        }
+        let got: Vec<_> = updates.try_iter().map(|u| status(&u)).collect();
+        assert_eq!(got, [("a".into(), None, Some(AgentStatus::Working), false)]);
+    }
+
+    #[test]
+    fn a_session_that_came_and_went_while_behind_is_not_news_but_a_known_ones_removal_is() {
+        let (poster, updates) = mailbox();
+        let seen = changes(&[("known", "working")]);
+        poster.post(&seen[0]);
+        assert!(updates.try_recv().is_ok());
+        // Behind: a million ids come and go; only the removal of the one it knew waits.
+        for n in 0..1_000 {
+            let id = format!("flood-{n}");
+            poster.post(&changes(&[(&id, "working")])[0]);
+            poster.post(&Update::Removed(id));
+        }
+        poster.post(&Update::Removed("known".into()));
+        assert_eq!(updates.waiting(), 1);
+        assert_eq!(updates.try_recv(), Ok(Update::Removed("known".into())));
+        assert_eq!(updates.try_recv(), Err(TryRecvError::Empty));
+    }
+
+    #[test]
+    fn the_hub_gone_ends_the_loop_after_what_waits_and_a_subscriber_gone_stops_the_posts() {
+        let (poster, updates) = mailbox();
+        poster.post(&Update::Notices(vec!["x".into()]));
+        drop(poster);
+        assert!(updates.recv().is_ok());
+        assert_eq!(updates.recv(), Err(RecvError));
+        let (poster, updates) = mailbox();
+        drop(updates);
+        assert!(!poster.post(&Update::Notices(Vec::new())));
+    }
+}

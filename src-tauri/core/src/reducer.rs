@@ -88,6 +88,8 @@ impl SessionState {
     fn late_settle(&self, event: &StatusEvent) -> bool {
         let session = &self.session;
         crate::agent::agent(&session.agent).is_some_and(|agent| agent.turn_end_hides_interrupts)
+            // It corrects the done (interrupted), never moves the session out of it.
+            && event.status == Some(AgentStatus::Done)
             && session.status == Some(AgentStatus::Done)
             && !session.interrupted
             && !session.errored

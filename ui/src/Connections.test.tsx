@@ -13,6 +13,17 @@ vi.mock("./ipc", async (importOriginal) => ({
   setSettings: vi.fn(),
 }));
 
+/** The declarations of every rule whose selector names `className`. */
+async function rulesFor(className: string): Promise<{ selector: string; body: string }[]> {
+  // Vitest hands CSS imports over empty (`css: false`): read the file itself.
+  const fs: { readFileSync(path: string, encoding: "utf8"): string } = await import("node:" + "fs");
+  const here = (import.meta as unknown as { dirname: string }).dirname;
+  const css = fs.readFileSync(`${here}/styles.css`, "utf8").replace(/\/\*[\s\S]*?\*\//g, "");
+  return [...css.matchAll(/([^{}]+)\{([^{}]*)\}/g)]
+    .filter(([, selector]) => new RegExp(`\\.${className}(?![\\w-])`).test(selector!))
+    .map(([, selector, body]) => ({ selector: selector!.trim(), body: body! }));
+}
+
 function renderConnections() {
   return render(
     <>
@@ -95,6 +106,83 @@ describe("the Connections view", () => {
     expect(ipc.doctor).toHaveBeenCalledTimes(2);
     expect(screen.queryByLabelText(/failing/)).toBeNull();
     expect(screen.getByTestId("doctor-checks")).toHaveAttribute("data-ok", "true");
+  });
+
+  it("is one scroll area: title and Check again on top, the switches next, then every check", async () => {
+    vi.mocked(ipc.doctor).mockResolvedValue(doctorReport());
+    renderConnections();
+    fireEvent.click(screen.getByTestId("connections-toggle"));
+    const drawer = await screen.findByTestId("connections-drawer");
+    const checks = await within(drawer).findByTestId("doctor-checks");
+    const order = [
+      within(drawer).getByRole("heading", { name: "Connections" }),
+      within(drawer).getByTestId("connections-refresh"),
+      within(drawer).getByTestId("decide-setting-claude"),
+      within(drawer).getByTestId("decide-setting-gemini"),
+      within(drawer).getByTestId("decide-hold-seconds"),
+      checks,
+    ];
+    for (const [a, b] of order.slice(1).map((el, i) => [order[i]!, el] as const)) {
+      expect(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    }
+    // The drawer scrolls; nothing in it scrolls on its own.
+    const [drawerRule] = (await rulesFor("connections-drawer")).filter((r) => r.selector === ".connections-drawer");
+    expect(drawerRule!.body).toMatch(/overflow-y:\s*auto/);
+    const inside = new Set<string>();
+    for (const el of drawer.querySelectorAll("[class]")) for (const name of el.classList) inside.add(name);
+    for (const name of inside) {
+      for (const { selector, body } of await rulesFor(name)) {
+        if (selector.includes("empty-")) continue;
+        expect(body, selector).not.toMatch(/overflow(-y)?:\s*(auto|scroll)|line-clamp/);
+      }
+    }
+  });
+
+  it("never breaks a name: CLIs, checks and switches stay on one line", async () => {
+    vi.mocked(ipc.doctor).mockResolvedValue(doctorReport());
+    renderConnections();
+    fireEvent.click(screen.getByTestId("connections-toggle"));
+    const drawer = await screen.findByTestId("connections-drawer");
+    await within(drawer).findByTestId("doctor-checks");
+    const names = [...drawer.querySelectorAll(".check-group .check-name")].map((el) => el.textContent);
+    expect(names).toEqual(["Claude Code", "Codex CLI", "Gemini CLI", "Switchboard"]);
+    const switches = [...drawer.querySelectorAll(".decide-setting-name")].map((el) => el.textContent);
+    expect(switches).toEqual(["Claude Code", "Codex", "Gemini CLI"]);
+    for (const name of ["check-heading", "check-label", "decide-setting-name", "decide-setting"]) {
+      const rules = await rulesFor(name);
+      expect(rules.some(({ body }) => /white-space:\s*nowrap/.test(body)), name).toBe(true);
+    }
+    expect((await rulesFor("check-name")).some(({ body }) => /text-overflow:\s*ellipsis/.test(body))).toBe(true);
+  });
+
+  it("a passing check is one quiet row; a failing one says all it found", async () => {
+    vi.mocked(ipc.doctor).mockResolvedValue(doctorReport());
+    renderConnections();
+    fireEvent.click(screen.getByTestId("connections-toggle"));
+    const drawer = await screen.findByTestId("connections-drawer");
+    await within(drawer).findByTestId("doctor-checks");
+    expect(drawer.querySelector('[data-check="claude.hooks"]')).toHaveClass("is-brief");
+    const failing = drawer.querySelector('[data-check="codex.hooks"]')!;
+    expect(failing).not.toHaveClass("is-brief");
+    expect(failing.querySelector(".check-detail")).toHaveTextContent("no Switchboard hook in ~/.codex/hooks.json");
+    // The path may break before a `/`, not inside a name.
+    expect(failing.querySelectorAll(".check-detail wbr")).toHaveLength(1);
+  });
+
+  it.each([
+    ["no clipboard", undefined],
+    ["a clipboard that refuses", { writeText: vi.fn(() => Promise.reject(new DOMException("not allowed", "NotAllowedError"))) }],
+  ])("Copy says it did not copy with %s", async (_case, clipboard) => {
+    Object.defineProperty(navigator, "clipboard", { value: clipboard, configurable: true });
+    vi.mocked(ipc.doctor).mockResolvedValue(doctorReport());
+    renderConnections();
+    fireEvent.click(screen.getByTestId("connections-toggle"));
+    const drawer = await screen.findByTestId("connections-drawer");
+    const row = await waitFor(() => drawer.querySelector<HTMLElement>('[data-check="codex.hooks"]')!);
+    const copy = within(row).getByRole("button", { name: "Copy: switchboard install codex" });
+    fireEvent.click(copy);
+    await waitFor(() => expect(copy).toHaveTextContent("Not copied"));
+    expect(copy).toHaveAttribute("title", "The clipboard is not available: select the text and copy it");
   });
 
   it("shows the error when the checks cannot run, and closes", async () => {

@@ -1,6 +1,7 @@
-// Connections: whether each agent CLI is wired to Switchboard (`switchboard doctor` in the app).
-// The header button opens a drawer that lists every check with the one command that fixes a
-// failure; the empty state shows the same list.
+// Connections: whether each agent CLI is wired to Switchboard (`switchboard doctor` in the app),
+// and which of them wait for Allow / Deny from the board. The header button opens a drawer with
+// the switches on top and every check below, each failure with the one command that fixes it;
+// the empty state shows the same checks.
 import { useEffect, useState } from "react";
 import { create } from "zustand";
 import type { AgentReport } from "./bindings/AgentReport";
@@ -12,6 +13,7 @@ import type { Settings } from "./bindings/Settings";
 import type { Tone } from "./status";
 import { CloseIcon, PlugIcon, StatusGlyph } from "./icons";
 import * as ipc from "./ipc";
+import { PathText } from "./jump";
 
 type ConnectionsState = {
   open: boolean;
@@ -48,41 +50,74 @@ export const useConnections = create<ConnectionsState>((set, get) => ({
 const TONE: Record<Outcome, Tone> = { pass: "done", fail: "error", skip: "idle" };
 const WORD: Record<Outcome, string> = { pass: "OK", fail: "Needs fixing", skip: "Skipped" };
 
-function CopyButton({ text }: { text: string }) {
-  const [copied, setCopied] = useState(false);
+type CopyState = "idle" | "copied" | "failed";
+
+/** Copies `text` when clicked, and says whether it did: the clipboard can be missing, or refuse
+ * (a window without the focus), and then the text is there to select. */
+export function CopyButton({ text, testId = "copy-fix" }: { text: string; testId?: string }) {
+  const [state, setState] = useState<CopyState>("idle");
   useEffect(() => {
-    if (!copied) return;
-    const timer = setTimeout(() => setCopied(false), 1500);
+    if (state === "idle") return;
+    const timer = setTimeout(() => setState("idle"), state === "copied" ? 1500 : 4000);
     return () => clearTimeout(timer);
-  }, [copied]);
+  }, [state]);
   const copy = () => {
-    navigator.clipboard
-      ?.writeText(text)
-      .then(() => setCopied(true))
-      .catch((err: unknown) => console.warn("copy failed", err));
+    const clipboard = navigator.clipboard;
+    if (!clipboard) {
+      setState("failed");
+      return;
+    }
+    clipboard.writeText(text).then(
+      () => setState("copied"),
+      (err: unknown) => {
+        console.warn("copy failed", err);
+        setState("failed");
+      },
+    );
   };
   return (
     <button
       type="button"
-      className="copy-button"
-      data-testid="copy-fix"
+      className={state === "failed" ? "copy-button is-failed" : "copy-button"}
+      data-testid={testId}
+      data-copy={state}
       aria-label={`Copy: ${text}`}
-      title="Copy to the clipboard"
+      title={state === "failed" ? "The clipboard is not available: select the text and copy it" : "Copy to the clipboard"}
       onClick={copy}
     >
-      {copied ? "Copied" : "Copy"}
+      {state === "copied" ? "Copied" : state === "failed" ? "Not copied" : "Copy"}
     </button>
   );
 }
 
 /** Text whose `backticked` parts are commands: shown as code, never with the backticks. A fix
- * with no backticks is a command as a whole (`whole`). */
+ * with no backticks is a command as a whole (`whole`). A path breaks before a `/`, not inside a name. */
 function WithCode({ text, whole = false }: { text: string; whole?: boolean }) {
   const parts = text.split("`");
-  if (parts.length < 3) return whole ? <code>{text}</code> : <>{text}</>;
+  if (parts.length < 3) {
+    return whole ? (
+      <code>
+        <PathText text={text} />
+      </code>
+    ) : (
+      <PathText text={text} />
+    );
+  }
   return (
     <>
-      {parts.map((part, i) => (i % 2 === 1 ? <code key={i}>{part}</code> : part && <span key={i}>{part}</span>))}
+      {parts.map((part, i) =>
+        i % 2 === 1 ? (
+          <code key={i}>
+            <PathText text={part} />
+          </code>
+        ) : (
+          part && (
+            <span key={i}>
+              <PathText text={part} />
+            </span>
+          )
+        ),
+      )}
     </>
   );
 }
@@ -93,23 +128,24 @@ export function commandOf(fix: string): string {
   return parts.length >= 3 ? parts[1]! : fix;
 }
 
+/** A passing check is quiet (its detail beside the label, in grey); a failing or
+ * skipped one says all it found, and what fixes it. */
 function CheckRow({ check }: { check: Check }) {
+  const brief = check.outcome === "pass";
   return (
     <li
-      className={`check-row tone-${TONE[check.outcome]}`}
+      className={`check-row tone-${TONE[check.outcome]}${brief ? " is-brief" : ""}`}
       data-testid="check"
       data-check={check.id}
       data-outcome={check.outcome}
     >
       <StatusGlyph tone={TONE[check.outcome]} className="check-glyph" />
       <div className="check-body">
-        <div className="check-line">
-          <span className="check-label">{check.label}</span>
-          <span className="visually-hidden">: {WORD[check.outcome]}</span>
-        </div>
-        <div className="check-detail" title={check.detail}>
+        <span className="check-label">{check.label}</span>
+        <span className="visually-hidden">: {WORD[check.outcome]}</span>
+        <span className="check-detail" title={check.detail}>
           <WithCode text={check.detail} />
-        </div>
+        </span>
         {check.fix && (
           <div className="check-fix">
             <span className="check-command" data-testid="check-fix">
@@ -126,8 +162,8 @@ function CheckRow({ check }: { check: Check }) {
 function AgentSection({ agent }: { agent: AgentReport }) {
   return (
     <section className="check-group" data-testid="check-group" data-agent={agent.agent}>
-      <h3 className="check-heading">
-        {agent.name}
+      <h3 className="check-heading" title={agent.version ? `${agent.name} ${agent.version}` : agent.name}>
+        <span className="check-name">{agent.name}</span>
         {agent.version && <span className="check-version">{agent.version}</span>}
       </h3>
       <ul className="check-list">
@@ -147,7 +183,9 @@ export function DoctorChecks({ report }: { report: DoctorReport }) {
         <AgentSection key={agent.agent} agent={agent} />
       ))}
       <section className="check-group" data-testid="check-group" data-agent="switchboard">
-        <h3 className="check-heading">Switchboard</h3>
+        <h3 className="check-heading">
+          <span className="check-name">Switchboard</span>
+        </h3>
         <ul className="check-list">
           {report.switchboard.map((check) => (
             <CheckRow key={check.id} check={check} />
@@ -265,29 +303,29 @@ export function DecideSettings() {
 
   return (
     <section className="decide-settings" data-testid="decide-settings" aria-busy={saving}>
-      <h3 className="check-heading">Answer permissions from Switchboard</h3>
-      <p className="decide-settings-note">
-        When on, that CLI&apos;s permission prompt waits {saved ? `up to ${saved.holdSeconds} s` : "a while"} for Allow / Deny here or in the notification;
-        answering in the terminal still works, and if Switchboard is closed nothing waits.
-      </p>
-      <div className="decide-settings-agents">
+      <h3 className="check-heading">
+        <span className="check-name">Answer permissions from Switchboard</span>
+      </h3>
+      <ul className="decide-settings-agents">
         {DECIDE_AGENTS.map(({ agent, name, note, unsupported }) => (
-          <label key={agent} className="decide-setting" title={`${name}: ${note}`}>
-            <input
-              type="checkbox"
-              data-testid={`decide-setting-${agent}`}
-              aria-describedby={`decide-note-${agent}`}
-              checked={!unsupported && (saved?.decide.includes(agent) ?? false)}
-              disabled={unsupported || !saved || saving}
-              onChange={(event) => toggle(agent, event.target.checked)}
-            />
-            {name}
+          <li key={agent} className={unsupported ? "decide-setting-row is-unsupported" : "decide-setting-row"} title={`${name}: ${note}`}>
+            <label className="decide-setting">
+              <input
+                type="checkbox"
+                data-testid={`decide-setting-${agent}`}
+                aria-describedby={`decide-note-${agent}`}
+                checked={!unsupported && (saved?.decide.includes(agent) ?? false)}
+                disabled={unsupported || !saved || saving}
+                onChange={(event) => toggle(agent, event.target.checked)}
+              />
+              <span className="decide-setting-name">{name}</span>
+            </label>
             <span className="decide-setting-note" id={`decide-note-${agent}`}>
               {note}
             </span>
-          </label>
+          </li>
         ))}
-      </div>
+      </ul>
       <label className="decide-setting decide-hold">
         Wait up to
         <input
@@ -306,6 +344,10 @@ export function DecideSettings() {
         />
         seconds
       </label>
+      <p className="decide-settings-note">
+        When on, that CLI&apos;s permission prompt waits {saved ? `up to ${saved.holdSeconds} s` : "a while"} for Allow / Deny here or in the notification;
+        answering in the terminal still works, and if Switchboard is closed nothing waits.
+      </p>
       {error && (
         <p className="install-result is-error decide-settings-error" role="alert" data-testid="decide-settings-error">
           {error}
@@ -315,6 +357,10 @@ export function DecideSettings() {
   );
 }
 
+/**
+ * One scroll area for the whole panel: the title, the summary and Check again stay on top; the
+ * switches come first (a few lines, so they are in view at once), then every check.
+ */
 export function ConnectionsDrawer() {
   const open = useConnections((s) => s.open);
   const report = useConnections((s) => s.report);
@@ -331,46 +377,48 @@ export function ConnectionsDrawer() {
       aria-label="Connections"
       aria-busy={checking}
     >
-      <div className="drawer-head">
-        <h2 className="drawer-title">Connections</h2>
-        <button
-          type="button"
-          className="icon-button"
-          aria-label="Close Connections"
-          title="Close"
-          onClick={() => setOpen(false)}
-        >
-          <CloseIcon />
-        </button>
-      </div>
-      <p className="drawer-note">
-        The same checks as <code>switchboard doctor</code>. Each failing one shows what fixes it.
-      </p>
-      <div className="connections-actions">
-        {report && <DoctorSummary report={report} />}
-        <button
-          type="button"
-          className="header-action"
-          data-testid="connections-refresh"
-          disabled={checking}
-          onClick={() => void refresh()}
-        >
-          {checking ? "Checking…" : "Check again"}
-        </button>
+      <div className="connections-top">
+        <div className="drawer-head">
+          <h2 className="drawer-title">Connections</h2>
+          <button
+            type="button"
+            className="icon-button"
+            aria-label="Close Connections"
+            title="Close"
+            onClick={() => setOpen(false)}
+          >
+            <CloseIcon />
+          </button>
+        </div>
+        <div className="connections-actions">
+          {report ? <DoctorSummary report={report} /> : <span />}
+          <button
+            type="button"
+            className="header-action"
+            data-testid="connections-refresh"
+            disabled={checking}
+            onClick={() => void refresh()}
+          >
+            {checking ? "Checking…" : "Check again"}
+          </button>
+        </div>
       </div>
       {error && (
         <p className="install-result is-error connections-error" role="alert">
           {error}
         </p>
       )}
-      <div className="connections-body">
+      <DecideSettings />
+      <section className="connections-checks" aria-label="Checks">
+        <p className="drawer-note">
+          The same checks as <code>switchboard doctor</code>. Each failing one shows what fixes it.
+        </p>
         {report ? (
           <DoctorChecks report={report} />
         ) : (
           !error && <p className="drawer-note">{checking ? "Checking…" : "Not available outside the app."}</p>
         )}
-        <DecideSettings />
-      </div>
+      </section>
     </aside>
   );
 }

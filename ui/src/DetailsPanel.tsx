@@ -19,7 +19,8 @@ import {
 import { CloseIcon, StatusGlyph, TerminalIcon } from "./icons";
 import * as ipc from "./ipc";
 import { canDecide, DecideButtons, DecideWhat, useDecideNote } from "./Decide";
-import { jump, useJumpNote } from "./jump";
+import { jump, JumpNoteText, useJumpNote } from "./jump";
+import { CopyButton } from "./Connections";
 
 type Loaded = { phase: "loading" } | { phase: "ok"; entries: HistoryEntry[] } | { phase: "failed"; message: string };
 
@@ -89,9 +90,16 @@ function JumpButton({ id }: { id: string }) {
         Jump to terminal
       </button>
       {note && (
-        <p className={note.failed ? "details-note is-error" : "details-note"} role="status" data-testid="jump-result">
-          {note.text}
-        </p>
+        <div
+          className={note.failed ? "details-note jump-result is-error" : "details-note jump-result"}
+          role="status"
+          data-testid="jump-result"
+          title={note.text}
+        >
+          <JumpNoteText note={note} />
+          {/* Not copied for the user: a click of their own can still copy it (or select it). */}
+          {note.command && !note.copied && <CopyButton text={note.command} testId="jump-copy" />}
+        </div>
       )}
     </div>
   );

@@ -70,6 +70,21 @@ describe("the empty state", () => {
     expect(ipc.doctor).toHaveBeenCalledTimes(2);
   });
 
+  it("scrolls as one: the checks have no scroll area of their own, and a tall card starts at the top", async () => {
+    // Vitest hands CSS imports over empty (`css: false`): read the file itself.
+    const fs: { readFileSync(path: string, encoding: "utf8"): string } = await import("node:" + "fs");
+    const here = (import.meta as unknown as { dirname: string }).dirname;
+    const css = fs.readFileSync(`${here}/styles.css`, "utf8").replace(/\/\*[\s\S]*?\*\//g, "");
+    const rules = [...css.matchAll(/([^{}]+)\{([^{}]*)\}/g)].map(([, selector, body]) => ({ selector: selector!.trim(), body: body! }));
+    const inCard = rules.filter(({ selector }) => /\.empty-(checks|card)\b/.test(selector));
+    for (const { selector, body } of inCard) expect(body, selector).not.toMatch(/overflow(-y)?:\s*(auto|scroll)|max-height/);
+    // Centred with margins, not align-items: a card taller than the window is not cut at the top.
+    const state = rules.find(({ selector }) => selector === ".empty-state")!;
+    expect(state.body).toMatch(/overflow:\s*auto/);
+    expect(state.body).not.toMatch(/align-items:\s*center/);
+    expect(rules.find(({ selector }) => selector === ".empty-card")!.body).toMatch(/margin:\s*auto/);
+  });
+
   it("runs no checks when all is quiet (the CLIs clearly report)", () => {
     render(<EmptyState olderCount={2} />);
     expect(ipc.doctor).not.toHaveBeenCalled();

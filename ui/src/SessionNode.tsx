@@ -20,7 +20,7 @@ import { agentLetter, AgentMark, ClockIcon, CloseIcon, StatusGlyph, TerminalIcon
 import { sizeOf, ZOOM_COMPACT, type NodeSize, type XY } from "./layout";
 import * as ipc from "./ipc";
 import { canDecide, DecideButtons, DecideWhat, useDecideNote } from "./Decide";
-import { jump, useJumpNote } from "./jump";
+import { jump, JumpNoteText, useJumpNote } from "./jump";
 
 type CardProps = {
   id: string;
@@ -135,19 +135,10 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
     void jump(id);
   };
 
-  // A failed answer's note, or where a jump went, takes the reason's place for a moment.
+  // A failed answer's note takes the reason's place for a moment.
   const story = note ? (
     <div className="node-reason look-note" data-testid="decide-note" role="status" title={note.full}>
       {note.text}
-    </div>
-  ) : jumpNote ? (
-    <div
-      className={`node-reason ${jumpNote.failed ? "look-note" : "look-box"}`}
-      data-testid="node-jump-note"
-      role="status"
-      title={jumpNote.text}
-    >
-      {jumpNote.text}
     </div>
   ) : (
     reason && (
@@ -225,6 +216,19 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
         </div>
       ) : (
         story
+      )}
+
+      {/* Where a jump went: over the title and folder (the user just pointed at this card),
+          never over the status or the reason, so a permission's command stays in view. */}
+      {jumpNote && (
+        <div
+          className={`node-jump-note ${jumpNote.failed ? "look-note" : "look-box"}`}
+          data-testid="node-jump-note"
+          role="status"
+          title={jumpNote.text}
+        >
+          {jumpNote.brief ?? <JumpNoteText note={jumpNote} />}
+        </div>
       )}
 
       {unreadDot}

@@ -37,9 +37,9 @@ def start(bin_path):
     return proc, work, env, endpoint
 
 
-def rss_mib(pid):
+def rss_mib(pid, field="VmRSS"):
     for line in open(f"/proc/{pid}/status"):
-        if line.startswith("VmRSS:"):
+        if line.startswith(field + ":"):
             return int(line.split()[1]) / 1024
     return 0
 
@@ -81,7 +81,8 @@ def ids(args):
     took = time.time() - started
     time.sleep(2)
     db = sum(f.stat().st_size for f in (work / "state").glob("switchboard.db*"))
-    print(f"{n} session ids in {took:.0f} s ({n / took:.0f}/s): serve RSS {rss_mib(proc.pid):.1f} MiB, "
+    print(f"{n} session ids in {took:.0f} s ({n / took:.0f}/s): serve RSS {rss_mib(proc.pid):.1f} MiB "
+          f"(high-water {rss_mib(proc.pid, 'VmHWM'):.1f} MiB), "
           f"database {db / 1e6:.1f} MB (sessions capped at 5,000)")
     proc.terminate(); proc.wait(); shutil.rmtree(work, ignore_errors=True)
 

@@ -1,10 +1,11 @@
 //! A subscriber's mailbox: the hub's updates for one subscriber, bounded by the sessions rather
-//! than by time. A subscriber that keeps up gets every update in order; one that falls behind
-//! (a flood of hooks, a slow disk, a busy web view) finds each session's changes merged into one
-//! — its latest state, where the run started and whether any of it asked to notify — so what
-//! waits is at most one change per session and one removal per session it has seen, however
-//! long the flood. Every session's updates stay in their order; only the interleaving between
-//! sessions may change.
+//! than by time. A subscriber that keeps up — fewer than [`MERGE_AFTER`] waiting — gets every
+//! update, in order (the agent watch follows each turn opening and closing). One that falls far
+//! behind (a flood of hooks, a slow disk, a busy web view) finds each session's further changes
+//! merged into its latest waiting one — the latest state, where the run started, and whether any
+//! of it asked to notify — so what waits stays under [`MERGE_AFTER`] plus one change per session
+//! and one removal per session it has seen, however long the flood. Every session's updates stay
+//! in their order; only the interleaving between sessions may change.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::mpsc::{RecvError, RecvTimeoutError, TryRecvError};
@@ -12,6 +13,12 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::hub::{Changed, Update};
+
+/// Waiting updates past which a session's new change merges into its waiting one.
+pub const MERGE_AFTER: usize = 4_096;
+
+/// A session's waiting changes, by absolute position, oldest first.
+type Waiting = VecDeque<u64>;
 
 #[derive(Default)]
 struct Queue {
@@ -21,11 +28,14 @@ struct Queue {
     head: u64,
     /// The `Some` slots in `waiting`.
     live: usize,
-    /// Each session's waiting change, by absolute position: the next change merges into it.
-    changed_at: HashMap<String, u64>,
+    /// Each session's waiting changes.
+    changed_at: HashMap<String, Waiting>,
     /// Sessions this subscriber has been told of and not told are gone: only those need a
     /// removal (a session that came and went while it was behind is not news).
     known: HashSet<String>,
+    /// Sessions whose removal waits: far behind, a second one (after a return merged away) is
+    /// not posted again.
+    removal_waiting: HashMap<String, u64>,
     /// The hub is gone: nothing more will come.
     closed: bool,
     /// The subscriber is gone: the hub stops publishing to it.
@@ -86,22 +96,35 @@ impl Queue {
         match update {
             Update::Changed(changed) => {
                 let id = &changed.change.session.session_id;
-                if let Some(&at) = self.changed_at.get(id) {
-                    let slot = &mut self.waiting[(at - self.head) as usize];
-                    if let Some(Update::Changed(waiting)) = slot {
+                let behind = self.live >= MERGE_AFTER;
+                // Never into a change before a waiting removal: the session came back since.
+                let removed_at = self.removal_waiting.get(id).copied();
+                let newest = self.changed_at.get(id).and_then(|waiting| waiting.back().copied());
+                if let Some(at) = newest.filter(|at| behind && removed_at.is_none_or(|removed| *at > removed)) {
+                    if let Some(Update::Changed(waiting)) = &mut self.waiting[(at - self.head) as usize] {
                         *waiting = Arc::new(merged(waiting, changed));
                         return;
                     }
                 }
-                self.changed_at.insert(id.clone(), self.head + self.waiting.len() as u64);
+                let at = self.head + self.waiting.len() as u64;
+                self.changed_at.entry(id.clone()).or_default().push_back(at);
                 self.push(update);
             }
             Update::Removed(id) => {
-                if let Some(at) = self.changed_at.remove(id) {
-                    self.waiting[(at - self.head) as usize] = None;
-                    self.live -= 1;
+                // Far behind: the waiting changes of a session now gone are not news.
+                let behind = self.live >= MERGE_AFTER;
+                if behind {
+                    for at in self.changed_at.remove(id).unwrap_or_default() {
+                        self.waiting[(at - self.head) as usize] = None;
+                        self.live -= 1;
+                    }
                 }
-                if self.known.contains(id) {
+                // Told of it (or about to be, by a change still waiting): it must hear it is gone
+                // — once, if nothing came between.
+                let waiting_change = self.changed_at.contains_key(id);
+                let already = !waiting_change && self.removal_waiting.contains_key(id);
+                if (self.known.contains(id) || waiting_change) && !already {
+                    self.removal_waiting.insert(id.clone(), self.head + self.waiting.len() as u64);
                     self.push(update);
                 }
             }
@@ -122,11 +145,19 @@ impl Queue {
             match &update {
                 Update::Changed(changed) => {
                     let id = &changed.change.session.session_id;
-                    self.changed_at.remove(id);
+                    if let Some(waiting) = self.changed_at.get_mut(id) {
+                        waiting.pop_front();
+                        if waiting.is_empty() {
+                            self.changed_at.remove(id);
+                        }
+                    }
                     self.known.insert(id.clone());
                 }
                 Update::Removed(id) => {
                     self.known.remove(id);
+                    if self.removal_waiting.get(id) == Some(&(self.head - 1)) {
+                        self.removal_waiting.remove(id);
+                    }
                 }
                 Update::Notices(_) => {}
             }
@@ -212,6 +243,7 @@ impl Drop for Updates {
         queue.dropped = true;
         queue.waiting.clear();
         queue.changed_at.clear();
+        queue.removal_waiting.clear();
         queue.live = 0;
     }
 }
@@ -264,15 +296,42 @@ mod tests {
         assert_eq!(updates.try_recv(), Err(TryRecvError::Empty));
     }
 
+    /// Puts the subscriber far behind: [`MERGE_AFTER`] updates it has not taken.
+    fn far_behind(poster: &Poster) {
+        for _ in 0..MERGE_AFTER {
+            poster.post(&Update::Notices(Vec::new()));
+        }
+    }
+
+    /// What it gets, past the filler.
+    fn taken(updates: &Updates) -> Vec<Update> {
+        updates.try_iter().filter(|u| !matches!(u, Update::Notices(_))).collect()
+    }
+
     #[test]
-    fn one_behind_gets_each_session_once_in_its_last_state_and_a_waiting_notification_kept() {
+    fn a_subscriber_a_little_behind_still_gets_every_change_in_order() {
         let (poster, updates) = mailbox();
+        for update in changes(&[("a", "working"), ("a", "done"), ("b", "working")]) {
+            poster.post(&update);
+        }
+        poster.post(&Update::Removed("b".into()));
+        let got: Vec<_> = taken(&updates);
+        assert_eq!(got.len(), 4, "{got:?}");
+        assert_eq!(status(&got[0]).2, Some(AgentStatus::Working), "the turn opening is seen");
+        assert_eq!(status(&got[1]).2, Some(AgentStatus::Done));
+        assert_eq!(got[3], Update::Removed("b".into()), "told of b, so told it went");
+    }
+
+    #[test]
+    fn one_far_behind_gets_each_session_once_in_its_last_state_and_a_waiting_notification_kept() {
+        let (poster, updates) = mailbox();
+        far_behind(&poster);
         let flood = changes(&[("a", "working"), ("b", "working"), ("a", "blocked"), ("b", "done"), ("a", "blocked")]);
         for update in &flood {
             poster.post(update);
         }
-        assert_eq!(updates.waiting(), 2, "one change per session");
-        let got: Vec<_> = updates.try_iter().map(|u| status(&u)).collect();
+        assert_eq!(updates.waiting(), MERGE_AFTER + 2, "one change per session");
+        let got: Vec<_> = taken(&updates).iter().map(status).collect();
         // `a` still blocked: the notification asked for by the first blocked is kept.
         assert_eq!(got[0], ("a".into(), None, Some(AgentStatus::Blocked), true));
         assert_eq!(got[1].0, "b");
@@ -282,29 +341,78 @@ mod tests {
     #[test]
     fn a_notification_for_a_status_already_left_is_not_kept() {
         let (poster, updates) = mailbox();
+        far_behind(&poster);
         for update in changes(&[("a", "working"), ("a", "blocked"), ("a", "working")]) {
             poster.post(&update);
         }
-        let got: Vec<_> = updates.try_iter().map(|u| status(&u)).collect();
+        let got: Vec<_> = taken(&updates).iter().map(status).collect();
         assert_eq!(got, [("a".into(), None, Some(AgentStatus::Working), false)]);
     }
 
     #[test]
-    fn a_session_that_came_and_went_while_behind_is_not_news_but_a_known_ones_removal_is() {
+    fn a_session_that_came_and_went_while_far_behind_is_not_news_but_a_known_ones_removal_is() {
         let (poster, updates) = mailbox();
         let seen = changes(&[("known", "working")]);
         poster.post(&seen[0]);
         assert!(updates.try_recv().is_ok());
-        // Behind: a million ids come and go; only the removal of the one it knew waits.
+        far_behind(&poster);
+        // A flood of ids come and go; only the removal of the one it knew waits.
         for n in 0..1_000 {
             let id = format!("flood-{n}");
             poster.post(&changes(&[(&id, "working")])[0]);
             poster.post(&Update::Removed(id));
         }
         poster.post(&Update::Removed("known".into()));
-        assert_eq!(updates.waiting(), 1);
-        assert_eq!(updates.try_recv(), Ok(Update::Removed("known".into())));
+        assert_eq!(updates.waiting(), MERGE_AFTER + 1);
+        assert_eq!(taken(&updates), [Update::Removed("known".into())]);
         assert_eq!(updates.try_recv(), Err(TryRecvError::Empty));
+    }
+
+    /// Bounded however long the flood, and every session it ends up knowing is one the hub has.
+    #[test]
+    fn what_waits_stays_bounded_by_the_sessions_and_agrees_with_the_hub_in_the_end() {
+        let (poster, updates) = mailbox();
+        let mut reducer = Reducer::new();
+        let mut most = 0;
+        let mut known = HashSet::new();
+        for n in 0..60_000u64 {
+            let id = format!("s{}", n % 500);
+            let status = ["working", "blocked", "done"][(n % 3) as usize];
+            let event = normalize("custom", &json!({"sessionId": id, "status": status}), n + 1).unwrap();
+            if let Some(change) = reducer.apply(&event, false) {
+                let changed = Changed { change, event_title: None, agent_title: None, history: None };
+                poster.post(&Update::Changed(Arc::new(changed)));
+            }
+            if n % 7 == 0 {
+                let gone = format!("s{}", (n / 7) % 500);
+                if reducer.remove(&gone).is_some() {
+                    poster.post(&Update::Removed(gone));
+                }
+            }
+            most = most.max(updates.waiting());
+            // A slow subscriber: it takes one update for every thirty posted.
+            if n % 30 == 0 {
+                if let Ok(update) = updates.try_recv() {
+                    apply(&mut known, update);
+                }
+            }
+        }
+        assert!(most <= MERGE_AFTER + 2 * 500 + 1, "{most} waited");
+        for update in updates.try_iter() {
+            apply(&mut known, update);
+        }
+        let live: HashSet<String> = reducer.snapshot().sessions.into_iter().map(|s| s.session_id).collect();
+        let extra: Vec<_> = known.difference(&live).collect();
+        let missing: Vec<_> = live.difference(&known).collect();
+        assert!(extra.is_empty() && missing.is_empty(), "told of but gone: {extra:?}; live but not told: {missing:?}");
+    }
+
+    fn apply(known: &mut HashSet<String>, update: Update) {
+        match update {
+            Update::Changed(changed) => known.insert(changed.change.session.session_id.clone()),
+            Update::Removed(id) => known.remove(&id),
+            Update::Notices(_) => false,
+        };
     }
 
     #[test]

@@ -124,6 +124,7 @@ impl TitleWatch {
                     .map_or(Duration::from_secs(60), |due| due.saturating_duration_since(Instant::now()));
                 match updates.recv_timeout(wait) {
                     Ok(update) => {
+                        std::thread::sleep(super::watch::GATHER);
                         titles.observe(&update, Instant::now());
                         for update in updates.try_iter() {
                             titles.observe(&update, Instant::now());

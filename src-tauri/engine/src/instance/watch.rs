@@ -34,6 +34,10 @@ use crate::process;
 
 /// How often transcripts and blocked sessions' children are looked at.
 pub const TICK: Duration = Duration::from_millis(250);
+/// After a hook, the soonest they are looked at again (a new turn's tail, a new block).
+const QUICKEST_TICK: Duration = Duration::from_millis(50);
+/// How long a subscriber lets a burst of updates gather once one arrived.
+pub(crate) const GATHER: Duration = Duration::from_millis(10);
 /// How long a transcript is still followed after its turn ended: an interrupt recorded just after
 /// the end hook corrects that done (Gemini's AfterAgent after Esc; see the reducer).
 pub const TURN_END_GRACE: Duration = Duration::from_secs(3);
@@ -57,9 +61,11 @@ impl AgentWatch {
     pub fn start(updates: Updates, inputs: Inputs) {
         let spawned = std::thread::Builder::new().name("agent-watch".into()).spawn(move || {
             let mut watch = Watch { sessions: HashMap::new(), inputs, last_liveness: Instant::now() };
+            let mut last_tick = Instant::now();
             loop {
-                match updates.recv_timeout(TICK) {
+                match updates.recv_timeout(TICK.saturating_sub(last_tick.elapsed())) {
                     Ok(update) => {
+                        // At once: a turn's tail starts where its transcript is when it opens.
                         watch.observe(update);
                         for update in updates.try_iter() {
                             watch.observe(update);
@@ -68,7 +74,12 @@ impl AgentWatch {
                     Err(RecvTimeoutError::Timeout) => {}
                     Err(RecvTimeoutError::Disconnected) => return,
                 }
-                watch.tick();
+                // Every watched session is looked at, at most every QUICKEST_TICK however fast
+                // the hooks come: a flood of hooks must not become a flood of file reads.
+                if last_tick.elapsed() >= QUICKEST_TICK {
+                    watch.tick();
+                    last_tick = Instant::now();
+                }
             }
         });
         if let Err(error) = spawned {

@@ -23,7 +23,8 @@ use switchboard_engine::api;
         switchboard install          connect the agent CLIs found on this machine\n  \
         switchboard doctor           check that each CLI is connected and an event gets through\n  \
         switchboard status           the sessions, those that need you first\n  \
-        switchboard serve            the same without a window (SSH boxes, tmux)"
+        switchboard serve            the same without a window (SSH boxes, tmux)\n  \
+        switchboard link             this machine's sessions on stdin/stdout, for another machine"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -63,6 +64,10 @@ enum Command {
         #[arg(long, short)]
         verbose: bool,
     },
+    /// Stream this machine's sessions on stdin/stdout, for a Switchboard following it over a pipe
+    /// (`ssh devbox switchboard link`): newline-delimited JSON frames, a snapshot then numbered
+    /// updates. Needs `serve` or the app running here; exits 1 if none is, or when it stops.
+    Link,
     /// Check that each agent CLI is connected and that an event gets through; exits 1 if not
     Doctor {
         /// Print the report as JSON
@@ -95,6 +100,7 @@ fn main() -> ExitCode {
         Some(Command::Hook { .. }) => Ok(()),
         Some(Command::Serve { no_notify }) => serve(no_notify),
         Some(Command::Status { json }) => status(json),
+        Some(Command::Link) => link(),
         Some(Command::Install { target, uninstall, dry_run, verbose }) => install(target, uninstall, dry_run, verbose),
         Some(Command::Doctor { json }) => return doctor(json),
     };
@@ -136,6 +142,11 @@ fn status(json: bool) -> anyhow::Result<()> {
         use switchboard_engine::client::status::{table, terminal_width};
         print!("{}", table(&snapshot, switchboard_engine::clock::now_millis(), terminal_width()));
     }
+    Ok(())
+}
+
+fn link() -> anyhow::Result<()> {
+    switchboard_engine::client::link::run(&state_dir()?, std::io::stdin(), std::io::stdout())?;
     Ok(())
 }
 

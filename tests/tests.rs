@@ -7,6 +7,7 @@ mod doctor;
 mod forwarder;
 mod hook_server;
 mod installer;
+mod link;
 mod observed;
 mod persistence;
 mod support;

@@ -19,7 +19,7 @@ pub mod api;
 mod bindings;
 
 // The rooms, one per process or job (docs/ARCHITECTURE.md):
-/// Talking to a running instance from another process: HTTP over loopback, `status`.
+/// Talking to a running instance from another process: HTTP over loopback, `status`, `link`.
 pub mod client;
 /// The `hook` forwarder: a short-lived process on every tool call of every agent.
 pub mod hook;

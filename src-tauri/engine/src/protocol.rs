@@ -6,6 +6,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+/// The frames a remote's link speaks (issue 23).
+pub mod link;
+
 /// Bodies above this are refused before they are parsed, and never buffered whole; the forwarder
 /// trims a larger payload until it fits.
 pub const BODY_LIMIT: usize = 256 * 1024;
@@ -42,6 +45,9 @@ pub mod routes {
     pub const SESSION: &str = "/sessions/{id}";
     /// `POST`: the board's answer to a hold (`?id=<hold>&verdict=allow|deny`).
     pub const DECISION: &str = "/decision/{id}";
+    /// `GET`: the link's frames (`protocol::link`), as they happen: a snapshot, or the updates after
+    /// `?after=` of `?instance=`, then every update. Long-lived.
+    pub const UPDATES: &str = "/updates";
 }
 
 /// The paths a client asks for, with the instance's key.
@@ -55,6 +61,32 @@ pub fn hold_path(agent: &str, key: &str, hold: Duration) -> String {
 
 pub fn sessions_path(key: &str) -> String {
     format!("/sessions?key={key}")
+}
+
+/// The link's stream: from a snapshot, or after update `after` of `instance`.
+pub fn updates_path(key: &str, resume: Option<(&str, u64)>) -> String {
+    match resume {
+        Some((instance, after)) => format!("/updates?key={key}&instance={instance}&after={after}"),
+        None => format!("/updates?key={key}"),
+    }
+}
+
+pub fn decision_path(session_id: &str, key: &str, hold: u64, verdict: Verdict) -> String {
+    let verdict = match verdict {
+        Verdict::Allow => "allow",
+        Verdict::Deny => "deny",
+    };
+    format!("/decision/{}?key={key}&id={hold}&verdict={verdict}", path_segment(session_id))
+}
+
+/// A session id as one path segment: a remote peer's id may hold `/`, `?` or `%`.
+fn path_segment(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => char::from(b).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 pub fn session_path(session_id: &str, key: &str) -> String {
@@ -97,5 +129,8 @@ mod tests {
         assert!(hold_path("codex", "k", MAX_HOLD).starts_with(&fill(routes::HOLD, "agent", "codex")));
         assert!(sessions_path("k").starts_with(routes::SESSIONS));
         assert!(session_path("s1", "k").starts_with(&fill(routes::SESSION, "id", "s1")));
+        assert!(updates_path("k", Some(("i", 3))).starts_with(routes::UPDATES));
+        assert!(decision_path("s1", "k", 2, Verdict::Allow).starts_with(&fill(routes::DECISION, "id", "s1")));
+        assert_eq!(decision_path("a/b?%", "k", 2, Verdict::Deny), "/decision/a%2Fb%3F%25?key=k&id=2&verdict=deny");
     }
 }

@@ -1,11 +1,13 @@
 //! A minimal blocking HTTP/1.1 client for loopback calls to our own server. `switchboard hook`
 //! runs on every tool call of every agent, so it must start and finish in a few milliseconds:
-//! no async runtime, no TLS, no connection pool — one request over one `TcpStream`.
+//! no async runtime, no TLS, no connection pool — one request over one `TcpStream`. (`link` holds
+//! one long-lived stream open the same way.)
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
+pub mod link;
 pub mod status;
 
 pub struct Response {

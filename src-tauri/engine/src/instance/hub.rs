@@ -243,8 +243,12 @@ impl Hub {
     /// A new subscriber's mailbox of updates: bounded by the sessions, whatever the flood (see
     /// [`mailbox`](super::mailbox)).
     pub fn updates(&self) -> Updates {
-        let (poster, updates) = mailbox();
-        self.subscribe(move |update| poster.post(update));
+        let mut state = self.state();
+        // It knows the sessions there now (it reads them from the snapshot): their removals are
+        // news to it. Under the same lock as the subscription, so nothing slips in between.
+        let known = state.reducer.snapshot().sessions.into_iter().map(|session| session.session_id);
+        let (poster, updates) = mailbox(known);
+        state.subscribers.push(Box::new(move |update| poster.post(update)));
         updates
     }
 
@@ -462,6 +466,17 @@ mod tests {
             assert!(blocked.change.notify);
             assert_eq!(got[2], Update::Removed("a".into()));
         }
+    }
+
+    /// A subscriber that comes later (the journal, started by the first link) knows the sessions
+    /// already there from the snapshot: it must hear when one of them goes.
+    #[test]
+    fn a_later_subscriber_is_told_of_the_removal_of_a_session_that_was_there_before_it() {
+        let hub = Hub::new();
+        hub.apply(event("before", "working", 1));
+        let late = hub.updates();
+        hub.apply(Input::Remove { session_id: "before".into(), reply: None });
+        assert_eq!(late.try_iter().collect::<Vec<_>>(), [Update::Removed("before".into())]);
     }
 
     #[test]

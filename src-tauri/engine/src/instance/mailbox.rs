@@ -61,9 +61,11 @@ pub(crate) struct Poster(Arc<Shared>);
 /// iterator, with the errors of `std::sync::mpsc`.
 pub struct Updates(Arc<Shared>);
 
-/// A new mailbox: the hub posts, the subscriber receives.
-pub(crate) fn mailbox() -> (Poster, Updates) {
-    let shared = Arc::new(Shared { queue: Mutex::new(Queue::default()), ready: Condvar::new() });
+/// A new mailbox: the hub posts, the subscriber receives. `known`: the sessions the subscriber
+/// already knows of (the hub's, as it subscribes): a removal of one of them is news to it.
+pub(crate) fn mailbox(known: impl IntoIterator<Item = String>) -> (Poster, Updates) {
+    let queue = Queue { known: known.into_iter().collect(), ..Queue::default() };
+    let shared = Arc::new(Shared { queue: Mutex::new(queue), ready: Condvar::new() });
     (Poster(Arc::clone(&shared)), Updates(shared))
 }
 
@@ -287,7 +289,7 @@ mod tests {
 
     #[test]
     fn a_subscriber_that_keeps_up_gets_every_update_in_order() {
-        let (poster, updates) = mailbox();
+        let (poster, updates) = mailbox(None);
         for update in changes(&[("a", "working"), ("a", "blocked"), ("a", "working")]) {
             assert!(poster.post(&update));
             let got = updates.try_recv().expect("one waits");
@@ -310,7 +312,7 @@ mod tests {
 
     #[test]
     fn a_subscriber_a_little_behind_still_gets_every_change_in_order() {
-        let (poster, updates) = mailbox();
+        let (poster, updates) = mailbox(None);
         for update in changes(&[("a", "working"), ("a", "done"), ("b", "working")]) {
             poster.post(&update);
         }
@@ -324,7 +326,7 @@ mod tests {
 
     #[test]
     fn one_far_behind_gets_each_session_once_in_its_last_state_and_a_waiting_notification_kept() {
-        let (poster, updates) = mailbox();
+        let (poster, updates) = mailbox(None);
         far_behind(&poster);
         let flood = changes(&[("a", "working"), ("b", "working"), ("a", "blocked"), ("b", "done"), ("a", "blocked")]);
         for update in &flood {
@@ -340,7 +342,7 @@ mod tests {
 
     #[test]
     fn a_notification_for_a_status_already_left_is_not_kept() {
-        let (poster, updates) = mailbox();
+        let (poster, updates) = mailbox(None);
         far_behind(&poster);
         for update in changes(&[("a", "working"), ("a", "blocked"), ("a", "working")]) {
             poster.post(&update);
@@ -351,7 +353,7 @@ mod tests {
 
     #[test]
     fn a_session_that_came_and_went_while_far_behind_is_not_news_but_a_known_ones_removal_is() {
-        let (poster, updates) = mailbox();
+        let (poster, updates) = mailbox(None);
         let seen = changes(&[("known", "working")]);
         poster.post(&seen[0]);
         assert!(updates.try_recv().is_ok());
@@ -371,7 +373,7 @@ mod tests {
     /// Bounded however long the flood, and every session it ends up knowing is one the hub has.
     #[test]
     fn what_waits_stays_bounded_by_the_sessions_and_agrees_with_the_hub_in_the_end() {
-        let (poster, updates) = mailbox();
+        let (poster, updates) = mailbox(None);
         let mut reducer = Reducer::new();
         let mut most = 0;
         let mut known = HashSet::new();
@@ -417,12 +419,12 @@ mod tests {
 
     #[test]
     fn the_hub_gone_ends_the_loop_after_what_waits_and_a_subscriber_gone_stops_the_posts() {
-        let (poster, updates) = mailbox();
+        let (poster, updates) = mailbox(None);
         poster.post(&Update::Notices(vec!["x".into()]));
         drop(poster);
         assert!(updates.recv().is_ok());
         assert_eq!(updates.recv(), Err(RecvError));
-        let (poster, updates) = mailbox();
+        let (poster, updates) = mailbox(None);
         drop(updates);
         assert!(!poster.post(&Update::Notices(Vec::new())));
     }

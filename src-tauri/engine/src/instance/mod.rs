@@ -9,6 +9,7 @@
 
 pub mod decide;
 pub mod hub;
+pub mod journal;
 pub mod jump;
 pub mod lock;
 pub mod mailbox;

@@ -25,6 +25,7 @@ use tower_http::timeout::TimeoutLayer;
 
 use super::decide::Decisions;
 use super::hub::{Hub, Input, Inputs};
+use super::journal::Journal;
 use crate::clock::now_millis;
 use crate::protocol::{
     routes, HoldAnswer, Verdict, BODY_LIMIT, DEFAULT_HOLD, MAX_HOLD, PROCESS_HEADER, PROCESS_HEADER_LIMIT,
@@ -52,6 +53,11 @@ struct ServerState {
     hub: Arc<Hub>,
     inputs: Inputs,
     decisions: Arc<Decisions>,
+    /// The numbered updates `GET /updates` streams to links: started by the first link, so an
+    /// instance nobody links to pays nothing for it (no frame encoded per hook, no ring).
+    journal: std::sync::OnceLock<Arc<Journal>>,
+    /// Cancelled when the server stops: long-lived streams end with it.
+    shutdown: CancellationToken,
 }
 
 /// The routes, testable without a socket.
@@ -66,8 +72,12 @@ fn router(state: Arc<ServerState>) -> Router {
     let held = Router::new()
         .route(routes::HOLD, post(hold))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, MAX_HOLD + READ_TIMEOUT));
+    // A link's stream lasts as long as the link: no timeout (a stalled reader only stops being
+    // polled; the journal holds its frames, not the stream).
+    let streamed = Router::new().route(routes::UPDATES, get(updates));
     quick
         .merge(held)
+        .merge(streamed)
         // Refuses a declared Content-Length over the cap at once, and a streamed body as soon as
         // it passes the cap; axum's own default limit is lifted in favour of this one.
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
@@ -258,6 +268,24 @@ async fn sessions(State(state): State<Arc<ServerState>>, RawQuery(query): RawQue
     }
 }
 
+/// A link's stream of frames (`protocol::link`): `hello`, then a snapshot or — with
+/// `?instance=<this run>&after=N` — the updates after N if the journal still has them, then each
+/// update as it happens.
+async fn updates(State(state): State<Arc<ServerState>>, RawQuery(query): RawQuery) -> Response {
+    if !key_matches(query.as_deref(), &state.key) {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    let journal = state.journal.get_or_init(|| Journal::start(&state.hub));
+    let query = query.as_deref();
+    let after = query_param(query, "after")
+        .and_then(|after| after.parse::<u64>().ok())
+        .filter(|_| query_param(query, "instance") == Some(journal.instance()));
+    let body = Body::from_stream(journal.stream(after, state.shutdown.clone()));
+    let headers =
+        [(axum::http::header::CONTENT_TYPE, "application/x-ndjson"), (axum::http::header::CACHE_CONTROL, "no-store")];
+    (headers, body).into_response()
+}
+
 fn is_agent_id(agent: &str) -> bool {
     !agent.is_empty() && agent.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
 }
@@ -295,7 +323,9 @@ impl HookServer {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
         let addr = listener.local_addr()?;
         let shutdown = CancellationToken::new();
-        let state = Arc::new(ServerState { key: key.clone(), hub, inputs, decisions });
+        let journal = std::sync::OnceLock::new();
+        let state =
+            Arc::new(ServerState { key: key.clone(), hub, inputs, decisions, journal, shutdown: shutdown.clone() });
         let accept = tokio::spawn(accept_loop(listener, router(state), key.clone(), shutdown.clone()));
         Ok(Self { addr, key, shutdown, accept })
     }
@@ -455,7 +485,14 @@ mod tests {
         let hub = Arc::new(Hub::new());
         let (inputs, mut queue) = crate::instance::hub::inputs(16);
         let decisions = Decisions::new(inputs.clone());
-        let app = router(Arc::new(ServerState { key: "k".repeat(48), hub: Arc::clone(&hub), inputs, decisions }));
+        let app = router(Arc::new(ServerState {
+            key: "k".repeat(48),
+            journal: std::sync::OnceLock::new(),
+            hub: Arc::clone(&hub),
+            inputs,
+            decisions,
+            shutdown: CancellationToken::new(),
+        }));
         let call = |method: &str, uri: String, body: &'static str| {
             let request = Request::builder().method(method).uri(uri).body(Body::from(body)).unwrap();
             app.clone().oneshot(request)
@@ -473,6 +510,11 @@ mod tests {
         assert_eq!(status(call("GET", format!("/hook/claude?key={key}"), "").await), StatusCode::METHOD_NOT_ALLOWED);
         assert_eq!(status(call("GET", "/sessions?key=wrong".into(), "").await), StatusCode::UNAUTHORIZED);
         assert_eq!(status(call("GET", format!("/sessions?key={key}"), "").await), StatusCode::OK);
+        for uri in ["/updates".to_owned(), "/updates?key=wrong&after=0".into(), format!("/updates?key={key}x")] {
+            assert_eq!(status(call("GET", uri.clone(), "").await), StatusCode::UNAUTHORIZED, "{uri}");
+        }
+        assert_eq!(status(call("GET", format!("/updates?key={key}"), "").await), StatusCode::OK);
+        assert_eq!(status(call("POST", format!("/updates?key={key}"), "").await), StatusCode::METHOD_NOT_ALLOWED);
         // Found by the HTTP fuzzer: a segment that is not UTF-8 once decoded is no reason for a 400.
         assert_eq!(status(call("POST", "/hook/%aA".into(), "{}").await), StatusCode::NO_CONTENT);
         assert_eq!(status(call("DELETE", "/sessions/%FF".into(), "").await), StatusCode::UNAUTHORIZED);

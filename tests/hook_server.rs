@@ -310,9 +310,9 @@ fn a_remove_right_after_an_acknowledged_hook_always_removes_the_session() {
     assert_eq!(saved.len(), 1, "the store agrees: {saved:?}");
 }
 
-#[test]
-fn real_hooks_get_through_three_thousand_idle_connections() {
-    // This test process needs the descriptors too.
+/// This test process holds thousands of connections too: its soft descriptor limit goes up to
+/// the hard one.
+fn raise_descriptor_limit() {
     let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: get/setrlimit with a valid pointer to a local struct.
     unsafe {
@@ -320,6 +320,11 @@ fn real_hooks_get_through_three_thousand_idle_connections() {
         limit.rlim_cur = limit.rlim_max;
         libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
     }
+}
+
+#[test]
+fn real_hooks_get_through_three_thousand_idle_connections() {
+    raise_descriptor_limit();
     let serve = Serve::start();
     let idle: Vec<std::net::TcpStream> =
         (0..3_000).filter_map(|_| std::net::TcpStream::connect(serve.addr()).ok()).collect();
@@ -339,13 +344,7 @@ fn real_hooks_get_through_three_thousand_idle_connections() {
 /// deadline when its connection is shed.
 #[test]
 fn real_forwarded_hooks_get_through_1100_hostile_connections_at_a_1024_descriptor_limit() {
-    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: get/setrlimit with a valid pointer to a local struct (this process holds 1,100).
-    unsafe {
-        libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
-        limit.rlim_cur = limit.rlim_max;
-        libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
-    }
+    raise_descriptor_limit();
     let serve = Serve::start_with_descriptors(1_024);
     let addr = serve.addr();
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

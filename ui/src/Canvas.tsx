@@ -130,10 +130,7 @@ function useReveal(following: Following) {
       // The store knows every session's place, tiles (drawn by their region) included.
       const node = useSwitchboard.getState().nodes.find((n) => n.id === id);
       if (!node) return;
-      // The DOM, not React Flow's store, knows the pane size right after the panel opened.
-      const { domNode, width: storeWidth, height: storeHeight } = flowStore.getState();
-      const paneWidth = domNode?.clientWidth || storeWidth;
-      const paneHeight = domNode?.clientHeight || storeHeight;
+      const { width: paneWidth, height: paneHeight } = paneOf(flowStore.getState());
       const { width, height } = sizeOf(node.data.size);
       const { x, y, zoom } = flow.getViewport();
       const left = node.position.x * zoom + x;

@@ -6,6 +6,9 @@
                                          (one connection each, like the forwarder) are timed: p50/p99
   bench/flood.py snapshot                hook p99 while GET /sessions is fetched in a loop (5,000 sessions)
   bench/flood.py watch [--sessions 50]   idle CPU of serve while it watches transcripts and processes
+  bench/flood.py sigterm [--count 1000000]
+                                         that many new ids, then a SIGTERM 1 s later and a restart:
+                                         live sessions lost, evicted ones back, RSS high-water
   bench/flood.py pipelined [--count 100000 --sessions 4000]
                                          events pipelined on 8 connections as fast as the socket
                                          takes them; then every session must be in its last status
@@ -84,6 +87,41 @@ def ids(args):
     print(f"{n} session ids in {took:.0f} s ({n / took:.0f}/s): serve RSS {rss_mib(proc.pid):.1f} MiB "
           f"(high-water {rss_mib(proc.pid, 'VmHWM'):.1f} MiB), "
           f"database {db / 1e6:.1f} MB (sessions capped at 5,000)")
+    proc.terminate(); proc.wait(); shutil.rmtree(work, ignore_errors=True)
+
+
+def sigterm(args):
+    proc, work, env, ep = start(args.bin)
+
+    def live(ep):
+        c = http.client.HTTPConnection("127.0.0.1", ep["port"], timeout=60)
+        c.request("GET", f"/sessions?key={ep['key']}")
+        return {s["sessionId"] for s in json.loads(c.getresponse().read())["sessions"]}
+
+    n, threads = args.count, 4
+    started = time.time()
+    chunks = [(json.dumps({"sessionId": f"id-{i}", "status": "working"}) for i in range(t, n, threads)) for t in range(threads)]
+    ts = [threading.Thread(target=post_many, args=(ep["port"], ep["key"], c)) for c in chunks]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    took = time.time() - started
+    before = live(ep)
+    high = rss_mib(proc.pid, "VmHWM")
+    time.sleep(1)
+    stopping = time.time()
+    proc.terminate()
+    code = proc.wait()
+    stopped = time.time() - stopping
+    (work / "state" / "endpoint.json").unlink(missing_ok=True)
+    proc = subprocess.Popen([args.bin, "serve", "--no-notify"], env=env, stderr=subprocess.DEVNULL)
+    while not (work / "state" / "endpoint.json").exists():
+        time.sleep(0.05)
+    after = live(json.loads((work / "state" / "endpoint.json").read_text()))
+    print(f"{n} new ids in {took:.0f} s: RSS high-water {high:.1f} MiB, {len(before)} live; SIGTERM 1 s later: exit {code} "
+          f"in {stopped:.2f} s; after the restart {len(after)} sessions, {len(before - after)} live lost, "
+          f"{len(after - before)} evicted back")
     proc.terminate(); proc.wait(); shutil.rmtree(work, ignore_errors=True)
 
 
@@ -242,11 +280,11 @@ def forwarder(args):
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["ids", "idle", "snapshot", "forwarder", "watch", "pipelined"])
+    ap.add_argument("what", choices=["ids", "idle", "snapshot", "forwarder", "watch", "pipelined", "sigterm"])
     ap.add_argument("--sessions", type=int, default=50)
     ap.add_argument("--seconds", type=int, default=60)
     ap.add_argument("--bin", default="target/release/switchboard")
     ap.add_argument("--count", type=int, default=1_000_000)
     ap.add_argument("--conns", type=int, default=3000)
     args = ap.parse_args()
-    {"ids": ids, "pipelined": pipelined, "idle": idle, "snapshot": snapshot, "forwarder": forwarder, "watch": watch}[args.what](args)
+    {"ids": ids, "sigterm": sigterm, "pipelined": pipelined, "idle": idle, "snapshot": snapshot, "forwarder": forwarder, "watch": watch}[args.what](args)

@@ -2,7 +2,7 @@
 //! input and waits for its answer; nothing here changes a session itself. Errors cross as
 //! `{kind, message}` with a generated `ErrorKind`, never matched by string.
 
-use std::sync::PoisonError;
+use std::sync::{Arc, PoisonError};
 
 use switchboard_core::{HistoryEntry, Position, Snapshot};
 use switchboard_engine::api::{self, ApiError, ErrorKind};
@@ -121,11 +121,24 @@ pub fn notices(state: State<'_>) -> Vec<String> {
 /// Allow / Deny on a held permission (issue 14). `decision` is the hold's id from the session, so
 /// an answer meant for an older prompt never answers a newer one.
 #[tauri::command]
-pub fn decide(state: State<'_>, session_id: String, decision: u64, verdict: Verdict) -> Result<(), CommandError> {
-    state
-        .decisions
-        .answer(&session_id, decision, verdict)
+pub async fn decide(
+    state: State<'_>,
+    session_id: String,
+    decision: u64,
+    verdict: Verdict,
+) -> Result<(), CommandError> {
+    let decisions = Arc::clone(&state.decisions);
+    // A remote's session is answered down its link, which waits for the remote's word.
+    tauri::async_runtime::spawn_blocking(move || decisions.answer_anywhere(&session_id, decision, verdict))
+        .await
+        .map_err(|error| CommandError::new(ErrorKind::Io, error.to_string()))?
         .map_err(|error| CommandError::new(ErrorKind::NotWaiting, error.to_string()))
+}
+
+/// The remotes followed (issue 23): connected, connecting or unreachable since when.
+#[tauri::command]
+pub fn remotes(state: State<'_>) -> Vec<switchboard_engine::remote::RemoteState> {
+    state.decisions.remotes().map(|remotes| remotes.list()).unwrap_or_default()
 }
 
 /// Which CLIs' permissions wait for the board, and for how long.

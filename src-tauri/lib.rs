@@ -82,6 +82,7 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
             commands::decide,
             commands::settings,
             commands::set_settings,
+            commands::remotes,
             tray::autostart,
             tray::set_autostart
         ])
@@ -103,7 +104,7 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
                     Action::Show => open_session(&click_handle, &click_inputs, &session_id),
                     Action::Jump => jump_from_notification(&click_handle, &click_hub, &click_inputs, &session_id),
                     Action::Decide { decision, verdict } => {
-                        if let Err(error) = click_decisions.answer(&session_id, decision, verdict) {
+                        if let Err(error) = click_decisions.answer_anywhere(&session_id, decision, verdict) {
                             tracing::info!(%error, session_id, "a notification's answer came too late");
                         }
                     }

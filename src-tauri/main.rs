@@ -66,14 +66,49 @@ enum Command {
     },
     /// Stream this machine's sessions on stdin/stdout, for a Switchboard following it over a pipe
     /// (`ssh devbox switchboard link`): newline-delimited JSON frames, a snapshot then numbered
-    /// updates. Needs `serve` or the app running here; exits 1 if none is, or when it stops.
-    Link,
+    /// updates. Needs `serve` or the app running here (or `--serve`); exits 1 if none is, or when
+    /// it stops.
+    Link {
+        /// Start `switchboard serve` here first if no instance runs (what a following board asks)
+        #[arg(long)]
+        serve: bool,
+        /// Start after update N of instance run I (`I:N`, from a hello and the last update applied)
+        #[arg(long, value_name = "INSTANCE:N", value_parser = parse_resume)]
+        resume: Option<(String, u64)>,
+    },
+    /// Follow the agents of other machines on this board, over a command you trust
+    #[command(subcommand)]
+    Remote(RemoteCommand),
     /// Check that each agent CLI is connected and that an event gets through; exits 1 if not
     Doctor {
         /// Print the report as JSON
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Subcommand)]
+enum RemoteCommand {
+    /// Follow a machine: `switchboard remote add devbox -- ssh devbox` (or `docker exec -i box`,
+    /// `kubectl exec -i pod --`, any command that gives a pipe to a shell there)
+    Add {
+        /// The name its sessions show under
+        name: String,
+        /// The command that reaches it; `sh -s` is appended
+        #[arg(last = true, required = true, num_args = 1..)]
+        command: Vec<String>,
+    },
+    /// The remotes: connected, connecting or unreachable since when; sessions; last update
+    List {
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Stop following a remote; its sessions leave the board
+    Remove { name: String },
+    /// Put this version of Switchboard on the remote (a static build, any Linux) when it is
+    /// missing or another build, then connect the agent CLIs found there
+    Install { name: String },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -100,7 +135,8 @@ fn main() -> ExitCode {
         Some(Command::Hook { .. }) => Ok(()),
         Some(Command::Serve { no_notify }) => serve(no_notify),
         Some(Command::Status { json }) => status(json),
-        Some(Command::Link) => link(),
+        Some(Command::Link { serve, resume }) => link(serve, resume),
+        Some(Command::Remote(command)) => remote(command),
         Some(Command::Install { target, uninstall, dry_run, verbose }) => install(target, uninstall, dry_run, verbose),
         Some(Command::Doctor { json }) => return doctor(json),
     };
@@ -145,8 +181,56 @@ fn status(json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn link() -> anyhow::Result<()> {
-    switchboard_engine::client::link::run(&state_dir()?, std::io::stdin(), std::io::stdout())?;
+fn link(serve: bool, resume: Option<(String, u64)>) -> anyhow::Result<()> {
+    switchboard_engine::client::link::run(&state_dir()?, serve, resume, std::io::stdin(), std::io::stdout())?;
+    Ok(())
+}
+
+fn parse_resume(text: &str) -> Result<(String, u64), String> {
+    let (instance, after) = text.split_once(':').ok_or("expected INSTANCE:N")?;
+    let after = after.parse().map_err(|_| format!("`{after}` is not an update number"))?;
+    Ok((instance.to_owned(), after))
+}
+
+fn remote(command: RemoteCommand) -> anyhow::Result<()> {
+    use switchboard_engine::remote::manage;
+    let state = state_dir()?;
+    match command {
+        RemoteCommand::Add { name, command } => {
+            let spec = manage::add(&state, &name, command)?;
+            println!("Following {} through `{} sh -s`.", spec.name, spec.command.join(" "));
+            println!("If Switchboard is not on it yet: switchboard remote install {}", spec.name);
+        }
+        RemoteCommand::List { json } => {
+            let remotes = manage::list(&state);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&remotes)?);
+            } else {
+                print!("{}", manage::table(&remotes, switchboard_engine::clock::now_millis()));
+            }
+        }
+        RemoteCommand::Remove { name } => {
+            manage::remove(&state, &name)?;
+            println!("No longer following {name}.");
+        }
+        RemoteCommand::Install { name } => {
+            let spec = switchboard_engine::instance::settings::Settings::load(&state)
+                .remotes
+                .into_iter()
+                .find(|remote| remote.name == name)
+                .ok_or_else(|| {
+                    anyhow::anyhow!("no remote is named `{name}` (add it: switchboard remote add {name} -- ssh HOST)")
+                })?;
+            let binary = manage::binary_to_send()?;
+            let installed = manage::install(&spec, &binary)?;
+            if installed.copied {
+                println!("Copied {} to {}:{}.", binary.display(), name, installed.path);
+            } else {
+                println!("{name} has this build already ({}).", installed.path);
+            }
+            print!("{}", installed.output);
+        }
+    }
     Ok(())
 }
 

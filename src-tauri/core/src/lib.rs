@@ -23,6 +23,7 @@ mod real_sequences;
 pub use agent::{agent, normalize, normalizer, Agent, Normalizer, TitleSource, AGENTS};
 pub use notify::{notification_text, should_notify, NotificationText, NotifyContext};
 pub use reducer::{
-    Ages, Change, HistoryEntry, Position, Reducer, Restored, Session, SessionsChanged, Snapshot, EVICT_TO, MAX_SESSIONS,
+    remote_id, Ages, Change, HistoryEntry, Position, Reducer, Restored, Session, SessionsChanged, Snapshot, EVICT_TO,
+    MAX_SESSIONS,
 };
 pub use status::{AgentProcess, AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent, TERMINAL};

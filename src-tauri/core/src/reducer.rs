@@ -67,6 +67,8 @@ impl SessionState {
                 decision_until: None,
                 command: None,
                 attention: None,
+                host: crate::session::LOCAL_HOST.to_owned(),
+                unreachable_since: None,
             },
             seq,
             event_title: None,
@@ -132,7 +134,10 @@ impl SessionState {
     }
 
     fn refresh(&mut self) {
-        self.session.subagents = u32::try_from(self.subagents.len()).unwrap_or(u32::MAX);
+        if self.session.is_local() {
+            // (A remote's count is its own: the ids behind it stay there.)
+            self.session.subagents = u32::try_from(self.subagents.len()).unwrap_or(u32::MAX);
+        }
         let session = &self.session;
         self.session.title = Some(crate::view::title(
             self.agent_title.as_deref(),
@@ -176,7 +181,8 @@ impl Reducer {
     /// Folds one event in. `None` when the event changes nothing (a held-off late `working`, an
     /// idle rescue of a session that is not working, an idle reminder after a finished turn).
     pub fn apply(&mut self, event: &StatusEvent, window_focused: bool) -> Option<Change> {
-        if self.sessions.get(&event.session_id).is_some_and(|state| state.ignores(event)) {
+        // A remote's session changes only through its link (`mirror`), whatever id a hook claims.
+        if self.sessions.get(&event.session_id).is_some_and(|state| !state.session.is_local() || state.ignores(event)) {
             return None;
         }
         let needs_a_session = matches!(event.cue, Cue::IdleRescue | Cue::Settle | Cue::Approved | Cue::Exited);
@@ -307,7 +313,8 @@ impl Reducer {
     /// whose flags changed.
     pub fn mark_silence(&mut self, now: Millis, ages: Ages) -> Vec<Session> {
         let mut changed: Vec<&SessionState> = Vec::new();
-        for state in self.sessions.values_mut() {
+        // A remote's instance flags its own sessions.
+        for state in self.sessions.values_mut().filter(|state| state.session.is_local()) {
             let session = &mut state.session;
             let silence = now.saturating_sub(session.last_event_at);
             let stale = session.status == Some(AgentStatus::Working) && silence >= ages.stale_after;
@@ -327,7 +334,8 @@ impl Reducer {
     /// running-subagent ids and the done holdoff are not carried over: after a restart neither
     /// can be trusted.
     pub fn restore(&mut self, sessions: impl IntoIterator<Item = Restored>) {
-        for restored in sessions {
+        // A remote's sessions come back from its link, not from what this board last saw.
+        for restored in sessions.into_iter().filter(|restored| restored.session.is_local()) {
             let mut session = restored.session;
             session.restored = true;
             session.subagents = 0;
@@ -570,6 +578,9 @@ fn track_decision(session: &mut Session, event: &StatusEvent) {
 }
 
 pub use crate::view::last_folder;
+
+mod mirror;
+pub use mirror::remote_id;
 
 #[cfg(test)]
 mod tests;

@@ -74,6 +74,28 @@ pub struct Session {
     /// queue's order. Stamped by the reducer; `null` when it does not.
     #[serde(default)]
     pub attention: Option<Attention>,
+    /// The machine the agent runs on: `"local"`, or the name of the remote it came from (issue
+    /// 23). A remote session's id on this board is `<host>:<its id there>`.
+    #[serde(default = "local_host")]
+    pub host: String,
+    /// Its remote's link is down: since when (Unix ms). What it shows is the last that was known.
+    #[serde(default)]
+    #[cfg_attr(test, ts(type = "number | null"))]
+    pub unreachable_since: Option<Millis>,
+}
+
+/// The `host` of a session of this machine.
+pub const LOCAL_HOST: &str = "local";
+
+fn local_host() -> String {
+    LOCAL_HOST.to_owned()
+}
+
+impl Session {
+    /// Whether the agent runs on this machine (its files and processes are ours to look at).
+    pub fn is_local(&self) -> bool {
+        self.host == LOCAL_HOST
+    }
 }
 
 /// Why a session is in the needs-you queue, and since when: the board's `n` key, the tray's

@@ -9,7 +9,8 @@ use ts_rs::TS;
 
 use crate::api::ErrorKind;
 use crate::instance::jump::Jump;
-use crate::instance::settings::Settings;
+use crate::instance::settings::{RemoteSpec, Settings};
+use crate::remote::{LinkState, RemoteState};
 use crate::protocol::{Verdict, DOCTOR_SESSION_PREFIX};
 use crate::setup::doctor::{AgentReport, Check, DoctorReport, Outcome};
 
@@ -29,7 +30,10 @@ fn generated() -> Vec<(&'static str, String)> {
         ("DoctorReport.ts", file(DoctorReport::decl(), &["AgentReport", "Check"])),
         ("doctor.ts", format!("{header}\nexport const DOCTOR_SESSION_PREFIX = {DOCTOR_SESSION_PREFIX:?};\n")),
         ("Jump.ts", file(Jump::decl(), &[])),
-        ("Settings.ts", file(Settings::decl(), &[])),
+        ("Settings.ts", file(Settings::decl(), &["RemoteSpec"])),
+        ("RemoteSpec.ts", file(RemoteSpec::decl(), &[])),
+        ("LinkState.ts", file(LinkState::decl(), &[])),
+        ("RemoteState.ts", file(RemoteState::decl(), &["LinkState"])),
         ("Verdict.ts", file(Verdict::decl(), &[])),
         ("ErrorKind.ts", file(ErrorKind::decl(), &[])),
         (

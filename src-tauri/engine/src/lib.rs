@@ -25,6 +25,8 @@ pub mod client;
 pub mod hook;
 /// The running instance (`serve` and the app): hub, hook server, store, watchers, notifier.
 pub mod instance;
+/// Other machines' agents on this board, over the user's own pipes (issue 23).
+pub mod remote;
 /// Setting up: the installer, `doctor`, Codex's trust entries.
 pub mod setup;
 

@@ -48,6 +48,12 @@ pub mod routes {
     /// `GET`: the link's frames (`protocol::link`), as they happen: a snapshot, or the updates after
     /// `?after=` of `?instance=`, then every update. Long-lived.
     pub const UPDATES: &str = "/updates";
+    /// `GET`: the followed remotes' states; `POST`: read the remotes in the settings again.
+    pub const REMOTES: &str = "/remotes";
+}
+
+pub fn remotes_path(key: &str) -> String {
+    format!("/remotes?key={key}")
 }
 
 /// The paths a client asks for, with the instance's key.

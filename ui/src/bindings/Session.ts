@@ -63,4 +63,13 @@ command: string | null,
  * Whether and why it needs the user, and since when (`view::attention`): the needs-you
  * queue's order. Stamped by the reducer; `null` when it does not.
  */
-attention: Attention | null, };
+attention: Attention | null, 
+/**
+ * The machine the agent runs on: `"local"`, or the name of the remote it came from (issue
+ * 23). A remote session's id on this board is `<host>:<its id there>`.
+ */
+host: string, 
+/**
+ * Its remote's link is down: since when (Unix ms). What it shows is the last that was known.
+ */
+unreachableSince: number | null, };

@@ -1,4 +1,5 @@
 // Generated from the Rust types by ts-rs (src-tauri/engine/src/bindings.rs). Do not edit.
+import type { RemoteSpec } from "./RemoteSpec";
 
 export type Settings = { 
 /**
@@ -8,4 +9,8 @@ decide: Array<string>,
 /**
  * How long such a prompt waits before the CLI asks in its own terminal as usual.
  */
-holdSeconds: number, };
+holdSeconds: number, 
+/**
+ * Other machines whose agents are on this board (issue 23), each reached by its command.
+ */
+remotes: Array<RemoteSpec>, };

@@ -64,11 +64,21 @@ enum Event {
 }
 
 /// Relays until the peer hangs up (`Ok`) or the instance goes (`Err`, also told on `output` as
-/// an `error` frame, as is an instance that is not running).
-pub fn run(state_dir: &Path, input: impl Read + Send + 'static, output: impl Write) -> Result<(), LinkError> {
+/// an `error` frame, as is an instance that is not running). With `start`, an instance is
+/// started first when none runs (`switchboard serve --no-notify`, detached: it outlives the link).
+/// With `resume` (an instance's run and the last number the peer applied), the stream starts
+/// as a resume would: the updates after it, or a snapshot.
+pub fn run(
+    state_dir: &Path,
+    start: bool,
+    resume: Option<(String, u64)>,
+    input: impl Read + Send + 'static,
+    output: impl Write,
+) -> Result<(), LinkError> {
     let (events, inbox) = sync_channel(64);
     let mut link = Link { output, current: 0, said_hello: false, events, inbox };
-    let result = link.relay(state_dir, input);
+    let result = if start { start_instance(state_dir) } else { Ok(()) };
+    let result = result.and_then(|()| link.relay(state_dir, resume, input));
     if let Err(error) = &result {
         link.send(&LinkFrame::Error { kind: error.kind(), message: error.to_string() });
     }
@@ -85,9 +95,15 @@ struct Link<W> {
 }
 
 impl<W: Write> Link<W> {
-    fn relay(&mut self, state_dir: &Path, input: impl Read + Send + 'static) -> Result<(), LinkError> {
+    fn relay(
+        &mut self,
+        state_dir: &Path,
+        resume: Option<(String, u64)>,
+        input: impl Read + Send + 'static,
+    ) -> Result<(), LinkError> {
         let endpoint = Endpoint::read(state_dir).ok_or_else(|| LinkError::NotRunning(state_dir.to_owned()))?;
-        let mut stream = follow(&endpoint, None, self.current, &self.events)
+        let resume = resume.as_ref().map(|(instance, after)| (instance.as_str(), *after));
+        let mut stream = follow(&endpoint, resume, self.current, &self.events)
             .map_err(|error| error.unwrap_or_else(|| LinkError::NotRunning(state_dir.to_owned())))?;
         let peer = self.events.clone();
         std::thread::Builder::new()
@@ -141,6 +157,59 @@ impl<W: Write> Link<W> {
         let written = self.output.write_all(line).and_then(|()| self.output.write_all(b"\n"));
         written.and_then(|()| self.output.flush()).is_ok()
     }
+}
+
+/// How long a started instance has to write its endpoint file.
+const START_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Starts `switchboard serve` for the state directory unless an instance answers there already,
+/// and waits for its endpoint.
+fn start_instance(state_dir: &Path) -> Result<(), LinkError> {
+    let answers = || {
+        Endpoint::read(state_dir)
+            .is_some_and(|endpoint| TcpStream::connect_timeout(&endpoint.addr(), Duration::from_secs(1)).is_ok())
+    };
+    if answers() {
+        return Ok(());
+    }
+    let failed = |error: io::Error| LinkError::Gone(format!("cannot start `switchboard serve`: {error}"));
+    let exe = std::env::current_exe().map_err(failed)?;
+    std::fs::create_dir_all(state_dir).map_err(failed)?;
+    let log =
+        std::fs::OpenOptions::new().create(true).append(true).open(state_dir.join("serve.log")).map_err(failed)?;
+    let mut command = std::process::Command::new(exe);
+    command.args(["serve", "--no-notify"]).stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null());
+    command.stderr(log);
+    // Its own session: the link's end (and its SSH session's) does not end it.
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setsid(2) is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().map_err(failed)?;
+    let deadline = std::time::Instant::now() + START_TIMEOUT;
+    while std::time::Instant::now() < deadline {
+        if answers() {
+            // Reaped by whoever inherits it once this process exits; it runs on meanwhile.
+            std::mem::forget(child);
+            return Ok(());
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            // Another link may have started one at the same moment (the lock refused this one).
+            if answers() {
+                return Ok(());
+            }
+            return Err(LinkError::Gone(format!(
+                "`switchboard serve` exited ({status}); see {}",
+                state_dir.join("serve.log").display()
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Err(LinkError::NotRunning(state_dir.to_owned()))
 }
 
 /// Reads the peer's frames until it closes its end.
@@ -326,7 +395,7 @@ mod tests {
     fn with_no_instance_the_link_says_so_on_its_output_and_fails() {
         let dir = tempfile::tempdir().unwrap();
         let mut output = Vec::new();
-        let error = run(dir.path(), io::empty(), &mut output).unwrap_err();
+        let error = run(dir.path(), false, None, io::empty(), &mut output).unwrap_err();
         assert!(matches!(error, LinkError::NotRunning(_)), "{error}");
         let frame: LinkFrame = crate::protocol::link::decode(output.trim_ascii_end()).unwrap();
         assert!(matches!(frame, LinkFrame::Error { kind: LinkErrorKind::NotRunning, .. }), "{frame:?}");

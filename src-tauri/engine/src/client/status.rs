@@ -217,7 +217,7 @@ fn clip(text: &str, max: usize) -> String {
     clipped + "…"
 }
 
-fn age(ms: Millis) -> String {
+pub fn age(ms: Millis) -> String {
     let seconds = ms / 1000;
     match seconds {
         0..=9 => "just now".into(),

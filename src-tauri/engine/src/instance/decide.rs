@@ -25,6 +25,9 @@ pub enum DecideError {
     /// Answered at the terminal, timed out, or never held: nothing waits for this answer.
     #[error("that permission is no longer waiting for an answer (answered at the terminal, or it timed out)")]
     NotWaiting,
+    /// A remote's session: its link did not carry the answer, or the remote refused it.
+    #[error(transparent)]
+    Remote(#[from] crate::remote::RemoteDecideError),
 }
 
 struct Pending {
@@ -40,6 +43,8 @@ pub struct Decisions {
     pending: Mutex<HashMap<String, Pending>>,
     next: AtomicU64,
     inputs: Inputs,
+    /// The remotes, whose sessions' holds are answered down their links.
+    remotes: std::sync::OnceLock<Arc<crate::remote::Remotes>>,
 }
 
 /// One held request, waiting for its answer. Dropping it (the CLI gave up on its hook, the
@@ -53,7 +58,31 @@ pub struct Held {
 
 impl Decisions {
     pub fn new(inputs: Inputs) -> Arc<Self> {
-        Arc::new(Self { pending: Mutex::new(HashMap::new()), next: AtomicU64::new(1), inputs })
+        Arc::new(Self {
+            pending: Mutex::new(HashMap::new()),
+            next: AtomicU64::new(1),
+            inputs,
+            remotes: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// Answers for remotes' sessions go down their links from now on.
+    pub fn set_remotes(&self, remotes: Arc<crate::remote::Remotes>) {
+        let _ = self.remotes.set(remotes);
+    }
+
+    pub fn remotes(&self) -> Option<&Arc<crate::remote::Remotes>> {
+        self.remotes.get()
+    }
+
+    /// The board's answer, wherever the hold is: a remote's session's goes down its link and
+    /// waits for the remote's word (up to 5 s: call it off the async workers); a local one is
+    /// [`answer`](Self::answer)ed.
+    pub fn answer_anywhere(&self, session_id: &str, id: u64, verdict: Verdict) -> Result<(), DecideError> {
+        if let Some(result) = self.remotes.get().and_then(|remotes| remotes.decide(session_id, id, verdict)) {
+            return result.map_err(DecideError::from);
+        }
+        self.answer(session_id, id, verdict)
     }
 
     fn pending(&self) -> MutexGuard<'_, HashMap<String, Pending>> {

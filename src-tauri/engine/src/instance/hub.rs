@@ -15,7 +15,9 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use switchboard_core::{Ages, Change, HistoryEntry, Millis, Position, Reducer, Restored, Snapshot, StatusEvent};
+use switchboard_core::{
+    Ages, Change, HistoryEntry, Millis, Position, Reducer, Restored, Session, Snapshot, StatusEvent,
+};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
@@ -55,6 +57,26 @@ pub enum Input {
     Remove { session_id: String, reply: Option<Reply<bool>> },
     /// The user cleared every ended session: how many went.
     RemoveEnded { reply: Option<Reply<usize>> },
+    /// What remote `host`'s link said (issue 23). Queued with `send`: bounded like hooks, so a
+    /// flooding remote cannot crowd out this machine's agents (its link resyncs when one drops).
+    Remote { host: String, report: RemoteReport },
+}
+
+/// A remote's sessions, as its own instance reduced them.
+#[derive(Debug)]
+pub enum RemoteReport {
+    Changed(Box<Session>),
+    Removed(String),
+    /// All its sessions now (a fresh snapshot): those not in it are gone.
+    Snapshot(Vec<Session>),
+    /// Its link is down since then: its sessions say so.
+    Unreachable {
+        since: Millis,
+    },
+    /// Its link is back and current.
+    Reachable,
+    /// It is no longer followed: its sessions leave the board.
+    Forget,
 }
 
 /// What every subscriber is told.
@@ -367,17 +389,68 @@ impl State {
                 let removed = ended.iter().filter(|id| self.remove(id)).count();
                 answer(reply, removed);
             }
+            Input::Remote { host, report } => self.apply_remote(&host, report),
+        }
+    }
+
+    fn apply_remote(&mut self, host: &str, report: RemoteReport) {
+        let focused = self.window_focused;
+        match report {
+            RemoteReport::Changed(session) => {
+                let change = self.reducer.mirror(host, *session, focused);
+                self.publish_evicted();
+                self.publish_status(change);
+            }
+            RemoteReport::Removed(session_id) => {
+                if let Some(gone) = self.reducer.unmirror(host, &session_id) {
+                    self.recent.remove(&gone.session_id);
+                    self.publish(&Update::Removed(gone.session_id));
+                }
+            }
+            RemoteReport::Snapshot(sessions) => {
+                let kept: std::collections::HashSet<String> =
+                    sessions.iter().map(|session| switchboard_core::remote_id(host, &session.session_id)).collect();
+                for id in self.reducer.host_sessions(host) {
+                    if !kept.contains(&id) {
+                        self.remove(&id);
+                    }
+                }
+                for session in sessions {
+                    let change = self.reducer.mirror(host, session, focused);
+                    self.publish_evicted();
+                    self.publish_status(change);
+                }
+            }
+            RemoteReport::Unreachable { since } => {
+                for session in self.reducer.host_unreachable(host, since) {
+                    self.publish_quiet(&session.session_id);
+                }
+            }
+            RemoteReport::Reachable => {
+                for session in self.reducer.host_reachable(host) {
+                    self.publish_quiet(&session.session_id);
+                }
+            }
+            RemoteReport::Forget => {
+                for id in self.reducer.host_sessions(host) {
+                    self.remove(&id);
+                }
+            }
+        }
+    }
+
+    /// Sessions evicted to keep the reducer bounded are gone for every subscriber too.
+    fn publish_evicted(&mut self) {
+        for id in self.reducer.take_evicted() {
+            self.recent.remove(&id);
+            self.publish(&Update::Removed(id));
         }
     }
 
     fn apply_event(&mut self, event: &StatusEvent) {
         let focused = self.window_focused;
         let change = self.reducer.apply(event, focused);
-        // Sessions evicted to keep the reducer bounded are gone for every subscriber too.
-        for id in self.reducer.take_evicted() {
-            self.recent.remove(&id);
-            self.publish(&Update::Removed(id));
-        }
+        self.publish_evicted();
         self.publish_status(change);
     }
 

@@ -57,6 +57,8 @@ pub struct Instance {
     pub server: HookServer,
     /// Permissions held for an answer from the board.
     pub decisions: Arc<Decisions>,
+    /// The other machines followed (issue 23).
+    pub remotes: Arc<crate::remote::Remotes>,
     settings: std::sync::Mutex<Settings>,
     pub store: Option<StoreHandle>,
     /// What the user should know about the session database (set aside, refused, …).
@@ -103,6 +105,8 @@ impl Instance {
         let ingest = tokio::spawn(Arc::clone(&hub).run(queue, stop.clone()));
         let decisions = Decisions::new(inputs.clone());
         decisions.follow(hub.updates());
+        let remotes = crate::remote::Remotes::start(inputs.clone(), config.state_dir.clone());
+        decisions.set_remotes(Arc::clone(&remotes));
         let server =
             HookServer::start_with(inputs.clone(), Arc::clone(&hub), Arc::clone(&decisions), new_secret()).await?;
         let mut settings = Settings::load(&config.state_dir);
@@ -124,6 +128,7 @@ impl Instance {
             inputs,
             server,
             decisions,
+            remotes,
             settings,
             store,
             notices,
@@ -148,6 +153,7 @@ impl Instance {
             .write(&self.config.state_dir)
             .map_err(|EndpointError::Write { path, source }| SettingsError::Write { path, source })?;
         *self.settings.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = settings.clone();
+        self.remotes.reload();
         Ok(settings)
     }
 
@@ -167,6 +173,7 @@ impl Instance {
         Endpoint::remove_if_ours(&self.config.state_dir);
         self.server.shutdown().await;
         self.silence.abort();
+        self.remotes.stop();
         self.stop.cancel();
         let _ = tokio::time::timeout(Duration::from_secs(2), self.ingest).await;
         if let Some(store) = &self.store {

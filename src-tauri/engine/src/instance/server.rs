@@ -67,6 +67,7 @@ fn router(state: Arc<ServerState>) -> Router {
         .route(routes::SESSIONS, get(sessions))
         .route(routes::SESSION, delete(remove_session))
         .route(routes::DECISION, post(decision))
+        .route(routes::REMOTES, get(remotes).post(reload_remotes))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, READ_TIMEOUT));
     // A held permission waits for the user; its body still has [`BODY_TIMEOUT`] to arrive.
     let held = Router::new()
@@ -207,9 +208,43 @@ async fn decision(
         _ => return StatusCode::BAD_REQUEST,
     };
     let Some(hold) = hold else { return StatusCode::BAD_REQUEST };
-    match state.decisions.answer(&session_id, hold, verdict) {
-        Ok(()) => StatusCode::NO_CONTENT,
-        Err(_) => StatusCode::CONFLICT,
+    let decisions = Arc::clone(&state.decisions);
+    // A remote's answer waits for its link (seconds at worst): not on an async worker.
+    let answered = tokio::task::spawn_blocking(move || decisions.answer_anywhere(&session_id, hold, verdict)).await;
+    match answered {
+        Ok(Ok(())) => StatusCode::NO_CONTENT,
+        Ok(Err(super::decide::DecideError::Remote(crate::remote::RemoteDecideError::Unreachable(_)))) => {
+            StatusCode::BAD_GATEWAY
+        }
+        Ok(Err(super::decide::DecideError::Remote(crate::remote::RemoteDecideError::NoAnswer(..)))) => {
+            StatusCode::GATEWAY_TIMEOUT
+        }
+        Ok(Err(_)) => StatusCode::CONFLICT,
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// `GET /remotes`: each followed remote's state (`switchboard remote list`).
+async fn remotes(State(state): State<Arc<ServerState>>, RawQuery(query): RawQuery) -> Response {
+    if !key_matches(query.as_deref(), &state.key) {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    let list = state.decisions.remotes().map(|remotes| remotes.list()).unwrap_or_default();
+    axum::Json(list).into_response()
+}
+
+/// `POST /remotes`: the settings' remotes changed (`remote add`, `remote remove`): follow them.
+async fn reload_remotes(State(state): State<Arc<ServerState>>, RawQuery(query): RawQuery) -> StatusCode {
+    if !key_matches(query.as_deref(), &state.key) {
+        return StatusCode::UNAUTHORIZED;
+    }
+    match state.decisions.remotes() {
+        Some(remotes) => {
+            let remotes = Arc::clone(remotes);
+            let _ = tokio::task::spawn_blocking(move || remotes.reload()).await;
+            StatusCode::NO_CONTENT
+        }
+        None => StatusCode::NOT_FOUND,
     }
 }
 

@@ -337,6 +337,8 @@ impl Batch {
     /// Takes in one update. `saved`: the sessions on disk once what was taken commits.
     fn add(&mut self, update: &Update, saved: &HashSet<String>) {
         match update {
+            // A remote's sessions come back from its link after a restart, not from here.
+            Update::Changed(changed) if !changed.change.session.is_local() => {}
             Update::Changed(changed) => {
                 let pending = self.touch(&changed.change.session.session_id);
                 pending.state = Some(changed.saved());

@@ -172,6 +172,10 @@ impl Titles {
             Update::Notices(_) => return,
         };
         let session = &changed.change.session;
+        if !session.is_local() {
+            // Its files are on its own machine; its own instance names it.
+            return;
+        }
         let Some(source) = title_source(session, self.codex_home.as_deref()) else { return };
         if !self.sessions.contains_key(&session.session_id) && self.sessions.len() >= MAX_TRACKED {
             self.sessions.retain(|_, titled| titled.due.is_some());

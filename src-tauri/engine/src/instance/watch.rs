@@ -126,7 +126,8 @@ impl Watch {
             Update::Changed(changed) => changed.change.session.clone(),
             Update::Notices(_) => return,
         };
-        if session.ended || session.archived {
+        // A remote's transcripts and processes are on its machine (and watched there).
+        if session.ended || session.archived || !session.is_local() {
             self.sessions.remove(&session.session_id);
             return;
         }

@@ -1,0 +1,534 @@
+//! One remote's follower: runs its command, reads the link's frames, hands them to the hub, and
+//! reconnects with a back-off when the pipe breaks or goes silent.
+//!
+//! What reaches the hub is bounded like hooks (`Inputs::send`): a remote that floods past the
+//! queue's bound has updates dropped — and the follower then asks the link to resume after the
+//! last number it applied, so nothing is lost, only merged into a replay or a fresh snapshot.
+
+use std::collections::{HashSet, VecDeque};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, sync_channel, RecvTimeoutError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use switchboard_core::{Session, MAX_SESSIONS};
+
+use super::{LinkState, RemoteDecideError, RemoteState, MAX_BACKOFF};
+use crate::clock::now_millis;
+use crate::instance::hub::{Input, Inputs, RemoteReport};
+use crate::instance::journal::HEARTBEAT;
+use crate::instance::settings::RemoteSpec;
+use crate::protocol::link::{encode, FrameReader, LinkErrorKind, LinkFrame, PeerFrame, PROTOCOL_VERSION};
+use crate::protocol::Verdict;
+
+/// What the shell on the remote is told: run its `switchboard link`, starting its instance if
+/// none runs, resuming after the last update applied (`--resume INSTANCE:N`, hex and digits). One
+/// line; nothing else is written until the link's `hello` (a shell reading a pipe may read ahead,
+/// and what it read would be lost to the link).
+pub fn link_script(resume: Option<&(String, u64)>) -> String {
+    let resume = resume
+        .filter(|(instance, _)| !instance.is_empty() && instance.bytes().all(|b| b.is_ascii_alphanumeric()))
+        .map(|(instance, after)| format!(" --resume {instance}:{after}"))
+        .unwrap_or_default();
+    concat!(
+        r#"p="$HOME/.local/bin/switchboard"; [ -x "$p" ] || p="$(command -v switchboard)" || "#,
+        r#"{ echo '{"type":"error","kind":"not_running","message":"switchboard is not installed there: run `switchboard remote install` for it"}'; exit 3; }; "#,
+        r#"exec "$p" link --serve"#,
+    )
+    .to_owned()
+        + &resume
+        + "\n"
+}
+
+/// The link sends at least an `alive` every [`HEARTBEAT`]: silence thrice as long is a dead pipe.
+const SILENCE: Duration = Duration::from_secs(HEARTBEAT.as_secs() * 3);
+/// Lines that are not frames tolerated in one connection (a chatty login shell prints some).
+const MAX_BAD_LINES: usize = 100;
+/// A decision's round trip over the link.
+const DECISION_TIMEOUT: Duration = Duration::from_secs(5);
+/// The end of the command's stderr kept to say why it failed.
+const STDERR_TAIL: usize = 2048;
+
+pub(super) struct Follower {
+    shared: Arc<Shared>,
+}
+
+impl Follower {
+    pub(super) fn start(spec: RemoteSpec, inputs: Inputs) -> Self {
+        let shared = Arc::new(Shared {
+            status: Mutex::new(RemoteState { state: LinkState::Connecting, ..RemoteState::not_followed(&spec) }),
+            spec,
+            stopped: Mutex::new(false),
+            wake: Condvar::new(),
+            link: Mutex::new(None),
+            pending: Mutex::new(VecDeque::new()),
+        });
+        let follower = Arc::clone(&shared);
+        let started = std::thread::Builder::new()
+            .name(format!("switchboard-remote-{}", shared.spec.name))
+            .spawn(move || follow(&follower, &inputs));
+        if let Err(error) = started {
+            shared.status().error = Some(format!("cannot start its follower: {error}"));
+        }
+        Self { shared }
+    }
+
+    pub(super) fn spec(&self) -> &RemoteSpec {
+        &self.shared.spec
+    }
+
+    pub(super) fn state(&self) -> RemoteState {
+        self.shared.status().clone()
+    }
+
+    pub(super) fn handle(&self) -> Arc<Shared> {
+        Arc::clone(&self.shared)
+    }
+
+    /// Stops following: the command is ended and the thread returns soon after.
+    pub(super) fn stop(self) {
+        *lock(&self.shared.stopped) = true;
+        self.shared.wake.notify_all();
+        self.shared.hang_up();
+    }
+}
+
+/// What the follower's thread shares with the rest of the instance.
+pub struct Shared {
+    spec: RemoteSpec,
+    status: Mutex<RemoteState>,
+    stopped: Mutex<bool>,
+    wake: Condvar,
+    /// The running command: its stdin (frames to the link) and its process group.
+    link: Mutex<Option<(ChildStdin, u32)>>,
+    /// Decisions sent and not answered yet, oldest first (the link answers in order).
+    pending: Mutex<VecDeque<Pending>>,
+}
+
+struct Pending {
+    session_id: String,
+    id: u64,
+    answer: mpsc::Sender<Result<(), RemoteDecideError>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Shared {
+    fn status(&self) -> MutexGuard<'_, RemoteState> {
+        lock(&self.status)
+    }
+
+    fn stopped(&self) -> bool {
+        *lock(&self.stopped)
+    }
+
+    /// Waits `delay`, or less if the follower is stopped meanwhile.
+    fn sleep(&self, delay: Duration) {
+        let stopped = lock(&self.stopped);
+        let _ = self.wake.wait_timeout_while(stopped, delay, |stopped| !*stopped);
+    }
+
+    /// Writes a frame to the link; `false` when it is not connected.
+    fn send(&self, frame: &PeerFrame) -> bool {
+        let Ok(line) = encode(frame) else { return false };
+        match &mut *lock(&self.link) {
+            Some((stdin, _)) => stdin.write_all(&line).and_then(|()| stdin.flush()).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Ends the running command (its whole process group), if any.
+    fn hang_up(&self) {
+        if let Some((stdin, group)) = lock(&self.link).take() {
+            drop(stdin);
+            if let Ok(group) = i32::try_from(group) {
+                // SAFETY: kill(2) with a negative pid signals that process group; no memory is touched.
+                unsafe { libc::kill(-group, libc::SIGTERM) };
+            }
+        }
+    }
+
+    /// Answers the held permission `id` of the remote's session `session_id` through the link,
+    /// and waits for the link's answer.
+    pub fn decide(&self, session_id: &str, id: u64, verdict: Verdict) -> Result<(), RemoteDecideError> {
+        let name = &self.spec.name;
+        let (answer, answered) = mpsc::channel();
+        {
+            // Queued before it is sent: the answer can come back at once.
+            let mut pending = lock(&self.pending);
+            pending.push_back(Pending { session_id: session_id.to_owned(), id, answer });
+            let frame = PeerFrame::Decide { session_id: session_id.to_owned(), id, verdict };
+            if !self.send(&frame) {
+                pending.pop_back();
+                return Err(RemoteDecideError::Unreachable(name.clone()));
+            }
+        }
+        answered
+            .recv_timeout(DECISION_TIMEOUT)
+            .unwrap_or_else(|_| Err(RemoteDecideError::NoAnswer(name.clone(), DECISION_TIMEOUT.as_secs())))
+    }
+
+    fn answered(&self, session_id: Option<&str>, id: Option<u64>, result: Result<(), RemoteDecideError>) {
+        let mut pending = lock(&self.pending);
+        let at = match (session_id, id) {
+            (Some(session_id), Some(id)) => pending.iter().position(|p| p.session_id == session_id && p.id == id),
+            _ => (!pending.is_empty()).then_some(0),
+        };
+        if let Some(waiting) = at.and_then(|at| pending.remove(at)) {
+            let _ = waiting.answer.send(result);
+        }
+    }
+
+    fn fail_pending(&self, why: &str) {
+        for waiting in lock(&self.pending).drain(..) {
+            let _ = waiting.answer.send(Err(RemoteDecideError::Refused(format!("the link went down: {why}"))));
+        }
+    }
+}
+
+/// Where the follower is in the remote's numbered stream, across reconnects.
+#[derive(Default)]
+struct Position {
+    /// The remote instance's run and the last number applied from it.
+    applied: Option<(String, u64)>,
+    /// The remote's sessions on the board (ids there).
+    known: HashSet<String>,
+}
+
+/// The follower's thread: connect, follow, and after each disconnect wait and try again.
+fn follow(shared: &Arc<Shared>, inputs: &Inputs) {
+    let host = shared.spec.name.clone();
+    let mut position = Position::default();
+    let mut backoff = Duration::from_secs(1);
+    let mut down_since = None;
+    while !shared.stopped() {
+        let (connected, why) = connect(shared, inputs, &mut position);
+        if shared.stopped() {
+            return;
+        }
+        if connected {
+            backoff = Duration::from_secs(1);
+            down_since = None;
+        }
+        let since = *down_since.get_or_insert_with(now_millis);
+        tracing::info!(remote = %host, %why, "the link to the remote is down");
+        // One per disconnect, never dropped: the board must show it.
+        inputs.push(Input::Remote { host: host.clone(), report: RemoteReport::Unreachable { since } });
+        {
+            let mut status = shared.status();
+            status.state = LinkState::Unreachable;
+            status.since = Some(since);
+            status.error = Some(why);
+        }
+        shared.sleep(backoff);
+        backoff = (backoff * 2).min(MAX_BACKOFF);
+        shared.status().state = LinkState::Connecting;
+    }
+}
+
+enum Line {
+    Frame(Vec<u8>),
+    TooLarge,
+    End(String),
+}
+
+/// One connection, until it ends: whether it got as far as the link's `hello`, and why it ended.
+fn connect(shared: &Arc<Shared>, inputs: &Inputs, position: &mut Position) -> (bool, String) {
+    let spec = &shared.spec;
+    let mut command = Command::new(&spec.command[0]);
+    command.args(&spec.command[1..]).args(["sh", "-s"]);
+    command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    // Its own process group: hanging up ends the whole command (ssh, and what it started).
+    command.process_group(0);
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(error) => return (false, format!("cannot run `{}`: {error}", spec.command[0])),
+    };
+    let (Some(mut stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return (false, "the command gave no pipe".into());
+    };
+    let tail = Arc::new(Mutex::new(VecDeque::new()));
+    keep_tail(stderr, Arc::clone(&tail));
+    let opening = link_script(position.applied.as_ref());
+    if stdin.write_all(opening.as_bytes()).and_then(|()| stdin.flush()).is_err() {
+        return (false, finish(shared, child, &tail, "the command closed its input".into()));
+    }
+    *lock(&shared.link) = Some((stdin, child.id()));
+    if shared.stopped() {
+        shared.hang_up();
+    }
+
+    let (lines, incoming) = sync_channel(256);
+    let reader = std::thread::Builder::new().name(format!("switchboard-remote-read-{}", spec.name)).spawn(move || {
+        let mut frames = FrameReader::new(BufReader::new(stdout));
+        loop {
+            let line = match frames.next_line() {
+                Ok(Some(Ok(line))) => Line::Frame(line),
+                Ok(Some(Err(_))) => Line::TooLarge,
+                Ok(None) => Line::End("the link closed".into()),
+                Err(error) => Line::End(error.to_string()),
+            };
+            let end = matches!(line, Line::End(_));
+            if lines.send(line).is_err() || end {
+                return;
+            }
+        }
+    });
+    if let Err(error) = reader {
+        return (false, finish(shared, child, &tail, error.to_string()));
+    }
+
+    let mut link = Link {
+        shared,
+        inputs,
+        host: &spec.name,
+        position,
+        instance: None,
+        awaiting_resumed: false,
+        snapshot: None,
+        bad_lines: 0,
+    };
+    let why = loop {
+        match incoming.recv_timeout(SILENCE) {
+            Ok(Line::Frame(line)) => match crate::protocol::link::decode::<LinkFrame>(&line) {
+                Ok(frame) => {
+                    if let Err(why) = link.frame(frame) {
+                        break why;
+                    }
+                }
+                Err(error) => {
+                    link.bad_lines += 1;
+                    if link.bad_lines > MAX_BAD_LINES {
+                        break format!("it sent more than {MAX_BAD_LINES} lines that are not frames ({error})");
+                    }
+                }
+            },
+            Ok(Line::TooLarge) => break "it sent a frame over the size limit".into(),
+            Ok(Line::End(why)) => break why,
+            Err(RecvTimeoutError::Timeout) => break format!("it said nothing for {} s", SILENCE.as_secs()),
+            Err(RecvTimeoutError::Disconnected) => break "the link closed".into(),
+        }
+    };
+    let connected = link.instance.is_some();
+    (connected, finish(shared, child, &tail, why))
+}
+
+/// Hangs up, reaps the command and says why it ended (with what it printed on stderr).
+fn finish(shared: &Shared, mut child: Child, tail: &Mutex<VecDeque<u8>>, why: String) -> String {
+    shared.hang_up();
+    let _ = child.kill();
+    let _ = child.wait();
+    shared.fail_pending(&why);
+    let said = String::from_utf8_lossy(lock(tail).make_contiguous()).trim().to_owned();
+    let said = said.lines().last().unwrap_or_default().to_owned();
+    if said.is_empty() {
+        why
+    } else {
+        format!("{why}: {said}")
+    }
+}
+
+/// Keeps the last [`STDERR_TAIL`] bytes the command writes on stderr.
+fn keep_tail(stderr: impl Read + Send + 'static, tail: Arc<Mutex<VecDeque<u8>>>) {
+    let _ = std::thread::Builder::new().name("switchboard-remote-stderr".into()).spawn(move || {
+        let mut stderr = BufReader::new(stderr);
+        loop {
+            let buffer = match stderr.fill_buf() {
+                Ok([]) | Err(_) => return,
+                Ok(buffer) => buffer,
+            };
+            let used = buffer.len();
+            let mut tail = lock(&tail);
+            tail.extend(buffer);
+            let excess = tail.len().saturating_sub(STDERR_TAIL);
+            tail.drain(..excess);
+            drop(tail);
+            stderr.consume(used);
+        }
+    });
+}
+
+/// One connection's reading of the link's frames.
+struct Link<'a> {
+    shared: &'a Shared,
+    inputs: &'a Inputs,
+    host: &'a str,
+    position: &'a mut Position,
+    /// The remote instance's run, from its `hello`.
+    instance: Option<String>,
+    /// A resume was sent: frames until `resumed` belong to the stream it replaces.
+    awaiting_resumed: bool,
+    /// A snapshot being read: its number, its size, its sessions so far.
+    snapshot: Option<(u64, usize, Vec<Session>)>,
+    bad_lines: usize,
+}
+
+impl Link<'_> {
+    /// Takes one frame; `Err` ends the connection.
+    fn frame(&mut self, frame: LinkFrame) -> Result<(), String> {
+        match frame {
+            LinkFrame::Hello { protocol, instance, version, .. } => {
+                if protocol != PROTOCOL_VERSION {
+                    return Err(format!(
+                        "it speaks link protocol {protocol} (Switchboard {version}); this one speaks \
+                         {PROTOCOL_VERSION}: run `switchboard remote install {}`",
+                        self.host
+                    ));
+                }
+                self.instance = Some(instance);
+                let mut status = self.shared.status();
+                status.state = LinkState::Connected;
+                status.since = Some(now_millis());
+                status.error = None;
+                status.version = Some(version);
+                return Ok(());
+            }
+            LinkFrame::Decided { session_id, id, .. } => {
+                self.shared.answered(Some(&session_id), Some(id), Ok(()));
+                return Ok(());
+            }
+            LinkFrame::Error { kind, message } => return self.error(kind, message),
+            LinkFrame::Resumed { .. } => {
+                self.awaiting_resumed = false;
+                self.reachable();
+                return Ok(());
+            }
+            _ if self.awaiting_resumed || self.instance.is_none() => return Ok(()),
+            _ => {}
+        }
+        match frame {
+            LinkFrame::Snapshot { seq, sessions, .. } => {
+                if sessions > MAX_SESSIONS * 2 {
+                    return Err(format!("it announced a snapshot of {sessions} sessions"));
+                }
+                self.snapshot = Some((seq, sessions, Vec::with_capacity(sessions.min(1024))));
+                self.snapshot_done();
+            }
+            LinkFrame::Session { session } => {
+                let Some((_, _, sessions)) = &mut self.snapshot else {
+                    return Err("it sent a session outside a snapshot".into());
+                };
+                sessions.push(*session);
+                self.snapshot_done();
+            }
+            LinkFrame::Changed { seq, session } if self.in_order(seq) => {
+                let id = session.session_id.clone();
+                let lag = now_millis().saturating_sub(session.last_event_at);
+                if self.report(RemoteReport::Changed(session), seq) && self.position.known.len() < MAX_SESSIONS * 2 {
+                    self.position.known.insert(id);
+                }
+                self.shared.status().lag_ms = Some(lag);
+            }
+            LinkFrame::Removed { seq, session_id }
+                if self.in_order(seq) && self.report(RemoteReport::Removed(session_id.clone()), seq) =>
+            {
+                self.position.known.remove(&session_id);
+            }
+            LinkFrame::Notices { seq, .. } if self.in_order(seq) => self.applied(seq),
+            _ => {}
+        }
+        self.shared.status().sessions = self.position.known.len();
+        Ok(())
+    }
+
+    fn error(&mut self, kind: LinkErrorKind, message: String) -> Result<(), String> {
+        match kind {
+            LinkErrorKind::Decision => {
+                self.shared.answered(None, None, Err(RemoteDecideError::Refused(message)));
+                Ok(())
+            }
+            LinkErrorKind::NotRunning | LinkErrorKind::InstanceGone => Err(message),
+            LinkErrorKind::BadFrame | LinkErrorKind::TooLarge => {
+                tracing::warn!(remote = %self.host, %message, "the remote's link refused a frame");
+                Ok(())
+            }
+        }
+    }
+
+    /// Hands the snapshot to the hub once all its sessions came.
+    fn snapshot_done(&mut self) {
+        let Some((seq, size, sessions)) = self.snapshot.take_if(|(_, size, sessions)| sessions.len() >= *size) else {
+            return;
+        };
+        debug_assert_eq!(size, sessions.len());
+        let ids: HashSet<String> = sessions.iter().map(|session| session.session_id.clone()).collect();
+        if self.report(RemoteReport::Snapshot(sessions), seq) {
+            self.position.known = ids;
+            self.reachable();
+        }
+    }
+
+    /// The link is back and current: its sessions no longer say unreachable.
+    fn reachable(&self) {
+        let status = self.shared.status();
+        if status.state == LinkState::Connected {
+            drop(status);
+            self.inputs.push(Input::Remote { host: self.host.to_owned(), report: RemoteReport::Reachable });
+        }
+    }
+
+    /// Whether update `seq` is the next one; if not, the link is asked to resume (a bug there, or
+    /// frames lost here).
+    fn in_order(&mut self, seq: u64) -> bool {
+        let next = match (&self.position.applied, &self.instance) {
+            (Some((instance, last)), Some(current)) if instance == current => Some(last + 1),
+            _ => None,
+        };
+        if next == Some(seq) {
+            return true;
+        }
+        tracing::warn!(remote = %self.host, seq, ?next, "an update out of order; resuming");
+        self.resync();
+        false
+    }
+
+    /// Hands a report to the hub and records `seq` as applied; when the hub's queue is full the
+    /// report is dropped and the link asked to resume after the last applied.
+    fn report(&mut self, report: RemoteReport, seq: u64) -> bool {
+        if self.inputs.send(Input::Remote { host: self.host.to_owned(), report }) {
+            self.applied(seq);
+            true
+        } else {
+            self.resync();
+            false
+        }
+    }
+
+    fn applied(&mut self, seq: u64) {
+        if let Some(instance) = &self.instance {
+            self.position.applied = Some((instance.clone(), seq));
+            let mut status = self.shared.status();
+            status.last_seq = Some(seq);
+        }
+    }
+
+    /// Asks the link for what came after the last update applied (a replay, or a fresh snapshot).
+    fn resync(&mut self) {
+        let (instance, after) = self.position.applied.clone().unwrap_or_default();
+        if self.shared.send(&PeerFrame::Resume { instance, after }) {
+            self.awaiting_resumed = true;
+            self.snapshot = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_link_script_is_one_line_for_the_remote_shell() {
+        let fresh = link_script(None);
+        assert_eq!(fresh.matches('\n').count(), 1);
+        assert!(fresh.ends_with("link --serve\n"));
+        let resumed = link_script(Some(&("9f2c".into(), 41)));
+        assert!(resumed.ends_with("link --serve --resume 9f2c:41\n"), "{resumed}");
+        // Anything but an instance id is never put into the shell's line.
+        assert_eq!(link_script(Some(&("x; rm -rf ~".into(), 1))), fresh);
+    }
+}

@@ -5,12 +5,12 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
 BUILD_PACKAGES := build-essential pkg-config libwebkit2gtk-4.1-dev libayatana-appindicator3-dev
-TEST_PACKAGES  := curl ca-certificates xvfb xauth dbus webkit2gtk-driver xdotool x11-apps xterm tmux python3 procps
+TEST_PACKAGES  := curl ca-certificates xvfb xauth dbus webkit2gtk-driver xdotool x11-apps xterm tmux python3 procps openssh-server openssh-client musl-tools
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_BIN := $(HOME)/.cargo/bin
 export PATH := $(CARGO_BIN):$(PATH)
 
-.PHONY: run test deps-build deps-test deps-node ui ui-deps lint test-rust test-ui test-e2e test-real-clis package test-package bench screenshot clean
+.PHONY: static run test deps-build deps-test deps-node ui ui-deps lint test-rust test-ui test-e2e test-real-clis package test-package bench screenshot clean
 
 ## Start the desktop app (needs a display; headless machines: `cargo run -- serve`).
 run: deps-build ui
@@ -50,7 +50,12 @@ lint: ui-deps
 test-ui: ui-deps
 	npm --prefix ui test
 
-test-rust:
+## The `switchboard` CLI as one static binary (musl): what `remote install` puts on other machines.
+static:
+	@rustup target list --installed 2>/dev/null | grep -q x86_64-unknown-linux-musl || rustup target add x86_64-unknown-linux-musl
+	cargo build -p switchboard-cli --release --target x86_64-unknown-linux-musl
+
+test-rust: static
 	cargo test -p switchboard-core -p switchboard-engine
 	cargo test -p switchboard --lib --test tests
 

@@ -10,5 +10,6 @@ mod installer;
 mod link;
 mod observed;
 mod persistence;
+mod remote;
 mod support;
 mod titles;

@@ -121,12 +121,7 @@ pub fn notices(state: State<'_>) -> Vec<String> {
 /// Allow / Deny on a held permission (issue 14). `decision` is the hold's id from the session, so
 /// an answer meant for an older prompt never answers a newer one.
 #[tauri::command]
-pub async fn decide(
-    state: State<'_>,
-    session_id: String,
-    decision: u64,
-    verdict: Verdict,
-) -> Result<(), CommandError> {
+pub async fn decide(state: State<'_>, session_id: String, decision: u64, verdict: Verdict) -> Result<(), CommandError> {
     let decisions = Arc::clone(&state.decisions);
     // A remote's session is answered down its link, which waits for the remote's word.
     tauri::async_runtime::spawn_blocking(move || decisions.answer_anywhere(&session_id, decision, verdict))

@@ -10,8 +10,8 @@ use ts_rs::TS;
 use crate::api::ErrorKind;
 use crate::instance::jump::Jump;
 use crate::instance::settings::{RemoteSpec, Settings};
-use crate::remote::{LinkState, RemoteState};
 use crate::protocol::{Verdict, DOCTOR_SESSION_PREFIX};
+use crate::remote::{LinkState, RemoteState};
 use crate::setup::doctor::{AgentReport, Check, DoctorReport, Outcome};
 
 fn generated() -> Vec<(&'static str, String)> {

@@ -1,7 +1,8 @@
 //! Fuzzing the hook server (issue "hardening"): arbitrary methods, paths, queries, headers and
 //! bodies against a real `HookServer` on loopback, its hub draining the queue. Whatever comes in,
 //! the answer is one of the statuses SPEC 3 allows (204, 401, 404, 405, 408, 413; 200 only for
-//! `GET /sessions` with the key; 400/409 only for `POST /decision/…` with the key: issue 14), and the
+//! `GET /sessions`, `/updates` and `/remotes` with the key; 400/409 only for `POST /decision/…`
+//! with the key: issue 14), and the
 //! server keeps serving. Held permissions (`/hold/…`) are fuzzed with a 20 ms hold.
 //!
 //! Bodies grow from the recorded hook payloads (`tests/fixtures`) by random byte edits. The
@@ -172,6 +173,9 @@ fn path() -> impl Strategy<Value = String> {
         2 => Just("/sessions".to_owned()),
         2 => segment().prop_map(|id| format!("/sessions/{id}")),
         1 => Just("/sessions/fuzz".to_owned()),
+        // A link's long-lived stream and the remotes' states (issue 23).
+        1 => Just("/updates".to_owned()),
+        1 => Just("/remotes".to_owned()),
         1 => prop::collection::vec(segment(), 0..4).prop_map(|segments| format!("/{}", segments.join("/"))),
         1 => (segment(), segment()).prop_map(|(a, b)| format!("/hook/{a}/{b}")),
     ]
@@ -257,7 +261,18 @@ fn send(addr: SocketAddr, request: &Request) -> Option<u16> {
     stream.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
     let _ = stream.write_all(&request.bytes());
     let mut response = Vec::new();
-    let _ = stream.read_to_end(&mut response);
+    if request.path == "/updates" {
+        // A stream that lasts as long as the link: its head is the answer.
+        let mut chunk = [0u8; 4096];
+        while !response.windows(4).any(|window| window == b"\r\n\r\n") {
+            match stream.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(read) => response.extend_from_slice(&chunk[..read]),
+            }
+        }
+    } else {
+        let _ = stream.read_to_end(&mut response);
+    }
     let mut rest = response.as_slice();
     loop {
         let line = rest.split(|byte| *byte == b'\r').next()?;
@@ -293,7 +308,8 @@ fn check(server: &Server, request: &Request) -> Result<(), TestCaseError> {
     let listed = [204, 401, 404, 405, 408, 413].contains(&status);
     // An answer for a held permission that is not (or no longer) waiting, or that is malformed.
     let decision = [400, 409].contains(&status) && request.path.starts_with("/decision/") && has_key(request);
-    let snapshot = status == 200 && request.path == "/sessions" && has_key(request);
+    let snapshot =
+        status == 200 && ["/sessions", "/updates", "/remotes"].contains(&request.path.as_str()) && has_key(request);
     prop_assert!(listed || snapshot || decision, "answered {} to {}", status, reproducer());
     Ok(())
 }

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use switchboard_core::{view, AgentStatus, Millis, Snapshot};
+use switchboard_core::{view, AgentStatus, Millis, Session, Snapshot};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::client;
@@ -83,7 +83,8 @@ fn sessions_table(snapshot: &Snapshot, now: Millis, width: usize) -> String {
         return "No sessions yet. Agents appear here once their hooks report (see `switchboard install`).\n".into();
     }
     sessions.sort_by_key(|s| (rank(s.status), std::cmp::Reverse(s.last_event_at)));
-    let ids = shown_ids(&sessions.iter().map(|s| s.session_id.as_str()).collect::<Vec<_>>());
+    let kept = |s: &Session| if s.is_local() { 0 } else { s.host.len() + 1 };
+    let ids = shown_ids_after(&sessions.iter().map(|s| (s.session_id.as_str(), kept(s))).collect::<Vec<_>>());
     let rows: Vec<[String; 7]> = sessions
         .iter()
         .zip(ids)
@@ -102,7 +103,14 @@ fn sessions_table(snapshot: &Snapshot, now: Millis, width: usize) -> String {
             if s.ended {
                 status.push_str(" (ended)");
             }
-            let project = s.cwd.as_deref().and_then(view::last_folder).unwrap_or_else(|| "-".into());
+            if s.unreachable_since.is_some() {
+                status.push_str(" (unreachable)");
+            }
+            let mut project = s.cwd.as_deref().and_then(view::last_folder).unwrap_or_else(|| "-".into());
+            if !s.is_local() {
+                // Where it runs, before what it works on.
+                project = format!("{}:{project}", s.host);
+            }
             let title = s.title.clone().unwrap_or_else(|| view::short_id(&s.session_id));
             let detail = match s.status {
                 Some(AgentStatus::Waiting) => s.question.clone().or_else(|| s.message.clone()),
@@ -174,15 +182,21 @@ fn fit(widths: &mut [usize], width: usize) {
 /// it), longer where two listed sessions share those first characters (Codex's ids begin with
 /// their start time, so two started in the same minute do).
 fn shown_ids(ids: &[&str]) -> Vec<String> {
-    let mut sorted: Vec<&str> = ids.to_vec();
+    shown_ids_after(&ids.iter().map(|id| (*id, 0)).collect::<Vec<_>>())
+}
+
+/// The same, each id kept whole for its first `n` bytes (a remote's `<host>:`).
+fn shown_ids_after(ids: &[(&str, usize)]) -> Vec<String> {
+    let mut sorted: Vec<&str> = ids.iter().map(|(id, _)| *id).collect();
     sorted.sort_unstable();
     let common = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
     ids.iter()
-        .map(|id| {
-            let at = sorted.binary_search(id).unwrap_or(0);
+        .map(|&(id, kept)| {
+            let at = sorted.binary_search(&id).unwrap_or(0);
             let neighbours = [at.checked_sub(1).and_then(|i| sorted.get(i)), sorted.get(at + 1)];
             let shared = neighbours.into_iter().flatten().map(|other| common(id, other)).max().unwrap_or(0);
-            let short = view::short_id(id);
+            let (head, rest) = id.split_at(kept.min(id.len()));
+            let short = format!("{head}{}", view::short_id(rest));
             if shared < short.chars().count() {
                 short
             } else {
@@ -275,6 +289,17 @@ mod tests {
         let ids: Vec<&str> = rows.iter().map(|row| row[2]).collect();
         assert_eq!(ids, [view::short_id(first), view::short_id(second)]);
         assert!(rows.iter().all(|row| row[3] == "webapp"), "{table}");
+    }
+
+    #[test]
+    fn a_remote_session_says_where_it_runs_and_when_its_box_is_unreachable() {
+        let there = snapshot(&[json!({"sessionId": "r1", "status": "working", "cwd": "/srv/api"})]);
+        let mut board = Reducer::new();
+        board.mirror("devbox", there.sessions[0].clone(), false).unwrap();
+        board.host_unreachable("devbox", 1_500);
+        let table = table(&board.snapshot(), 2_000, 100);
+        let row = cells(table.lines().nth(1).unwrap());
+        assert_eq!(row[..4], ["working (unreachable)", "custom", "devbox:r1", "devbox:api"], "{table}");
     }
 
     #[test]

@@ -520,6 +520,9 @@ impl Link<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::instance::hub::{inputs, InputQueue};
+    use crate::protocol::link::MAX_FRAME;
+    use switchboard_core::{AgentStatus, Reducer, StatusEvent};
 
     #[test]
     fn the_link_script_is_one_line_for_the_remote_shell() {
@@ -530,5 +533,121 @@ mod tests {
         assert!(resumed.ends_with("link --serve --resume 9f2c:41\n"), "{resumed}");
         // Anything but an instance id is never put into the shell's line.
         assert_eq!(link_script(Some(&("x; rm -rf ~".into(), 1))), fresh);
+    }
+
+    fn line(frame: &LinkFrame) -> Vec<u8> {
+        encode(frame).unwrap()
+    }
+
+    fn hello(protocol: u32) -> Vec<u8> {
+        line(&LinkFrame::Hello { protocol, instance: "ab12".into(), host: "box".into(), version: "9.9.9".into() })
+    }
+
+    fn session(id: &str, status: AgentStatus) -> Box<Session> {
+        let event = StatusEvent {
+            agent: "claude".into(),
+            session_id: id.into(),
+            status: Some(status),
+            ts: 1,
+            ..StatusEvent::default()
+        };
+        Box::new(Reducer::new().apply(&event, false).unwrap().session)
+    }
+
+    /// A "remote" whose command prints `output` and then holds the pipe open.
+    fn remote(output: &[u8], capacity: usize) -> (Follower, InputQueue, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("frames");
+        std::fs::write(&file, output).unwrap();
+        let script = format!("cat '{}'; exec sleep 600", file.display());
+        let spec = RemoteSpec { name: "box".into(), command: vec!["sh".into(), "-c".into(), script, "x".into()] };
+        let (inputs, queue) = inputs(capacity);
+        (Follower::start(spec, inputs), queue, dir)
+    }
+
+    /// The reports the follower queued, until `enough` says so (or a minute passed).
+    fn reports(queue: &mut InputQueue, enough: impl Fn(&[RemoteReport]) -> bool) -> Vec<RemoteReport> {
+        let mut got = Vec::new();
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while !enough(&got) && std::time::Instant::now() < deadline {
+            match queue.try_recv() {
+                Some(Input::Remote { host, report }) => {
+                    assert_eq!(host, "box");
+                    got.push(report);
+                }
+                Some(_) => {}
+                None => std::thread::sleep(Duration::from_millis(5)),
+            }
+        }
+        got
+    }
+
+    #[test]
+    fn a_chatty_shell_and_garbage_between_frames_are_skipped_and_the_frames_applied() {
+        let mut output = b"Welcome to devbox! Last login: yesterday\n".to_vec();
+        output.extend(hello(PROTOCOL_VERSION));
+        output.extend(b"{not a frame\n\x00\xff\xfe\n[]\n");
+        output.extend(line(&LinkFrame::Snapshot { seq: 5, sessions: 1, notices: vec![] }));
+        output.extend(b"{\"type\":\"launch\"}\n");
+        output.extend(line(&LinkFrame::Session { session: session("a", AgentStatus::Working) }));
+        output.extend(line(&LinkFrame::Changed { seq: 6, session: session("a", AgentStatus::Blocked) }));
+        // Out of order: not applied (the follower asks the link to resume instead).
+        output.extend(line(&LinkFrame::Changed { seq: 9, session: session("a", AgentStatus::Done) }));
+        let (follower, mut queue, _dir) = remote(&output, 64);
+        let got = reports(&mut queue, |got| got.iter().filter(|r| matches!(r, RemoteReport::Changed(_))).count() >= 1);
+        let kinds: Vec<String> =
+            got.iter().map(|report| format!("{report:?}").split(['(', ' ']).next().unwrap().to_owned()).collect();
+        assert_eq!(kinds, ["Snapshot", "Reachable", "Changed"], "{got:?}");
+        let RemoteReport::Changed(changed) = &got[2] else { unreachable!() };
+        assert_eq!(changed.status, Some(AgentStatus::Blocked));
+        let state = follower.state();
+        assert_eq!((state.state, state.last_seq, state.sessions), (LinkState::Connected, Some(6), 1));
+        assert_eq!(state.version.as_deref(), Some("9.9.9"));
+        assert!(queue.try_recv().is_none(), "the out-of-order update was not applied");
+        follower.stop();
+    }
+
+    #[test]
+    fn an_oversize_frame_another_protocol_or_a_missing_switchboard_ends_the_connection_with_the_reason() {
+        let mut oversize = hello(PROTOCOL_VERSION);
+        oversize.extend(vec![b'x'; MAX_FRAME + 10]);
+        oversize.push(b'\n');
+        let not_installed =
+            br#"{"type":"error","kind":"not_running","message":"switchboard is not installed there"}"#.to_vec();
+        for (output, says) in [
+            (oversize, "over the size limit"),
+            (hello(PROTOCOL_VERSION + 1), "switchboard remote install box"),
+            ([not_installed, b"\n".to_vec()].concat(), "not installed there"),
+        ] {
+            let (follower, mut queue, _dir) = remote(&output, 64);
+            let got = reports(&mut queue, |got| got.iter().any(|r| matches!(r, RemoteReport::Unreachable { .. })));
+            assert!(matches!(got.last(), Some(RemoteReport::Unreachable { .. })), "{got:?}");
+            let state = follower.state();
+            assert_eq!(state.state, LinkState::Unreachable);
+            assert!(state.error.as_deref().unwrap_or_default().contains(says), "{:?} should say {says}", state.error);
+            follower.stop();
+        }
+    }
+
+    #[test]
+    fn a_flood_past_the_queue_is_dropped_and_resumed_never_piled_up() {
+        let mut output = hello(PROTOCOL_VERSION);
+        output.extend(line(&LinkFrame::Snapshot { seq: 0, sessions: 0, notices: vec![] }));
+        for seq in 1..=5_000 {
+            let id = format!("s{}", seq % 100);
+            output.extend(line(&LinkFrame::Changed { seq, session: session(&id, AgentStatus::Working) }));
+        }
+        // Nobody drains the queue (a wedged reducer): it holds its bound, whatever the remote sends.
+        let (follower, queue, _dir) = remote(&output, 100);
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while follower.state().last_seq.is_none() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let mut queue = queue;
+        let queued = std::iter::from_fn(|| queue.try_recv()).count();
+        assert!(queued <= 100 + 2, "at most the bound (and the never-dropped reachable/unreachable): {queued}");
+        let applied = follower.state().last_seq.unwrap();
+        assert!(applied < 5_000, "the rest waits for a resume, not in memory: {applied}");
+        follower.stop();
     }
 }

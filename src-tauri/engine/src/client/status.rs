@@ -181,6 +181,7 @@ fn fit(widths: &mut [usize], width: usize) {
 /// Each session's id as the table shows it: its short id (`view::short_id`, as the board shows
 /// it), longer where two listed sessions share those first characters (Codex's ids begin with
 /// their start time, so two started in the same minute do).
+#[cfg(test)]
 fn shown_ids(ids: &[&str]) -> Vec<String> {
     shown_ids_after(&ids.iter().map(|id| (*id, 0)).collect::<Vec<_>>())
 }

@@ -109,6 +109,20 @@ pub async fn jump_to_terminal(state: State<'_>, session_id: String) -> Result<Ju
         .into_iter()
         .find(|s| s.session_id == session_id)
         .ok_or_else(|| CommandError::unknown_session(&session_id))?;
+    if !session.is_local() {
+        // Reached over the remote's own command (issue 23).
+        let reach = {
+            let instance = state.instance.lock().unwrap_or_else(PoisonError::into_inner);
+            let settings = instance.as_ref().map(Instance::settings).unwrap_or_default();
+            settings.remotes.into_iter().find(|remote| remote.name == session.host).map(|remote| remote.command)
+        };
+        let reach = reach.ok_or_else(|| {
+            CommandError::new(ErrorKind::UnknownSession, format!("{} is no longer a followed remote", session.host))
+        })?;
+        return tauri::async_runtime::spawn_blocking(move || jump::jump_remote(&session, &reach))
+            .await
+            .map_err(CommandError::internal);
+    }
     tauri::async_runtime::spawn_blocking(move || jump::jump(&session)).await.map_err(CommandError::internal)
 }
 

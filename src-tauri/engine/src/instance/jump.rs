@@ -2,6 +2,7 @@
 //! about the agent's process, bring its tmux pane or its terminal window forward; when neither
 //! is possible, hand back the command that resumes the session, for the user to paste.
 
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -26,6 +27,60 @@ pub enum Jump {
     /// The agent still runs, in a terminal Switchboard cannot bring forward (no tmux, no window
     /// it can find): resuming it elsewhere would run the session twice, so where it runs is told.
     Elsewhere { pid: u32, tty: Option<String> },
+    /// A remote's session (issue 23): `command` reaches its tmux pane (or resumes it) over the
+    /// remote's own command; `opened` when a terminal was started with it, else it is to be
+    /// copied (a remote reached by something other than ssh has no terminal to give).
+    Remote { host: String, command: String, opened: bool },
+}
+
+/// Jumps to a remote's session through `reach`, the remote's command (`ssh devbox`): its tmux
+/// pane attached in a new terminal (`ssh -t devbox tmux attach …`), or the session resumed there
+/// once its agent is gone.
+pub fn jump_remote(session: &Session, reach: &[String]) -> Jump {
+    let (argv, is_ssh) = remote_command(session, reach);
+    let command = argv.iter().map(|word| shell_quote(word)).collect::<Vec<_>>().join(" ");
+    let opened = is_ssh
+        && Command::new("x-terminal-emulator")
+            .arg("-e")
+            .args(&argv)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .is_ok();
+    Jump::Remote { host: session.host.clone(), command, opened }
+}
+
+/// The command that reaches a remote's session, and whether it is ssh's (a terminal can take it).
+fn remote_command(session: &Session, reach: &[String]) -> (Vec<String>, bool) {
+    let host = &session.host;
+    let process = session.process.as_ref();
+    let there = match process.and_then(|p| p.tmux_pane.as_deref()) {
+        Some(pane) => {
+            let tmux = match process.and_then(|p| p.tmux_socket.as_deref()) {
+                Some(socket) => format!("tmux -S {}", shell_quote(socket)),
+                None => "tmux".into(),
+            };
+            let pane = shell_quote(pane);
+            format!("{tmux} attach-session -t {pane} \\; select-window -t {pane} \\; select-pane -t {pane}")
+        }
+        None if session.ended || session.exited => {
+            let id = session.session_id.strip_prefix(&format!("{host}:")).unwrap_or(&session.session_id);
+            resume_command(&Session { session_id: id.to_owned(), ..session.clone() })
+        }
+        // Running there, not in tmux: nothing can reach its terminal from here.
+        None => String::new(),
+    };
+    let is_ssh = reach.first().is_some_and(|program| Path::new(program).file_name().is_some_and(|name| name == "ssh"));
+    let mut argv: Vec<String> = reach.to_vec();
+    if is_ssh {
+        argv.insert(1, "-t".into());
+    }
+    if !there.is_empty() {
+        argv.push(there);
+    }
+    (argv, is_ssh)
 }
 
 /// Jumps to the session's terminal.
@@ -146,6 +201,37 @@ mod tests {
     fn session(agent: &str, id: &str, cwd: &str) -> Session {
         let event = normalize("custom", &serde_json::json!({"sessionId": id, "agent": agent, "cwd": cwd}), 1).unwrap();
         Reducer::new().apply(&event, false).unwrap().session
+    }
+
+    #[test]
+    fn a_remote_tmux_pane_is_attached_over_ssh_and_an_ended_session_resumed_there() {
+        let mut board = Reducer::new();
+        let mut there = session("claude", "abc", "/srv/api");
+        there.process = Some(switchboard_core::AgentProcess {
+            pid: 7,
+            start: 1,
+            tty: None,
+            tmux_pane: Some("%3".into()),
+            tmux_socket: Some("/tmp/tmux-1001/default".into()),
+            window_id: None,
+            term_program: None,
+        });
+        let remote = board.mirror("devbox", there.clone(), false).unwrap().session;
+        let ssh = ["ssh".to_owned(), "devbox".to_owned()];
+        let (argv, is_ssh) = remote_command(&remote, &ssh);
+        assert!(is_ssh);
+        assert_eq!(argv[..3], ["ssh", "-t", "devbox"]);
+        assert_eq!(
+            argv[3],
+            r"tmux -S /tmp/tmux-1001/default attach-session -t %3 \; select-window -t %3 \; select-pane -t %3"
+        );
+        there.process = None;
+        there.ended = true;
+        let ended = board.mirror("devbox", there, false).unwrap().session;
+        let docker = ["docker".to_owned(), "exec".to_owned(), "-i".to_owned(), "box".to_owned()];
+        let (argv, is_ssh) = remote_command(&ended, &docker);
+        assert!(!is_ssh, "no terminal to give: the command is copied");
+        assert_eq!(argv.last().unwrap(), "cd /srv/api && claude --resume abc", "its own id there, not this board's");
     }
 
     #[test]

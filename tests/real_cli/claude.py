@@ -374,6 +374,8 @@ def board_scenarios(c: ClaudeSession, report, first: str, blocked_on):
             report.check("the command did not run", not (c.project / file).exists())
             report.check("no PostToolUse for the refused tool", "PostToolUse" not in c.sequence(), c.sequence())
 
+    remote_board_scenario(c, report, first, offered)
+
     report.scenario("answered at the terminal while held")
     c.begin()
     c.prompt("Create a file, answer in the terminal [[scenario:board-terminal]]")
@@ -411,6 +413,52 @@ def board_scenarios(c: ClaudeSession, report, first: str, blocked_on):
     report.check("the command ran", harness.wait_until(lambda: (c.project / "app-closed.txt").exists(), 10) is not None)
     c.wait_event(lambda e: e.get("hook_event_name") == "Stop", 20)
     c.serve.start()
+
+
+def remote_board_scenario(c: ClaudeSession, report, first: str, offered):
+    """Issue 23: this machine followed by another board (a second instance, its "desktop") as the
+    remote `box`, through a pipe (`env … sh -s`; the SSH transport has its own test): the session
+    goes working → blocked → Allow from that board → done there, with its host."""
+    report.scenario("permission allowed from a board following this machine (remote)")
+    desk = harness.Serve(c.work / "desk")
+    try:
+        reach = ["env", f"HOME={c.env['HOME']}", f"SWITCHBOARD_HOME={c.serve.state}",
+                 f"PATH={harness.switchboard_bin().parent}:/usr/bin:/bin"]
+        added = subprocess.run([str(harness.switchboard_bin()), "remote", "add", "box", "--", *reach],
+                               env=desk.env, capture_output=True, text=True, timeout=10)
+        report.check("`switchboard remote add box -- …`", added.returncode == 0, added.stdout + added.stderr)
+        remote_id = f"box:{first}"
+
+        def there(predicate):
+            def check():
+                s = next((s for s in desk.sessions() if s["sessionId"] == remote_id), None)
+                return s if s is not None and predicate(s) else None
+            return check
+
+        linked = harness.wait_until(there(lambda s: s.get("host") == "box"), 30)
+        report.check("the session is on the following board, host `box`", linked is not None,
+                     [s["sessionId"] for s in desk.sessions()])
+        c.begin()
+        c.prompt("Create a file from another board [[scenario:board-remote]]")
+        c.wait_event(lambda e: e.get("hook_event_name") == "UserPromptSubmit", 15)
+        held = harness.wait_until(there(offered("touch allowed-from-afar.txt")), 30)
+        report.check("blocked there, Allow / Deny on offer", held is not None,
+                     brief(next((s for s in desk.sessions() if s["sessionId"] == remote_id), None)))
+        if held is None:
+            return
+        report.check("Allow from that board is accepted", desk.decide(remote_id, held["decision"], "allow") == 204)
+        done = harness.wait_until(there(is_done("Created allowed-from-afar.txt.")), 30)
+        report.check("→ the command runs → done there", done is not None,
+                     brief(next((s for s in desk.sessions() if s["sessionId"] == remote_id), None)))
+        report.check("the command ran on this machine", (c.project / "allowed-from-afar.txt").exists())
+        report.check("the following board says where it runs", done is not None and done.get("host") == "box")
+        listed = subprocess.run([str(harness.switchboard_bin()), "remote", "list", "--json"], env=desk.env,
+                                capture_output=True, text=True, timeout=10)
+        state = (json.loads(listed.stdout or "[]") or [{}])[0]
+        report.check("`remote list` says connected, with its sessions", state.get("state") == "connected"
+                     and state.get("sessions", 0) >= 1, listed.stdout)
+    finally:
+        desk.stop()
 
 
 def scenarios(c: ClaudeSession, report):

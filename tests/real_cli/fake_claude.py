@@ -50,6 +50,9 @@ SCENARIOS: dict[str, list[dict]] = {
     # app closed. The answer after a deny is what the model says to the refusal.
     "board-allow": [tool("Bash", {"command": "touch allowed-from-board.txt", "description": "Create a file"}),
                     text("Created allowed-from-board.txt.")],
+    # Issue 23: the same, answered from another machine's board following this one.
+    "board-remote": [tool("Bash", {"command": "touch allowed-from-afar.txt", "description": "Create a file"}),
+                     text("Created allowed-from-afar.txt.")],
     "board-deny": [tool("Bash", {"command": "touch denied-from-board.txt", "description": "Create a file"}),
                    text("Understood, I did not create the file.")],
     "board-terminal": [tool("Bash", {"command": "touch answered-in-terminal.txt", "description": "Create a file"}),

@@ -236,7 +236,8 @@ fn claude(event: &str, session_id: &str, extra: Value) -> Value {
 }
 
 fn static_build() -> PathBuf {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/x86_64-unknown-linux-musl/release/switchboard-static");
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("target/x86_64-unknown-linux-musl/release/switchboard-static");
     assert!(path.is_file(), "the static build is missing: `make static` builds {}", path.display());
     path
 }
@@ -257,7 +258,11 @@ fn a_box_over_real_ssh_from_nothing_through_a_cut_link_and_a_stopped_sshd() {
     let said = String::from_utf8_lossy(&install.stdout);
     assert!(install.status.success(), "{said}{}", String::from_utf8_lossy(&install.stderr));
     assert!(said.contains("Copied"), "{said}");
-    assert_eq!(std::fs::read(remote.binary()).unwrap(), std::fs::read(static_build()).unwrap(), "the static build went");
+    assert_eq!(
+        std::fs::read(remote.binary()).unwrap(),
+        std::fs::read(static_build()).unwrap(),
+        "the static build went"
+    );
     let again = run(desktop.home(), &["remote", "install", "box"], b"");
     assert!(String::from_utf8_lossy(&again.stdout).contains("has this build already"));
 
@@ -324,7 +329,14 @@ fn a_box_over_real_ssh_from_nothing_through_a_cut_link_and_a_stopped_sshd() {
         for n in range {
             let session = format!("b{}", n % 50);
             let event = if n % 3 == 2 { "Stop" } else { "UserPromptSubmit" };
-            remote.post("claude", &claude(event, &session, json!({ "prompt": format!("step {n}"), "last_assistant_message": format!("answer {n}") })));
+            remote.post(
+                "claude",
+                &claude(
+                    event,
+                    &session,
+                    json!({ "prompt": format!("step {n}"), "last_assistant_message": format!("answer {n}") }),
+                ),
+            );
         }
     };
     burst(0..300);

@@ -1,8 +1,8 @@
 // Connections: whether each agent CLI is wired to Switchboard (`switchboard doctor` in the app),
-// and which of them wait for Allow / Deny from the board. The header button opens a drawer with
-// the switches on top and every check below, each failure with the one command that fixes it;
-// the empty state shows the same checks.
-import { useEffect, useState } from "react";
+// which of them wait for Allow / Deny from the board, and the remotes followed. The header button
+// opens a drawer with the switches and remotes on top and every check below, each failure with
+// the one command that fixes it; the empty state shows the same checks.
+import { useCallback, useEffect, useState } from "react";
 import { create } from "zustand";
 import type { AgentReport } from "./bindings/AgentReport";
 import type { Check } from "./bindings/Check";
@@ -14,6 +14,7 @@ import type { Tone } from "./status";
 import { CloseIcon, PlugIcon, StatusGlyph } from "./icons";
 import * as ipc from "./ipc";
 import { PathText } from "./jump";
+import { RemotesSettings } from "./Remotes";
 
 type ConnectionsState = {
   open: boolean;
@@ -247,41 +248,69 @@ export const DECIDE_AGENTS: ReadonlyArray<{ agent: string; name: string; note: s
 export const MIN_HOLD_SECONDS = 5;
 export const MAX_HOLD_SECONDS = 120;
 
-/** Opt-in per CLI: its permission prompts wait for Allow / Deny on the board. */
-export function DecideSettings() {
-  const [saved, setSaved] = useState<Settings | null>(null);
-  const [hold, setHold] = useState("");
-  const [saving, setSaving] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+/** The settings as Rust last gave them, shared by the panel's sections (each saves the whole). */
+export type SavedSettings = {
+  /** `null` until read. */
+  saved: Settings | null;
+  /** Why they could not be read. */
+  loadError: string | null;
+  /** A save is under way: the sections wait, so that no save starts from stale settings. */
+  saving: boolean;
+  /** Saves them whole and resolves with what Rust kept; rejects with an {@link ipc.IpcError}. */
+  save(next: Settings): Promise<Settings>;
+};
 
+/** Reads the settings once, when the panel opens. */
+function useSavedSettings(): SavedSettings {
+  const [saved, setSaved] = useState<Settings | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
   useEffect(() => {
     let live = true;
     ipc.settings().then(
-      (settings) => {
-        if (!live) return;
-        setSaved(settings);
-        setHold(String(settings.holdSeconds));
-      },
-      (err: unknown) => live && setError(ipc.toIpcError(err).message),
+      (settings) => live && setSaved(settings),
+      (err: unknown) => live && setLoadError(ipc.toIpcError(err).message),
     );
     return () => {
       live = false;
     };
   }, []);
-
-  const save = async (next: Settings) => {
+  const save = useCallback(async (next: Settings) => {
     setSaving(true);
-    setError(null);
     try {
-      // Rust cleans what it is given (known CLIs, the wait clamped): show what it kept.
+      // Rust cleans what it is given (known CLIs, the wait clamped): keep what it kept.
       const settings = await ipc.setSettings(next);
       setSaved(settings);
-      setHold(String(settings.holdSeconds));
+      return settings;
+    } catch (err) {
+      throw ipc.toIpcError(err);
+    } finally {
+      setSaving(false);
+    }
+  }, []);
+  return { saved, loadError, saving, save };
+}
+
+/** Opt-in per CLI: its permission prompts wait for Allow / Deny on the board. */
+export function DecideSettings({ settings }: { settings: SavedSettings }) {
+  const { saved, saving } = settings;
+  const [hold, setHold] = useState("");
+  const [error, setError] = useState<string | null>(null);
+
+  // Show the wait as saved: once read, and after each save (by this section or another).
+  const savedHold = saved?.holdSeconds;
+  useEffect(() => {
+    if (savedHold != null) setHold(String(savedHold));
+  }, [savedHold]);
+
+  const save = async (next: Settings) => {
+    setError(null);
+    try {
+      const kept = await settings.save(next);
+      setHold(String(kept.holdSeconds));
     } catch (err) {
       setError(ipc.toIpcError(err).message);
       if (saved) setHold(String(saved.holdSeconds));
-    } finally {
-      setSaving(false);
     }
   };
 
@@ -348,12 +377,23 @@ export function DecideSettings() {
         When on, that CLI&apos;s permission prompt waits {saved ? `up to ${saved.holdSeconds} s` : "a while"} for Allow / Deny here or in the notification;
         answering in the terminal still works, and if Switchboard is closed nothing waits.
       </p>
-      {error && (
+      {(error ?? settings.loadError) && (
         <p className="install-result is-error decide-settings-error" role="alert" data-testid="decide-settings-error">
-          {error}
+          {error ?? settings.loadError}
         </p>
       )}
     </section>
+  );
+}
+
+/** The switches and the remotes: both save the one settings file, so they share what was read. */
+function SettingsSections() {
+  const settings = useSavedSettings();
+  return (
+    <>
+      <DecideSettings settings={settings} />
+      <RemotesSettings settings={settings} />
+    </>
   );
 }
 
@@ -408,7 +448,7 @@ export function ConnectionsDrawer() {
           {error}
         </p>
       )}
-      <DecideSettings />
+      <SettingsSections />
       <section className="connections-checks" aria-label="Checks">
         <p className="drawer-note">
           The same checks as <code>switchboard doctor</code>. Each failing one shows what fixes it.

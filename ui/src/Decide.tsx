@@ -29,6 +29,14 @@ export function canDecide(session: Session): session is Session & { decision: nu
   return session.status === "blocked" && session.decision != null && !session.ended;
 }
 
+/**
+ * Why an answer cannot go out now although the prompt is held: its remote is unreachable (the
+ * hold is on that machine). `null` when it can.
+ */
+export function cannotAnswer(session: Session): string | null {
+  return session.unreachableSince != null ? `${session.host} is unreachable` : null;
+}
+
 function noteFor(error: ipc.IpcError): DecideNote {
   if (error.kind === "notWaiting") {
     return { text: "Already answered at the terminal, or timed out.", full: error.message };
@@ -69,13 +77,22 @@ export function useSecondsLeft(until: number | null): number | null {
 export function DecideWhat({ session, place }: { session: Session; place: "decide" | "details" }) {
   const what = session.command ?? session.message ?? "";
   const tool = session.tool ? `Needs permission: ${session.tool}` : "Needs permission";
-  const left = useSecondsLeft(session.decisionUntil);
+  const blocked = cannotAnswer(session);
+  // Its remote is unreachable: no countdown from here (the hold runs there), but why the
+  // buttons are off.
+  const left = useSecondsLeft(blocked ? null : session.decisionUntil);
   // On the card the status line already says "Needs permission": the command gets the room.
   return (
     <div className={`decide-what nodrag nowheel is-${place}`} data-testid={`${place}-what`}>
-      {(place === "details" || left != null) && (
+      {(place === "details" || left != null || blocked) && (
         <span className="decide-what-head">
           {place === "details" && <span className="reason-lead">{tool}</span>}
+          {blocked && place === "details" && " · "}
+          {blocked && (
+            <span className="decide-blocked" id={`${place}-blocked-${session.sessionId}`} data-testid={`${place}-blocked`}>
+              {blocked}
+            </span>
+          )}
           {left != null && (
             <span className="decide-countdown" data-testid={`${place}-countdown`} title="Then the terminal asks as usual">
               {place === "details" ? " · " : ""}waits here {left} s
@@ -96,6 +113,12 @@ export function DecideWhat({ session, place }: { session: Session; place: "decid
 export async function answer(session: Session, verdict: Verdict): Promise<void> {
   if (!canDecide(session)) return;
   const { sessionId, decision } = session;
+  const blocked = cannotAnswer(session);
+  if (blocked) {
+    const text = `${blocked} — answer in its terminal, or once it is back.`;
+    setNote(sessionId, { text, full: text });
+    return;
+  }
   if (useDecide.getState().sent[sessionId] === decision) return;
   useDecide.setState((s) => ({ sent: { ...s.sent, [sessionId]: decision } }));
   setNote(sessionId, null);
@@ -147,6 +170,9 @@ type ButtonsProps = {
 /** Allow and Deny, never "always allow": one answer for the one command on screen. */
 export function DecideButtons({ session, place, className }: ButtonsProps) {
   const busy = useDecide((s) => s.sent[session.sessionId] === session.decision);
+  const blocked = cannotAnswer(session);
+  // Off, with the reason beside them (a disabled button's tooltip does not show everywhere).
+  const reason = blocked ? { title: blocked, "aria-describedby": `${place}-blocked-${session.sessionId}` } : null;
   const click = (verdict: Verdict) => (event: MouseEvent) => {
     // Not also a click on the node (selection, unread) it sits on.
     event.stopPropagation();
@@ -158,8 +184,9 @@ export function DecideButtons({ session, place, className }: ButtonsProps) {
         type="button"
         className="decide-button is-allow nodrag"
         data-testid={`${place}-allow`}
-        disabled={busy}
+        disabled={busy || blocked != null}
         title="Allow this once (a)"
+        {...reason}
         onClick={click("allow")}
       >
         Allow
@@ -168,8 +195,9 @@ export function DecideButtons({ session, place, className }: ButtonsProps) {
         type="button"
         className="decide-button is-deny nodrag"
         data-testid={`${place}-deny`}
-        disabled={busy}
+        disabled={busy || blocked != null}
         title="Deny (d)"
+        {...reason}
         onClick={click("deny")}
       >
         Deny

@@ -263,6 +263,23 @@ describe("answering from the details panel", () => {
     expect(screen.getByTestId("details-allow")).toBeDisabled();
   });
 
+  it("a remote's held permission while its host is unreachable: says so, buttons off with the reason", async () => {
+    const since = NOW - 4 * MIN;
+    openHeld({ sessionId: "devbox:h", host: "devbox", unreachableSince: since });
+    useSwitchboard.getState().select("devbox:h");
+    const panel = await screen.findByTestId("details-panel");
+    expect(within(panel).getByTestId("details-host")).toHaveTextContent("devbox");
+    expect(within(panel).getByTestId("details-unreachable")).toHaveTextContent(
+      `devbox unreachable since ${clockTime(since)} — it shows what was last known.`,
+    );
+    expect(within(panel).getByTestId("details-allow")).toBeDisabled();
+    expect(within(panel).getByTestId("details-deny")).toBeDisabled();
+    expect(within(panel).getByTestId("details-allow")).toHaveAccessibleDescription("devbox is unreachable");
+    fireEvent.click(within(panel).getByTestId("details-allow"));
+    expect(ipc.decide).not.toHaveBeenCalled();
+    await screen.findAllByTestId("history-entry");
+  });
+
   it("has no buttons when nothing is held", async () => {
     openHeld({ decision: null });
     expect(screen.queryByTestId("details-allow")).toBeNull();

@@ -11,10 +11,12 @@ import {
   absoluteTime,
   agentName,
   clockTime,
+  isRemote,
   relativeAge,
   shortenHome,
   silenceFor,
   titleOf,
+  unreachableLine,
 } from "./sessionLabels";
 import { CloseIcon, StatusGlyph, TerminalIcon } from "./icons";
 import * as ipc from "./ipc";
@@ -71,7 +73,7 @@ function whereItRuns(session: Session): string | null {
   if (session.exited) return "Its process has exited.";
   if (!p) return null;
   const parts = [p.tmuxPane ? `tmux pane ${p.tmuxPane}` : null, p.tty, p.termProgram, `pid ${p.pid}`];
-  return `Runs in ${parts.filter(Boolean).join(" · ")}`;
+  return `Runs ${isRemote(session) ? `on ${session.host}, ` : ""}in ${parts.filter(Boolean).join(" · ")}`;
 }
 
 function JumpButton({ id }: { id: string }) {
@@ -179,6 +181,16 @@ function Details({ id }: { id: string }) {
       </h2>
       <div className="details-meta">
         <span>{agentName(session.agent)}</span>
+        {isRemote(session) && (
+          <>
+            <span className="node-sep" aria-hidden="true">
+              ·
+            </span>
+            <span className="details-host" data-testid="details-host">
+              {session.host}
+            </span>
+          </>
+        )}
         {folder && (
           <>
             <span className="node-sep" aria-hidden="true">
@@ -190,6 +202,11 @@ function Details({ id }: { id: string }) {
           </>
         )}
       </div>
+      {session.unreachableSince != null && (
+        <p className="details-note is-unreachable" data-testid="details-unreachable" title={absoluteTime(session.unreachableSince)}>
+          {unreachableLine(session.host, session.unreachableSince, now)} — it shows what was last known.
+        </p>
+      )}
       <DecideSection session={session} />
       <p className="details-note" title={absoluteTime(session.lastEventAt)}>
         {session.archived

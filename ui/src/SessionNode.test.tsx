@@ -7,7 +7,8 @@ import { REASON_DISPLAY_CHARS } from "./status";
 import type { Session } from "./bindings/Session";
 import { makeSession, NOW } from "./test/sessions";
 import * as ipc from "./ipc";
-import { NOTE_MS, resetDecide } from "./Decide";
+import { answer, NOTE_MS, resetDecide } from "./Decide";
+import { clockTime } from "./sessionLabels";
 import { JUMP_NOTE_MS, resetJump } from "./jump";
 
 vi.mock("./ipc", async (importOriginal) => ({
@@ -441,5 +442,94 @@ describe("jumping to the terminal from a node", () => {
     useSwitchboard.getState().applySnapshot([makeSession({ sessionId: "c", status: "done" })]);
     render(<SessionCard id="c" />);
     expect(screen.getByTestId("node-jump")).toBeInTheDocument();
+  });
+});
+
+describe("a session on another machine", () => {
+  const remote = { sessionId: "devbox:r1", host: "devbox" };
+
+  function renderRemote(fields: Partial<Session> = {}, region: string | null = null) {
+    const session = makeSession({ ...remote, ...fields });
+    useSwitchboard.getState().applySnapshot([session]);
+    render(<SessionCard id={session.sessionId} region={region} />);
+    return screen.getByTestId("session-node");
+  }
+
+  it("says quietly where it runs, on the agent line", () => {
+    const node = renderRemote({ cwd: "/home/maya/src/webapp/sub", title: "fix" }, "project:devbox:/home/maya/src/webapp");
+    expect(node).toHaveAttribute("data-host", "devbox");
+    expect(node.querySelector(".node-meta")).toHaveTextContent(/^Claude · devbox · \.\/sub$/);
+    expect(within(node).getByTestId("node-host")).toHaveTextContent("devbox");
+    expect(node).toHaveAttribute("data-unreachable", "false");
+    expect(within(node).queryByTestId("unreachable-mark")).toBeNull();
+  });
+
+  it("says nothing of a host on a local session", () => {
+    const node = renderSession({ title: "here" });
+    expect(node).toHaveAttribute("data-host", "local");
+    expect(within(node).queryByTestId("node-host")).toBeNull();
+  });
+
+  it("while its host is unreachable: dimmed, its last known state, and since when — not ended, not stale", () => {
+    const since = NOW - 7 * 60_000;
+    const node = renderRemote({ status: "working", unreachableSince: since });
+    expect(node).toHaveClass("is-unreachable");
+    expect(node).toHaveAttribute("data-unreachable", "true");
+    expect(node).not.toHaveClass("is-ended");
+    expect(node).toHaveAttribute("data-ended", "false");
+    expect(node).not.toHaveTextContent("ended");
+    expect(node.querySelector(".stale-mark")).toBeNull();
+    expect(within(node).getByTestId("status-badge")).toHaveTextContent("Working");
+    expect(within(node).getByTestId("unreachable-mark")).toHaveTextContent(`devbox unreachable since ${clockTime(since)}`);
+    // It is still there to jump to, or try.
+    expect(within(node).getByTestId("node-jump")).toBeInTheDocument();
+  });
+
+  it("says it in the compact forms' tooltip too", () => {
+    const since = NOW - 7 * 60_000;
+    useSwitchboard.getState().applySnapshot([makeSession({ ...remote, title: "fix", unreachableSince: since })]);
+    render(<SessionCard id="devbox:r1" size="strip" />);
+    const node = screen.getByTestId("session-node");
+    expect(node).toHaveClass("is-unreachable");
+    expect(node.getAttribute("title")).toContain(`devbox unreachable since ${clockTime(since)}`);
+  });
+
+  it("cannot be answered while its host is unreachable: Allow / Deny off, and why", async () => {
+    const held = { status: "blocked" as const, tool: "Bash", message: "rm -rf dist", decision: 7, decisionUntil: NOW + 30_000 };
+    const node = renderRemote({ ...held, unreachableSince: NOW - 60_000 });
+    const allow = within(node).getByTestId("decide-allow");
+    const deny = within(node).getByTestId("decide-deny");
+    expect(allow).toBeDisabled();
+    expect(deny).toBeDisabled();
+    expect(allow).toHaveAttribute("title", "devbox is unreachable");
+    expect(allow).toHaveAccessibleDescription("devbox is unreachable");
+    expect(within(node).getByTestId("decide-blocked")).toHaveTextContent("devbox is unreachable");
+    // The hold's clock runs there: no countdown from here.
+    expect(within(node).queryByTestId("decide-countdown")).toBeNull();
+    // What it asks for is still shown whole.
+    expect(within(node).getByTestId("decide-command")).toHaveTextContent("rm -rf dist");
+    fireEvent.click(allow);
+    // The `a` / `d` keys go through answer(): nothing is sent, and it says why.
+    await act(async () => answer(useSwitchboard.getState().sessions["devbox:r1"]!, "allow"));
+    expect(ipc.decide).not.toHaveBeenCalled();
+    expect(within(node).getByTestId("decide-note")).toHaveTextContent("devbox is unreachable");
+  });
+
+  it("can be answered once its host is back", () => {
+    const held = { status: "blocked" as const, tool: "Bash", message: "rm -rf dist", decision: 7 };
+    const node = renderRemote(held);
+    expect(within(node).getByTestId("decide-allow")).toBeEnabled();
+    fireEvent.click(within(node).getByTestId("decide-allow"));
+    expect(ipc.decide).toHaveBeenCalledWith("devbox:r1", 7, "allow");
+  });
+
+  it("tells a jump the backend cannot make there as it tells any failed jump", async () => {
+    vi.mocked(ipc.jumpToTerminal).mockRejectedValue({ kind: "unsupported", message: "cannot jump to a terminal on devbox" });
+    const node = renderRemote({ status: "working" });
+    await act(async () => fireEvent.click(within(node).getByTestId("node-jump")));
+    expect(ipc.jumpToTerminal).toHaveBeenCalledWith("devbox:r1");
+    const note = within(node).getByTestId("node-jump-note");
+    expect(note).toHaveTextContent("Could not jump: cannot jump to a terminal on devbox");
+    expect(note).toHaveClass("look-note");
   });
 });

@@ -9,14 +9,16 @@ import { badgeOf, isStale, reasonOf } from "./status";
 import {
   absoluteTime,
   agentName,
+  isRemote,
   relativeAge,
   shortenHome,
-  shortId,
+  shortIdOf,
   silenceFor,
   titleOf,
   labelsInRegion,
+  unreachableLine,
 } from "./sessionLabels";
-import { agentLetter, AgentMark, ClockIcon, CloseIcon, StatusGlyph, TerminalIcon } from "./icons";
+import { agentLetter, AgentMark, ClockIcon, CloseIcon, LinkDownIcon, StatusGlyph, TerminalIcon } from "./icons";
 import { sizeOf, ZOOM_COMPACT, type NodeSize, type XY } from "./layout";
 import * as ipc from "./ipc";
 import { canDecide, DecideButtons, DecideWhat, useDecideNote } from "./Decide";
@@ -44,6 +46,9 @@ function faceOf(session: Session, badge: { tone: string }, selected: boolean, di
   if (session.unread) classes.push("is-unread");
   if (session.restored) classes.push("is-restored");
   if (dimmed) classes.push("is-dimmed");
+  // Its remote's link is down: what it shows is the last that was known.
+  const unreachable = session.unreachableSince != null;
+  if (unreachable) classes.push("is-unreachable");
   const needsYou = !session.ended && (session.status === "blocked" || session.status === "waiting");
   const data = {
     "data-testid": "session-node",
@@ -54,8 +59,16 @@ function faceOf(session: Session, badge: { tone: string }, selected: boolean, di
     "data-ended": session.ended ? "true" : "false",
     "data-restored": session.restored ? "true" : "false",
     "data-dimmed": dimmed ? "true" : "false",
+    "data-host": session.host,
+    "data-unreachable": unreachable ? "true" : "false",
   };
   return { classes, data };
+}
+
+/** Where it runs and whether it is heard from, for a tooltip: " · devbox", " · devbox unreachable since 14:02". */
+function hostNote(session: Session, now: number): string {
+  if (session.unreachableSince != null) return ` · ${unreachableLine(session.host, session.unreachableSince, now)}`;
+  return isRemote(session) ? ` · ${session.host}` : "";
 }
 
 /** One session, read from the store by id; usable outside React Flow (tests). */
@@ -74,7 +87,7 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
   const reason = reasonOf(session);
   // Two sessions called the same (two agents in one folder) are told apart by their ids.
   const labels = labelsInRegion(session, region);
-  const title = twin && labels.title === titleOf(session) ? `${labels.title} · ${shortId(session.sessionId)}` : labels.title;
+  const title = twin && labels.title === titleOf(session) ? `${labels.title} · ${shortIdOf(session)}` : labels.title;
   const folder = labels.folder;
   const stale = isStale(session);
   const subagents = session.subagents > 0 ? session.subagents : 0;
@@ -84,7 +97,9 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
   const unreadDot = session.unread && (
     <span className="unread-dot" data-testid="unread-dot" role="img" aria-label="Unread" />
   );
-  const tooltip = `${title} — ${badge.word}${session.cwd ? ` · ${shortenHome(session.cwd)}` : ""}`;
+  const tooltip = `${title} — ${badge.word}${hostNote(session, now)}${session.cwd ? ` · ${shortenHome(session.cwd)}` : ""}`;
+  const unreachable =
+    session.unreachableSince != null ? unreachableLine(session.host, session.unreachableSince, now) : null;
 
   if (size === "strip" || compact) {
     // The compact forms: what you can read across a hundred sessions at once.
@@ -179,9 +194,21 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
           </span>
         )}
         {session.restored && " "}
-        <span className="node-age" title={absoluteTime(session.lastEventAt)}>
-          {relativeAge(session.lastEventAt, now)}
-        </span>
+        {unreachable ? (
+          // In the age's place: how old its last news is matters less than that none can come.
+          <span
+            className="unreachable-mark"
+            data-testid="unreachable-mark"
+            title={`${unreachable} (${absoluteTime(session.unreachableSince!)}). Shown as last known: its last event ${relativeAge(session.lastEventAt, now)}.`}
+          >
+            <LinkDownIcon />
+            <span className="unreachable-text">{unreachable}</span>
+          </span>
+        ) : (
+          <span className="node-age" title={absoluteTime(session.lastEventAt)}>
+            {relativeAge(session.lastEventAt, now)}
+          </span>
+        )}
       </div>
 
       <div className="node-title" data-testid="node-title" title={title}>
@@ -190,6 +217,17 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
 
       <div className="node-meta">
         <span className="node-agent">{agentName(session.agent)}</span>
+        {isRemote(session) && (
+          <>
+            {" "}
+            <span className="node-sep" aria-hidden="true">
+              ·
+            </span>{" "}
+            <span className="node-host" data-testid="node-host" title={`Runs on ${session.host}`}>
+              {session.host}
+            </span>
+          </>
+        )}
         {folder && (
           <>
             {" "}
@@ -305,7 +343,7 @@ function TileCard({ session, selected, size, dimmed, frame }: {
       className={classes.join(" ")}
       {...data}
       data-form={strip ? "strip" : "far-card"}
-      title={`${title} — ${badge.word} · ${agent}${folder ? ` · ${folder}` : ""}`}
+      title={`${title} — ${badge.word} · ${agent}${hostNote(session, Date.now())}${folder ? ` · ${folder}` : ""}`}
       onClick={() => useSwitchboard.getState().openSession(id)}
     >
       <div className="compact-line">

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { filterMatches, isFiltering, matchesFilter, NO_FILTER } from "./filter";
-import { makeSession } from "./test/sessions";
+import { makeSession, NOW } from "./test/sessions";
 
 const auth = makeSession({ sessionId: "a", title: "auth-refactor", agent: "claude", status: "blocked", tool: "Bash" });
 const db = makeSession({ sessionId: "b", title: "Pick a database", agent: "codex", status: "waiting", cwd: "/home/maya/src/api" });
@@ -61,5 +61,22 @@ describe("what is on the card is found", () => {
     const said = makeSession({ sessionId: "m", status: "done", message: "Deployed the fix." });
     const other = makeSession({ sessionId: "o", status: "done", message: "Tests pass." });
     expect([asked, blocked, said, other].map((s) => matchesFilter(s, null, filter))).toEqual([true, true, true, false]);
+  });
+});
+
+describe("sessions on other machines", () => {
+  it("are found by their host's name, and by 'unreachable' while its link is down", () => {
+    const here = makeSession({ sessionId: "h", title: "local work" });
+    const there = makeSession({ sessionId: "devbox:1", host: "devbox", title: "remote work" });
+    const gone = makeSession({ sessionId: "gpu:1", host: "gpu", title: "training", unreachableSince: NOW - 60_000 });
+    const all = { h: here, "devbox:1": there, "gpu:1": gone };
+    const ids = ["h", "devbox:1", "gpu:1"];
+    const find = (text: string) => [...(filterMatches(all, ids, {}, { text, category: null }) ?? [])];
+    expect(find("devbox")).toEqual(["devbox:1"]);
+    expect(find("DevBox work")).toEqual(["devbox:1"]);
+    expect(find("gpu")).toEqual(["gpu:1"]);
+    expect(find("unreachable")).toEqual(["gpu:1"]);
+    // Each session runs on one machine.
+    expect(find("devbox gpu")).toEqual([]);
   });
 });

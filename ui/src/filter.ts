@@ -2,7 +2,7 @@
 // Pure: the store keeps the result so each node only reads a boolean.
 import type { Session } from "./bindings/Session";
 import { badgeOf, categoryOf, type Category } from "./status";
-import { agentName, lastFolder, shortenHome, titleOf } from "./sessionLabels";
+import { agentName, isRemote, lastFolder, shortenHome, titleOf } from "./sessionLabels";
 
 export type Filter = { text: string; category: Category | null };
 
@@ -12,10 +12,13 @@ export function isFiltering(filter: Filter): boolean {
   return filter.category != null || filter.text.trim() !== "";
 }
 
-/** Words a session answers to: its title, project, agent and status (in the UI's words too), and
- * what its card shows — the question, the command, the tool, the last message (issue 21.5). */
+/** Words a session answers to: its title, project, agent and status (in the UI's words too), the
+ * machine it runs on when that is a remote, and what its card shows — the question, the command,
+ * the tool, the last message (issue 21.5). */
 function wordsOf(session: Session, project: string | null): string {
   const words = [titleOf(session), agentName(session.agent), session.agent, badgeOf(session, 0).word];
+  if (isRemote(session)) words.push(session.host);
+  if (session.unreachableSince != null) words.push("unreachable");
   for (const text of [session.question, session.command, session.tool, session.message]) {
     if (text) words.push(text);
   }

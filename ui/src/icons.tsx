@@ -59,6 +59,18 @@ export function ClockIcon({ className }: IconProps) {
   );
 }
 
+/** A remote's link is down: a chain broken in two. */
+export function LinkDownIcon({ className }: IconProps) {
+  return (
+    <svg className={className} viewBox="0 0 16 16" width="12" height="12" aria-hidden="true">
+      <g fill="none" stroke="currentColor" strokeWidth="1.5" strokeLinecap="round" strokeLinejoin="round">
+        <path d="M6.6 4.6 7.9 3.3a2.6 2.6 0 0 1 3.7 3.7l-1.3 1.3M9.4 11.4l-1.3 1.3a2.6 2.6 0 0 1-3.7-3.7l1.3-1.3" />
+        <path d="M2.6 5.2h1.6M5.2 2.6v1.6M13.4 10.8h-1.6M10.8 13.4v-1.6" />
+      </g>
+    </svg>
+  );
+}
+
 /** The Older list: a box of put-away things. */
 export function ArchiveIcon({ className }: IconProps) {
   return (

@@ -4,6 +4,7 @@ import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type { DoctorReport } from "./bindings/DoctorReport";
 import type { HistoryEntry } from "./bindings/HistoryEntry";
 import type { Session } from "./bindings/Session";
+import type { RemoteState } from "./bindings/RemoteState";
 import type { Settings } from "./bindings/Settings";
 import type { Verdict } from "./bindings/Verdict";
 import type { Snapshot } from "./bindings/Snapshot";
@@ -132,8 +133,19 @@ export async function decide(sessionId: string, decision: number, verdict: Verdi
   }
 }
 
-/** What a fresh install has: no CLI waits for Switchboard. */
-export const DEFAULT_SETTINGS: Settings = { decide: [], holdSeconds: 30 };
+/** Each remote followed (issue 23): its link's state, since when, its sessions; empty outside the app. */
+export async function remotes(): Promise<RemoteState[]> {
+  if (!isTauri()) return [];
+  try {
+    const list = await invoke<RemoteState[]>("remotes");
+    return Array.isArray(list) ? list : [];
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
+/** What a fresh install has: no CLI waits for Switchboard, no remote is followed. */
+export const DEFAULT_SETTINGS: Settings = { decide: [], holdSeconds: 30, remotes: [] };
 
 /** Which CLIs' permission prompts wait for Allow / Deny here, and for how long. */
 export async function settings(): Promise<Settings> {

@@ -75,6 +75,23 @@ describe("what a jump says", () => {
     expect(uncopied.brief).toBe("No terminal to show; could not copy. Open the card to resume it.");
   });
 
+  it("for a remote's session: a terminal opened there, or its command copied, or to run by hand", () => {
+    const ssh = "ssh -t devbox tmux attach -t %3";
+    expect(jumpNote({ how: "remote", host: "devbox", command: ssh, opened: true }, false)).toMatchObject({
+      text: "Opened a terminal on devbox.",
+      command: null,
+      failed: false,
+    });
+    const handed: Jump = { how: "remote", host: "box", command: "docker exec -it box tmux attach", opened: false };
+    expect(jumpNote(handed, true).text).toBe("No terminal to open on box; copied: docker exec -it box tmux attach");
+    const uncopied = jumpNote(handed, false);
+    expect(uncopied.text).toBe(
+      "No terminal to open on box, and the clipboard is not available. To reach it, run in a terminal: docker exec -it box tmux attach",
+    );
+    expect(uncopied.command).toBe("docker exec -it box tmux attach");
+    expect(uncopied.brief).toBe("No terminal to open on box; could not copy. Open the card for the command.");
+  });
+
   it("breaks a path before a `/` that follows a name, never inside a name", () => {
     expect(slashBreaks(RESUME)).toEqual(["cd /home", "/maya", "/src", "/webapp && claude --resume 0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"]);
     expect(slashBreaks("~/src/app")).toEqual(["~/src", "/app"]);
@@ -111,6 +128,25 @@ describe("copying the resume command", () => {
     expect(copied).toBe(RESUME);
     expect(useJumpNotes.getState().s?.text).toBe(`No terminal to show; copied: ${RESUME}`);
     expect(navigator.clipboard.writeText).not.toHaveBeenCalled();
+  });
+
+  it("copies the command that reaches a remote's session when no terminal was opened for it", async () => {
+    const writeText = vi.fn(() => Promise.resolve());
+    setClipboard({ writeText });
+    vi.mocked(ipc.jumpToTerminal).mockResolvedValue({ how: "remote", host: "box", command: "docker exec -it box sh", opened: false });
+    await act(() => jump("box:s"));
+    expect(ipc.jumpToTerminal).toHaveBeenCalledWith("box:s");
+    expect(writeText).toHaveBeenCalledWith("docker exec -it box sh");
+    expect(useJumpNotes.getState()["box:s"]?.text).toBe("No terminal to open on box; copied: docker exec -it box sh");
+  });
+
+  it("leaves the clipboard alone when a terminal was opened on the remote", async () => {
+    const writeText = vi.fn(() => Promise.resolve());
+    setClipboard({ writeText });
+    vi.mocked(ipc.jumpToTerminal).mockResolvedValue({ how: "remote", host: "devbox", command: "ssh -t devbox tmux attach", opened: true });
+    await act(() => jump("devbox:s"));
+    expect(writeText).not.toHaveBeenCalled();
+    expect(useJumpNotes.getState()["devbox:s"]?.text).toBe("Opened a terminal on devbox.");
   });
 
   it("leaves the clipboard alone when the jump has no command to copy", async () => {

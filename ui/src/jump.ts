@@ -75,7 +75,31 @@ export function jumpNote(jump: Jump, copied: boolean): JumpNote {
       return plain(
         `It runs in a terminal Switchboard cannot bring forward (pid ${jump.pid}${jump.tty ? ` on ${jump.tty}` : ""}).`,
       );
+    case "remote": {
+      // A new terminal reaches it over ssh; a remote reached by another pipe hands the command over.
+      if (jump.opened) return plain(`Opened a terminal on ${jump.host}.`);
+      if (copied) {
+        const lead = `No terminal to open on ${jump.host}; copied:`;
+        return { text: `${lead} ${jump.command}`, lead, command: jump.command, copied, failed: false, brief: null };
+      }
+      const lead = `No terminal to open on ${jump.host}, and the clipboard is not available. To reach it, run in a terminal:`;
+      return {
+        text: `${lead} ${jump.command}`,
+        lead,
+        command: jump.command,
+        copied,
+        failed: false,
+        brief: `No terminal to open on ${jump.host}; could not copy. Open the card for the command.`,
+      };
+    }
   }
+}
+
+/** The command a jump hands over to copy: the resume command, or how to reach a remote's session. */
+function commandToCopy(jump: Jump | null): string | null {
+  if (jump?.how === "resume") return jump.command;
+  if (jump?.how === "remote" && !jump.opened) return jump.command;
+  return null;
 }
 
 /**
@@ -128,16 +152,15 @@ export function JumpNoteText({ note }: { note: JumpNote }): ReactNode {
 }
 
 /**
- * Puts the resume command of `answer` on the clipboard; true once it is there. The write starts
+ * Puts the command `answer` hands over (a resume command, or how to reach a remote's session) on
+ * the clipboard; true once it is there. The write starts
  * now, during the click or key: WebKit (the app's web view on Linux and macOS) refuses one begun
  * when the IPC answer arrives, as the user's gesture is over by then, but takes one begun during
  * the gesture whose text comes later. With nothing to copy the clipboard is left as it was.
  */
 function copyResumeCommand(answer: Promise<Jump | null>): Promise<boolean> {
   const clipboard = typeof navigator === "undefined" ? undefined : navigator.clipboard;
-  const command = answer.then((result) =>
-    result?.how === "resume" ? result.command : Promise.reject(new Error("no resume command")),
-  );
+  const command = answer.then((result) => commandToCopy(result) ?? Promise.reject(new Error("no resume command")));
   if (clipboard?.write && typeof ClipboardItem !== "undefined") {
     const blob = command.then((text) => new Blob([text], { type: "text/plain" }));
     blob.catch(() => {}); // the write reports it

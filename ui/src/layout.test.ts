@@ -144,6 +144,83 @@ describe("grouping by project", () => {
   });
 });
 
+describe("grouping by host, then project", () => {
+  it("never makes a folder on one machine the project of a folder on another", () => {
+    const projects = projectsOf([
+      makeSession({ sessionId: "local-src", cwd: "/home/maya/src" }),
+      makeSession({ sessionId: "local-api", cwd: "/home/maya/src/api" }),
+      makeSession({ sessionId: "devbox:api", host: "devbox", cwd: "/home/maya/src/api" }),
+      makeSession({ sessionId: "devbox:sub", host: "devbox", cwd: "/home/maya/src/api/sub" }),
+    ]);
+    expect(projects).toEqual({
+      "local-src": "/home/maya/src",
+      "local-api": "/home/maya/src",
+      "devbox:api": "/home/maya/src/api",
+      "devbox:sub": "/home/maya/src/api",
+    });
+  });
+
+  it("gives the same path on two machines two regions, a remote's named by its host first", () => {
+    const items: LayoutItem[] = [
+      { id: "here", project: "/home/maya/src/api", rank: 3, host: "local" },
+      { id: "devbox:1", project: "/home/maya/src/api", rank: 3, host: "devbox" },
+      { id: "devbox:2", project: null, rank: 5, host: "devbox" },
+    ];
+    const layout = layoutCanvas(items, {}, PANE);
+    expect(layout.regions.map((r) => [r.id, r.label, r.path])).toEqual([
+      ["project:/home/maya/src/api", "api", "~/src/api"],
+      ["project:devbox:/home/maya/src/api", "devbox · api", "~/src/api"],
+      ["project:devbox:", "devbox · No folder", null],
+    ]);
+    expect(regionOf(layout, "here")).toBe("project:/home/maya/src/api");
+    expect(regionOf(layout, "devbox:1")).toBe("project:devbox:/home/maya/src/api");
+    assertNoOverlap(layout);
+  });
+
+  it("keeps one machine's regions together: this one first, then the remotes by name", () => {
+    // Arrival order mixes the machines; the regions do not.
+    const items: LayoutItem[] = [
+      { id: "zeta:1", project: "/srv/x", rank: 3, host: "zeta" },
+      { id: "a", project: "/home/maya/src/a", rank: 3, host: "local" },
+      { id: "devbox:1", project: "/home/maya/src/b", rank: 3, host: "devbox" },
+      { id: "b", project: "/home/maya/src/b", rank: 6, host: "local" },
+      { id: "devbox:2", project: "/home/maya/src/c", rank: 3, host: "devbox" },
+      { id: "c", project: "/home/maya/src/c", rank: 3, host: "local" },
+    ];
+    const layout = layoutCanvas(items, {}, PANE);
+    expect(layout.regions.map((r) => r.id)).toEqual([
+      "project:/home/maya/src/a",
+      "project:/home/maya/src/c",
+      // A project whose sessions all ended goes last among its machine's.
+      "project:/home/maya/src/b",
+      "project:devbox:/home/maya/src/b",
+      "project:devbox:/home/maya/src/c",
+      "project:zeta:/srv/x",
+    ]);
+  });
+
+  it("takes sessions that need the user into one Needs you lane from every machine, counted per machine", () => {
+    const items: LayoutItem[] = [
+      { id: "ask", project: "/home/maya/src/api", rank: 1, host: "local" },
+      { id: "devbox:perm", project: "/home/maya/src/api", rank: 0, host: "devbox" },
+      { id: "devbox:work", project: "/home/maya/src/api", rank: 3, host: "devbox" },
+      { id: "work", project: "/home/maya/src/api", rank: 3, host: "local" },
+    ];
+    const layout = layoutCanvas(items, {}, PANE);
+    expect(layout.regions[0]).toMatchObject({ id: "needs-you", count: 2 });
+    expect(regionOf(layout, "devbox:perm")).toBe("needs-you");
+    expect(regionOf(layout, "ask")).toBe("needs-you");
+    expect(layout.regions.find((r) => r.id === "project:/home/maya/src/api")).toMatchObject({ count: 1, needsYou: 1 });
+    expect(layout.regions.find((r) => r.id === "project:devbox:/home/maya/src/api")).toMatchObject({ count: 1, needsYou: 1 });
+  });
+
+  it("changes nothing when every session is local", () => {
+    const local = crowd();
+    const explicit = local.map((item) => ({ ...item, host: "local" }));
+    expect(layoutCanvas(explicit, {}, PANE)).toEqual(layoutCanvas(local, {}, PANE));
+  });
+});
+
 describe("sizing to the window", () => {
   it("keeps every session a full card while they fit at a readable zoom", () => {
     const items = Array.from({ length: 6 }, (_, i) => ({ id: `s${i}`, project: "/p/a", rank: 3 }));

@@ -1,12 +1,12 @@
 // Where nodes go on the canvas. Sessions that need the user (blocked, waiting) sit in a
-// "Needs you" lane at the top; the others are grouped by project, each group a labelled
-// region, ordered inside by what needs the user first. The lane and the groups are packed to
+// "Needs you" lane at the top (from every machine); the others are grouped by machine, then
+// project, each group a labelled region, ordered inside by what needs the user first. The lane and the groups are packed to
 // the window's aspect ratio, so that fit-view keeps them as large as possible. Positions the
 // user dragged win: those nodes stay put and the grid flows around them.
 // Pure: no store, no IO. (Over 400 lines: the lane, the regions and the packing are one
 // computation whose parts depend on each other's sizes.)
 import type { Session } from "./bindings/Session";
-import { lastFolder, shortenHome } from "./sessionLabels";
+import { LOCAL_HOST, lastFolder, projectRegionId, shortenHome } from "./sessionLabels";
 
 export type XY = { x: number; y: number };
 export type Box = { x: number; y: number; width: number; height: number };
@@ -130,13 +130,8 @@ function tooBroadForAProject(path: string): boolean {
   return path.split(/[\\/]+/).filter(Boolean).length < 2;
 }
 
-/**
- * The project of each session: its cwd, or the cwd of another session that contains it (the
- * outermost one), since the UI does not know git roots. A home or top-level folder does not
- * swallow the projects below it. `null`: the session has no cwd.
- */
-export function projectsOf(sessions: readonly Session[]): Record<string, string | null> {
-  const paths = [...new Set(sessions.map((s) => (s.cwd ? normalizePath(s.cwd) : null)).filter((p): p is string => p != null))];
+/** Each folder's project among `paths` (the folders of one machine's sessions). */
+function rootsOf(paths: string[]): Map<string, string> {
   paths.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
   const roots: string[] = [];
   const rootOf = new Map<string, string>();
@@ -148,20 +143,48 @@ export function projectsOf(sessions: readonly Session[]): Record<string, string 
       if (!tooBroadForAProject(path)) roots.push(path);
     }
   }
+  return rootOf;
+}
+
+/**
+ * The project of each session: its cwd, or the cwd of another session on the same machine that
+ * contains it (the outermost one), since the UI does not know git roots. A home or top-level
+ * folder does not swallow the projects below it; a folder on one machine never swallows one on
+ * another (the layout keeps the same path on two machines apart too, by host). `null`: the
+ * session has no cwd.
+ */
+export function projectsOf(sessions: readonly Session[]): Record<string, string | null> {
+  const pathsByHost = new Map<string, Set<string>>();
+  for (const s of sessions) {
+    if (!s.cwd) continue;
+    const paths = pathsByHost.get(s.host) ?? new Set<string>();
+    paths.add(normalizePath(s.cwd));
+    pathsByHost.set(s.host, paths);
+  }
+  const rootsByHost = new Map([...pathsByHost].map(([host, paths]) => [host, rootsOf([...paths])]));
   const out: Record<string, string | null> = {};
-  for (const s of sessions) out[s.sessionId] = s.cwd ? rootOf.get(normalizePath(s.cwd))! : null;
+  for (const s of sessions) out[s.sessionId] = s.cwd ? rootsByHost.get(s.host)!.get(normalizePath(s.cwd))! : null;
   return out;
+}
+
+/** This machine first, then the remotes by name: the order their regions come in. */
+export function compareHosts(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a === LOCAL_HOST) return -1;
+  if (b === LOCAL_HOST) return 1;
+  return a < b ? -1 : 1;
 }
 
 // ── Packing ──────────────────────────────────────────────────────────────────────────────────
 
-export type LayoutItem = { id: string; project: string | null; rank: number };
+/** `host`: the machine the session runs on (`"local"` when not given). */
+export type LayoutItem = { id: string; project: string | null; rank: number; host?: string };
 
 export type Region = {
-  /** "needs-you", or "project:<path>". */
+  /** "needs-you", or "project:<path>" (a remote's: "project:<host>:<path>", see `projectRegionId`). */
   id: string;
   kind: "needs-you" | "project";
-  /** "Needs you", or the project's folder name. */
+  /** "Needs you", or the project's folder name (a remote's after its host: "devbox · api"). */
   label: string;
   /** The project's folder, home shortened; null for the lane and for sessions without a cwd. */
   path: string | null;
@@ -313,9 +336,12 @@ function bestPacking(groups: readonly Group[], pane: Pane, pinnedBoxes: readonly
   return out;
 }
 
-function projectLabel(project: string | null): { label: string; path: string | null } {
-  if (project == null) return { label: "No folder", path: null };
-  return { label: lastFolder(project) ?? project, path: shortenHome(project) };
+function projectLabel(host: string, project: string | null): { label: string; path: string | null } {
+  const name = project == null ? "No folder" : (lastFolder(project) ?? project);
+  return {
+    label: host === LOCAL_HOST ? name : `${host} · ${name}`,
+    path: project == null ? null : shortenHome(project),
+  };
 }
 
 /**
@@ -333,22 +359,30 @@ export function layoutCanvas(
   const free = items.filter((item) => !pinned[item.id]);
 
   const lane = free.filter((item) => item.rank <= NEEDS_YOU_RANK).sort(byNeed);
-  const needsYouByProject = new Map<string | null, number>();
+  // A project is a folder on one machine: the region id says both.
+  const regionOf = (item: LayoutItem) => projectRegionId(item.host ?? LOCAL_HOST, item.project);
+  const needsYouByRegion = new Map<string, number>();
   for (const item of items) {
-    if (item.rank <= NEEDS_YOU_RANK) needsYouByProject.set(item.project, (needsYouByProject.get(item.project) ?? 0) + 1);
+    if (item.rank <= NEEDS_YOU_RANK) needsYouByRegion.set(regionOf(item), (needsYouByRegion.get(regionOf(item)) ?? 0) + 1);
   }
-  const projects = new Map<string | null, LayoutItem[]>();
+  type Project = { id: string; host: string; project: string | null; list: LayoutItem[] };
+  const projects = new Map<string, Project>();
   for (const item of free) {
     if (item.rank <= NEEDS_YOU_RANK) continue;
-    const list = projects.get(item.project) ?? [];
-    list.push(item);
-    projects.set(item.project, list);
+    const id = regionOf(item);
+    const known = projects.get(id);
+    if (known) known.list.push(item);
+    else projects.set(id, { id, host: item.host ?? LOCAL_HOST, project: item.project, list: [item] });
   }
-  // Projects keep their place (first arrival first), so a status change moves a node inside
-  // its region, never the regions; a project whose sessions all ended goes last.
+  // One machine's projects stay together (this one first, then the remotes by name). Projects
+  // keep their place (first arrival first), so a status change moves a node inside its region,
+  // never the regions; a project whose sessions all ended goes last among its machine's.
   const allEnded = (list: LayoutItem[]) => list.every((item) => item.rank === 6);
-  const projectOrder = [...projects.entries()].sort(
-    ([, a], [, b]) => Number(allEnded(a)) - Number(allEnded(b)) || arrival.get(a[0]!.id)! - arrival.get(b[0]!.id)!,
+  const projectOrder = [...projects.values()].sort(
+    (a, b) =>
+      compareHosts(a.host, b.host) ||
+      Number(allEnded(a.list)) - Number(allEnded(b.list)) ||
+      arrival.get(a.list[0]!.id)! - arrival.get(b.list[0]!.id)!,
   );
 
   const groupsAt = (rest: NodeSize): Group[] => {
@@ -360,14 +394,14 @@ export function layoutCanvas(
         size: "full",
       });
     }
-    for (const [project, list] of projectOrder) {
+    for (const { id, host, project, list } of projectOrder) {
       groups.push({
         region: {
-          id: `project:${project ?? ""}`,
+          id,
           kind: "project",
-          ...projectLabel(project),
+          ...projectLabel(host, project),
           count: list.length,
-          needsYou: needsYouByProject.get(project) ?? 0,
+          needsYou: needsYouByRegion.get(id) ?? 0,
         },
         items: [...list].sort(byNeed),
         size: rest,

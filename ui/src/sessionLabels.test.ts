@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentName, labelsInRegion, relativeAge, shortenHome, silenceFor, titleOf } from "./sessionLabels";
+import { agentName, clockTime, labelsInRegion, relativeAge, shortenHome, silenceFor, titleOf, unreachableLine } from "./sessionLabels";
 import { makeSession, NOW } from "./test/sessions";
 
 describe("titleOf", () => {
@@ -78,5 +78,35 @@ describe("labelsInRegion", () => {
       folder: "~/src/api-old",
     });
     expect(labelsInRegion(at("/home/maya/src/api"), null)).toEqual({ title: "api", folder: "~/src/api" });
+  });
+});
+
+describe("a remote's session", () => {
+  const remote = (cwd: string, title: string | null = null) =>
+    makeSession({ sessionId: "devbox:3f2a9c1b-77", host: "devbox", agent: "codex", cwd, title });
+
+  it("is told apart by its id there, not by the host prefix of its id here", () => {
+    expect(labelsInRegion(remote("/home/maya/src/api"), "project:devbox:/home/maya/src/api")).toEqual({
+      title: "Codex · 3f2a9c1b",
+      folder: null,
+    });
+  });
+
+  it("is shown below its project in its host's region only", () => {
+    expect(labelsInRegion(remote("/home/maya/src/api/sub"), "project:devbox:/home/maya/src/api")).toEqual({
+      title: "sub",
+      folder: "./sub",
+    });
+    // Not in this machine's region of the same path (it is never laid out there).
+    expect(labelsInRegion(remote("/home/maya/src/api/sub"), "project:/home/maya/src/api")).toEqual({
+      title: "sub",
+      folder: "~/src/api/sub",
+    });
+  });
+
+  it("says since when its host is unreachable: the time of day, or the date once a day old", () => {
+    expect(unreachableLine("devbox", NOW - 5 * 60_000, NOW)).toBe(`devbox unreachable since ${clockTime(NOW - 5 * 60_000)}`);
+    expect(unreachableLine("devbox", NOW - 3 * 86_400_000, NOW)).toMatch(/^devbox unreachable since \S+ \S+$/);
+    expect(unreachableLine("devbox", NOW - 3 * 86_400_000, NOW)).not.toContain(":");
   });
 });

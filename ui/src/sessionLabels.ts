@@ -21,10 +21,37 @@ export function shortId(sessionId: string): string {
   return sessionId.length > 8 ? sessionId.slice(0, 8) : sessionId;
 }
 
+/** The host of a session that runs on this machine. */
+export const LOCAL_HOST = "local";
+
+/** It runs on another machine (a remote followed over SSH). */
+export function isRemote(session: Pick<Session, "host">): boolean {
+  return session.host !== LOCAL_HOST;
+}
+
+/** The session's id on the machine it runs on: a remote's is `<host>:<id there>` on this board. */
+export function ownId(session: Pick<Session, "host" | "sessionId">): string {
+  const prefix = `${session.host}:`;
+  return isRemote(session) && session.sessionId.startsWith(prefix) ? session.sessionId.slice(prefix.length) : session.sessionId;
+}
+
+/** The short id that tells a session apart from its neighbours (its id there, for a remote one). */
+export function shortIdOf(session: Pick<Session, "host" | "sessionId">): string {
+  return shortId(ownId(session));
+}
+
+/**
+ * A project's region on the canvas: `project:<path>` on this machine, `project:<host>:<path>` on
+ * a remote (the same path on two machines is two projects).
+ */
+export function projectRegionId(host: string, project: string | null): string {
+  return host === LOCAL_HOST ? `project:${project ?? ""}` : `project:${host}:${project ?? ""}`;
+}
+
 /** The agent's own name for the session, else the last folder of cwd, else a short id. */
 export function titleOf(session: Session): string {
   const title = session.title?.trim();
-  return title || lastFolder(session.cwd) || shortId(session.sessionId);
+  return title || lastFolder(session.cwd) || shortIdOf(session);
 }
 
 /**
@@ -36,13 +63,14 @@ export function titleOf(session: Session): string {
 export function labelsInRegion(session: Session, region: string | null | undefined): { title: string; folder: string | null } {
   const title = titleOf(session);
   const folder = session.cwd ? shortenHome(session.cwd) : null;
-  const project = region?.startsWith("project:") ? region.slice("project:".length) : null;
+  const prefix = projectRegionId(session.host, null);
+  const project = region?.startsWith(prefix) ? region.slice(prefix.length) : null;
   if (!project || !session.cwd) return { title, folder };
   const below = session.cwd === project ? "" : session.cwd.startsWith(`${project}/`) ? session.cwd.slice(project.length + 1) : null;
   if (below == null) return { title, folder };
   const untitled = !session.title?.trim() && title === lastFolder(session.cwd) && below === "";
   return {
-    title: untitled ? `${agentName(session.agent)} · ${shortId(session.sessionId)}` : title,
+    title: untitled ? `${agentName(session.agent)} · ${shortIdOf(session)}` : title,
     folder: below === "" ? null : `./${below}`,
   };
 }
@@ -78,6 +106,20 @@ export function silenceFor(at: number, now: number): string {
   if (diff < HOUR) return `no news for ${Math.max(1, Math.floor(diff / MINUTE))} min`;
   if (diff < DAY) return `no news for ${Math.floor(diff / HOUR)} h`;
   return `no news for ${Math.floor(diff / DAY)} d`;
+}
+
+/**
+ * "devbox unreachable since 14:02" (a date once it is a day old): a remote's session whose link
+ * is down shows what was last known, and says since when.
+ */
+export function unreachableLine(host: string, since: number, now: number): string {
+  return `${host} unreachable since ${sinceWhen(since, now)}`;
+}
+
+/** When something began, for "since …": the time of day ("14:02"), or the date once it is a day old. */
+export function sinceWhen(at: number, now: number): string {
+  if (now - at < DAY) return clockTime(at);
+  return new Date(at).toLocaleDateString(undefined, { day: "numeric", month: "short" });
 }
 
 /** "09:05": the local wall-clock time, 24-hour. */

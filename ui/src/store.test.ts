@@ -133,6 +133,21 @@ describe("sessions from the Rust side", () => {
   });
 });
 
+describe("sessions on other machines", () => {
+  it("sit in their own host's region, not with the same folder here, and each node knows its region", () => {
+    store().applySnapshot([
+      makeSession({ sessionId: "here", cwd: "/home/maya/src/webapp" }),
+      makeSession({ sessionId: "devbox:there", host: "devbox", cwd: "/home/maya/src/webapp", firstEventAt: NOW }),
+    ]);
+    expect(store().regions.map((r) => [r.id, r.label])).toEqual([
+      ["project:/home/maya/src/webapp", "webapp"],
+      ["project:devbox:/home/maya/src/webapp", "devbox · webapp"],
+    ]);
+    expect(store().nodes.find((n) => n.id === "devbox:there")?.data.region).toBe("project:devbox:/home/maya/src/webapp");
+    expect(store().nodes.find((n) => n.id === "here")?.data.region).toBe("project:/home/maya/src/webapp");
+  });
+});
+
 describe("placement", () => {
   it("new sessions are laid out around dragged ones, never on top of another node", () => {
     store().applySnapshot(["a", "b", "c", "d"].map((id, i) => makeSession({ sessionId: id, firstEventAt: at(50 - i) })));

@@ -53,7 +53,7 @@ type Data = {
   /** The window's canvas area the layout is shaped for (not the pane: the details panel must
    * not reflow the canvas). */
   pane: Pane;
-  /** The labelled regions behind the nodes: the "Needs you" lane and one per project. */
+  /** The labelled regions behind the nodes: the "Needs you" lane and one per project (per machine). */
   regions: Region[];
   /** Each canvas session's project folder (see `projectsOf`). */
   projects: Record<string, string | null>;
@@ -256,7 +256,12 @@ type LayoutInput = Pick<
 function relayout(state: LayoutInput): Partial<Data> {
   const { sessions, order, nodes, pane, dragged } = state;
   const projects = projectsOf(order.map((id) => sessions[id]!));
-  const items = order.map((id) => ({ id, project: projects[id] ?? null, rank: state.heldPlaces[id] ?? rankOf(sessions[id]!) }));
+  const items = order.map((id) => ({
+    id,
+    project: projects[id] ?? null,
+    rank: state.heldPlaces[id] ?? rankOf(sessions[id]!),
+    host: sessions[id]!.host,
+  }));
   const existing = new Map(nodes.map((n) => [n.id, n]));
   const pinned: Record<string, XY> = {};
   for (const id of order) {

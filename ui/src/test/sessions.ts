@@ -33,6 +33,8 @@ export function makeSession(overrides: Partial<Session> & { sessionId: string })
     decisionUntil: null,
     command: null,
     attention: null,
+    host: "local",
+    unreachableSince: null,
     ...overrides,
   };
   // What the reducer stamps (core/src/view.rs), unless the test says otherwise.

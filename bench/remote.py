@@ -48,7 +48,10 @@ def free_port():
 def wait(check, timeout=60, interval=0.02):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        value = check()
+        try:
+            value = check()
+        except OSError:
+            value = None
         if value:
             return value
         time.sleep(interval)
@@ -79,6 +82,7 @@ class Box:
             f"UsePAM no\nPermitRootLogin no\nAllowUsers {USER}\nStrictModes no\nLogLevel ERROR\n")
         (d / "known_hosts").write_text(f"[127.0.0.1]:{self.port} " + (d / "host_key.pub").read_text())
         self.sshd = subprocess.Popen(["/usr/sbin/sshd", "-D", "-e", "-f", str(d / "sshd_config")],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, start_new_session=True)
         wait(lambda: socket.create_connection(("127.0.0.1", self.port), timeout=1))
 
@@ -102,7 +106,8 @@ class Desktop:
     def __init__(self):
         self.work = Path(tempfile.mkdtemp(prefix="sb-desk-"))
         self.env = {**os.environ, "SWITCHBOARD_HOME": str(self.work), "SWITCHBOARD_NO_NOTIFY": "1"}
-        self.proc = subprocess.Popen([str(BIN), "serve", "--no-notify"], env=self.env, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen([str(BIN), "serve", "--no-notify"], env=self.env, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait(lambda: (self.work / "endpoint.json").exists())
         self.endpoint = json.loads((self.work / "endpoint.json").read_text())
 

@@ -17,6 +17,7 @@ mod jump;
 mod many;
 mod measure;
 mod notifications;
+mod remote;
 mod window;
 
 use std::time::{Duration, Instant};

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use ts_rs::TS;
 
 use crate::reducer::{HistoryEntry, Position, Session, SessionsChanged, Snapshot};
-use crate::session::Attention;
+use crate::session::{Attention, Question, QuestionOption};
 use crate::status::{AgentProcess, AgentStatus, SessionKind};
 
 fn generated() -> Vec<(String, String)> {
@@ -27,7 +27,13 @@ fn generated() -> Vec<(String, String)> {
     add(AgentProcess::name(), AgentProcess::decl(), &[]);
     add(HistoryEntry::name(), HistoryEntry::decl(), &["AgentStatus"]);
     add(Attention::name(), Attention::decl(), &[]);
-    add(Session::name(), Session::decl(), &["AgentProcess", "AgentStatus", "Attention", "Position", "SessionKind"]);
+    add(QuestionOption::name(), QuestionOption::decl(), &[]);
+    add(Question::name(), Question::decl(), &["QuestionOption"]);
+    add(
+        Session::name(),
+        Session::decl(),
+        &["AgentProcess", "AgentStatus", "Attention", "Position", "Question", "SessionKind"],
+    );
     add(Snapshot::name(), Snapshot::decl(), &["Session"]);
     add(SessionsChanged::name(), SessionsChanged::decl(), &["Session"]);
     files

@@ -440,6 +440,10 @@ fn free_event() -> impl Strategy<Value = StatusEvent> {
                 cwd,
                 title,
                 awaiting_input,
+                questions: question
+                    .iter()
+                    .map(|q| crate::session::Question { question: q.clone(), ..Default::default() })
+                    .collect(),
                 question,
                 message,
                 interrupted,

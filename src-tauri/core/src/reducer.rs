@@ -69,6 +69,7 @@ impl SessionState {
                 attention: None,
                 host: crate::session::LOCAL_HOST.to_owned(),
                 unreachable_since: None,
+                questions: Vec::new(),
             },
             seq,
             event_title: None,
@@ -101,6 +102,7 @@ impl SessionState {
     fn clear_hold(&mut self) {
         self.session.awaiting_input = false;
         self.session.question = None;
+        self.session.questions = Vec::new();
     }
 
     /// Whether the event is to be ignored outright, before it touches anything.
@@ -525,6 +527,7 @@ fn apply_commit(state: &mut SessionState, event: &StatusEvent, commit: Commit, w
         // A confirmation of a question already asked (Gemini's ask_user notice) carries no text.
         if event.question.is_some() || !session.awaiting_input {
             session.question = clip(&event.question);
+            session.questions.clone_from(&event.questions);
         }
         session.awaiting_input = true;
     }

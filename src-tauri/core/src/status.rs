@@ -137,6 +137,8 @@ pub struct StatusEvent {
     pub title: Option<String>,
     pub awaiting_input: bool,
     pub question: Option<String>,
+    /// Everything the question tool asks, with its options (issue 24); empty when unknown.
+    pub questions: Vec<crate::session::Question>,
     pub message: Option<String>,
     pub interrupted: bool,
     pub errored: bool,

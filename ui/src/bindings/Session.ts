@@ -3,6 +3,7 @@ import type { AgentProcess } from "./AgentProcess";
 import type { AgentStatus } from "./AgentStatus";
 import type { Attention } from "./Attention";
 import type { Position } from "./Position";
+import type { Question } from "./Question";
 import type { SessionKind } from "./SessionKind";
 
 export type Session = { sessionId: string, agent: string, 
@@ -72,4 +73,10 @@ host: string,
 /**
  * Its remote's link is down: since when (Unix ms). What it shows is the last that was known.
  */
-unreachableSince: number | null, };
+unreachableSince: number | null, 
+/**
+ * What the agent's question tool asks while it waits (Claude's AskUserQuestion, Codex's
+ * `request_user_input`, Gemini's `ask_user`): each question with its options, in order
+ * (issue 24). Empty when it asks nothing, or its CLI did not say.
+ */
+questions: Array<Question>, };

@@ -35,6 +35,7 @@ export function makeSession(overrides: Partial<Session> & { sessionId: string })
     attention: null,
     host: "local",
     unreachableSince: null,
+    questions: [],
     ...overrides,
   };
   // What the reducer stamps (core/src/view.rs), unless the test says otherwise.

@@ -152,7 +152,13 @@ pub fn failure_text(code: Option<&str>, shown: Option<&str>) -> String {
 
 /// `AskUserQuestion`, by PreToolUse or by its PermissionRequest: the user has a question.
 fn question(hook: &Hook, base: StatusEvent) -> StatusEvent {
-    StatusEvent { status: Some(AgentStatus::Waiting), awaiting_input: true, question: hook.first_question(), ..base }
+    StatusEvent {
+        status: Some(AgentStatus::Waiting),
+        awaiting_input: true,
+        question: hook.first_question(),
+        questions: hook.questions(),
+        ..base
+    }
 }
 
 pub(super) fn permission_request(hook: &Hook, base: StatusEvent) -> StatusEvent {

@@ -72,9 +72,12 @@ pub fn normalize_codex(raw: &Value, now: Millis) -> Option<StatusEvent> {
         },
         "PreCompact" | "PostCompact" => lifecycle(&hook, AGENT_ID, now, Lifecycle::Compact),
         "SubagentStart" => StatusEvent { kind: SessionKind::Subagent, subagent_id: hook.string("agent_id"), ..base },
-        "PreToolUse" if hook.tool_name() == Some(REQUEST_USER_INPUT) => {
-            StatusEvent { awaiting_input: true, question: Some(question(&hook)), ..status(AgentStatus::Waiting) }
-        }
+        "PreToolUse" if hook.tool_name() == Some(REQUEST_USER_INPUT) => StatusEvent {
+            awaiting_input: true,
+            question: Some(question(&hook)),
+            questions: hook.questions(),
+            ..status(AgentStatus::Waiting)
+        },
         "PostToolUse" if hook.tool_name() == Some(REQUEST_USER_INPUT) => {
             // Today's Codex reports the user's answers as a JSON string: the question is closed,
             // answered or not (SPEC 8). Without one (older exec) it is still open (SPEC 2.2).

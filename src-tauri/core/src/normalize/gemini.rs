@@ -54,9 +54,12 @@ pub fn normalize_gemini(raw: &Value, now: Millis) -> Option<StatusEvent> {
             prompt: hook.str("prompt").map(str::to_owned),
             ..status(AgentStatus::Working)
         },
-        "BeforeTool" if hook.tool_name() == Some(ASK_USER) => {
-            StatusEvent { awaiting_input: true, question: hook.first_question(), ..status(AgentStatus::Waiting) }
-        }
+        "BeforeTool" if hook.tool_name() == Some(ASK_USER) => StatusEvent {
+            awaiting_input: true,
+            question: hook.first_question(),
+            questions: hook.questions(),
+            ..status(AgentStatus::Waiting)
+        },
         // Esc while a tool runs: the tool reports the cancel and no AfterAgent follows (SPEC 8).
         "AfterTool" if cancelled_by_user(&hook) => StatusEvent { interrupted: true, ..status(AgentStatus::Done) },
         "BeforeTool" | "AfterTool" => status(AgentStatus::Working),

@@ -91,6 +91,11 @@ impl<'a> Hook<'a> {
 
     /// `tool_input.questions[0].question`, for Claude's AskUserQuestion and Codex's
     /// `request_user_input`.
+    /// Every question of the question tool, with its options.
+    pub fn questions(&self) -> Vec<crate::session::Question> {
+        crate::session::Question::parse_all(self.fields.get("tool_input"))
+    }
+
     pub fn first_question(&self) -> Option<String> {
         self.fields.get("tool_input")?.get("questions")?.get(0)?.get("question")?.as_str().map(str::to_owned)
     }

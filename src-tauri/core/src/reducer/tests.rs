@@ -449,6 +449,60 @@ fn post_tool_use_of_request_user_input_leaves_the_question_open() {
     assert_eq!(run.status(), Some(Waiting));
 }
 
+/// Issue 24: what each CLI's question tool asks, with its options in the order the CLI numbers
+/// them, is on the session while it waits, and gone once it is answered.
+#[test]
+fn the_question_and_its_options_are_kept_while_asked_for_every_cli() {
+    let labels = |session: &Session| -> Vec<Vec<String>> {
+        session.questions.iter().map(|q| q.options.iter().map(|o| o.label.clone()).collect()).collect()
+    };
+    let mut claude = Run::claude();
+    claude.feed("PreToolUse-AskUserQuestion", 0);
+    assert_eq!(labels(&claude.session()), [["React", "Vue"]]);
+    let asked = &claude.session().questions[0];
+    assert_eq!(
+        (asked.header.as_deref(), asked.question.as_str(), asked.multi_select),
+        (Some("Framework"), "Which framework?", false)
+    );
+    assert_eq!(asked.options[1].description.as_deref(), Some("Use Vue"));
+    claude.feed("PostToolUse", 1_000);
+    assert!(claude.session().questions.is_empty(), "answered: nothing is asked any more");
+
+    let mut codex = Run::codex();
+    codex.feed("PreToolUse-request_user_input", 0);
+    assert_eq!(labels(&codex.session()), [["ALPHA", "BETA", "GAMMA"]]);
+    codex.feed("Stop", 100);
+    assert_eq!(labels(&codex.session()), [["ALPHA", "BETA", "GAMMA"]], "the question outlives the turn");
+
+    let gemini = normalize(
+        "gemini",
+        &crate::normalize::fixtures::fixture("real/gemini-cli-0.61.0/events/BeforeTool-ask_user.json"),
+        T0,
+    )
+    .unwrap();
+    let mut reducer = Reducer::new();
+    let session = reducer.apply(&gemini, false).unwrap().session;
+    assert_eq!(labels(&session), [["PostgreSQL", "SQLite"]]);
+}
+
+#[test]
+fn question_lists_are_bounded_and_what_is_not_a_question_is_skipped() {
+    let option = json!({"label": "x".repeat(5_000), "description": 7});
+    let input = json!({"questions": [
+        {"question": "", "options": []},
+        "not an object",
+        {"question": "Pick", "options": vec![option; 40], "multiSelect": true},
+    ]});
+    let questions = crate::session::Question::parse_all(Some(&input));
+    assert_eq!(questions.len(), 1);
+    assert!(questions[0].multi_select);
+    assert_eq!(questions[0].options.len(), crate::session::MAX_OPTIONS);
+    assert_eq!(questions[0].options[0].label.chars().count(), 1_000);
+    assert_eq!(questions[0].options[0].description, None);
+    let many = json!({"questions": vec![json!({"question": "q"}); 50]});
+    assert_eq!(crate::session::Question::parse_all(Some(&many)).len(), crate::session::MAX_QUESTIONS);
+}
+
 #[test]
 fn claudes_ask_user_question_is_answered_by_the_next_tool_activity() {
     let mut run = Run::claude();

@@ -79,6 +79,33 @@ enum Command {
     /// Follow the agents of other machines on this board, over a command you trust
     #[command(subcommand)]
     Remote(RemoteCommand),
+    /// Allow or deny the permission a session holds for Switchboard
+    Decide {
+        /// The session: its id, or the start of it that `status` shows
+        session: String,
+        #[arg(value_enum)]
+        verdict: VerdictArg,
+    },
+    /// Answer the question on a session's screen with option N (typed into its own tmux pane)
+    Answer {
+        session: String,
+        /// The option's number, as `peek` lists them
+        option: usize,
+    },
+    /// Send a done or waiting agent its next prompt (typed into its own tmux pane)
+    Reply {
+        session: String,
+        /// The prompt; several words are joined with spaces
+        #[arg(required = true, num_args = 1..)]
+        text: Vec<String>,
+    },
+    /// What a session is doing and asks (with numbered options), and its screen when in tmux
+    Peek {
+        session: String,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Check that each agent CLI is connected and that an event gets through; exits 1 if not
     Doctor {
         /// Print the report as JSON
@@ -112,6 +139,12 @@ enum RemoteCommand {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum VerdictArg {
+    Allow,
+    Deny,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum Target {
     Claude,
     Codex,
@@ -137,6 +170,10 @@ fn main() -> ExitCode {
         Some(Command::Status { json }) => status(json),
         Some(Command::Link { serve, resume }) => link(serve, resume),
         Some(Command::Remote(command)) => remote(command),
+        Some(Command::Decide { session, verdict }) => decide(&session, verdict),
+        Some(Command::Answer { session, option }) => act(&session, Some(option), None),
+        Some(Command::Reply { session, text }) => act(&session, None, Some(text.join(" "))),
+        Some(Command::Peek { session, json }) => peek(&session, json),
         Some(Command::Install { target, uninstall, dry_run, verbose }) => install(target, uninstall, dry_run, verbose),
         Some(Command::Doctor { json }) => return doctor(json),
     };
@@ -183,6 +220,35 @@ fn status(json: bool) -> anyhow::Result<()> {
 
 fn link(serve: bool, resume: Option<(String, u64)>) -> anyhow::Result<()> {
     switchboard_engine::client::link::run(&state_dir()?, serve, resume, std::io::stdin(), std::io::stdout())?;
+    Ok(())
+}
+
+fn decide(session: &str, verdict: VerdictArg) -> anyhow::Result<()> {
+    use switchboard_engine::protocol::Verdict;
+    let verdict = match verdict {
+        VerdictArg::Allow => Verdict::Allow,
+        VerdictArg::Deny => Verdict::Deny,
+    };
+    let session = switchboard_engine::client::act::decide(&state_dir()?, session, verdict)?;
+    let done = if matches!(verdict, Verdict::Allow) { "Allowed" } else { "Denied" };
+    println!("{done}: {}", session.command.as_deref().or(session.message.as_deref()).unwrap_or("the permission"));
+    Ok(())
+}
+
+fn act(session: &str, option: Option<usize>, text: Option<String>) -> anyhow::Result<()> {
+    let (session, typed) = switchboard_engine::client::act::answer(&state_dir()?, session, option, text.as_deref())?;
+    let title = session.title.unwrap_or(session.session_id);
+    println!("Typed {} into {}'s pane {}.", typed["typed"], title, typed["pane"].as_str().unwrap_or("?"));
+    Ok(())
+}
+
+fn peek(session: &str, json: bool) -> anyhow::Result<()> {
+    let peeked = switchboard_engine::client::act::peek(&state_dir()?, session)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&peeked)?);
+    } else {
+        print!("{}", switchboard_engine::client::act::peek_text(&peeked));
+    }
     Ok(())
 }
 

@@ -1,6 +1,7 @@
 //! Whole-process tests: the hook server over real TCP on loopback, `switchboard serve`, the
 //! `hook` forwarder and `status`, each against a real instance in a temporary state directory.
 
+mod answer;
 mod cli;
 mod decide;
 mod doctor;

@@ -41,9 +41,14 @@ fn serve_box(state: &Path) -> Child {
 
 fn post(endpoint: &Endpoint, body: &Value) {
     let path = format!("/hook/custom?key={}", endpoint.key);
-    let response =
-        switchboard_engine::client::request(endpoint.addr(), "POST", &path, body.to_string().as_bytes(), Duration::from_secs(10))
-            .expect("post to the box");
+    let response = switchboard_engine::client::request(
+        endpoint.addr(),
+        "POST",
+        &path,
+        body.to_string().as_bytes(),
+        Duration::from_secs(10),
+    )
+    .expect("post to the box");
     assert_eq!(response.status, 204);
 }
 
@@ -70,15 +75,21 @@ async fn remote_sessions_in_their_hosts_region_and_unreachable_while_the_box_is_
     let mut box_serve = serve_box(&box_state);
     let box_endpoint = Endpoint::read(&box_state).unwrap();
     for (id, status) in [("r1", "blocked"), ("r2", "working"), ("r3", "done")] {
-        post(&box_endpoint, &json!({"sessionId": id, "agent": "claude", "status": status, "cwd": "/srv/api",
-            "title": format!("Remote {id}"), "tool": "Bash", "message": "make deploy"}));
+        post(
+            &box_endpoint,
+            &json!({"sessionId": id, "agent": "claude", "status": status, "cwd": "/srv/api",
+            "title": format!("Remote {id}"), "tool": "Bash", "message": "make deploy"}),
+        );
     }
 
     let app = App::start(Notify::Off).await;
     app.client.set_window_size(1280, 800).await.expect("resize the window");
     for (id, status) in [("l1", "working"), ("l2", "done")] {
-        app.post("custom", &json!({"sessionId": id, "agent": "claude", "status": status, "cwd": "/srv/api",
-            "title": format!("Local {id}")}));
+        app.post(
+            "custom",
+            &json!({"sessionId": id, "agent": "claude", "status": status, "cwd": "/srv/api",
+            "title": format!("Local {id}")}),
+        );
     }
     // The box, reached by a command that fails while `down` exists (as ssh does when the box is
     // off): `sh -s` is appended and the box's `switchboard link` runs on the other end.
@@ -97,7 +108,8 @@ async fn remote_sessions_in_their_hosts_region_and_unreachable_while_the_box_is_
     settings.save(&app.state_dir()).unwrap();
     let endpoint = Endpoint::read(&app.state_dir()).unwrap();
     let path = format!("/remotes?key={}", endpoint.key);
-    let told = switchboard_engine::client::request(endpoint.addr(), "POST", &path, b"", Duration::from_secs(10)).unwrap();
+    let told =
+        switchboard_engine::client::request(endpoint.addr(), "POST", &path, b"", Duration::from_secs(10)).unwrap();
     assert_eq!(told.status, 204, "the app follows the remotes in its settings");
 
     app.wait_for_sessions_in_view(5).await;
@@ -117,10 +129,8 @@ async fn remote_sessions_in_their_hosts_region_and_unreachable_while_the_box_is_
     std::fs::write(&down, b"").unwrap();
     let _ = box_serve.kill();
     let _ = box_serve.wait();
-    let away = eventually(Duration::from_secs(60), || {
-        app.session("box:r2").filter(|s| s["unreachableSince"].is_u64())
-    })
-    .expect("the board is told the box is unreachable");
+    let away = eventually(Duration::from_secs(60), || app.session("box:r2").filter(|s| s["unreachableSince"].is_u64()))
+        .expect("the board is told the box is unreachable");
     assert_eq!(away["status"], "working", "not ended, not stale: its last known state");
     let mut seen = board(&app).await;
     for _ in 0..50 {
@@ -140,10 +150,8 @@ async fn remote_sessions_in_their_hosts_region_and_unreachable_while_the_box_is_
 
     // Back: the link starts the box's instance again; its sessions are current once more.
     std::fs::remove_file(&down).unwrap();
-    eventually(Duration::from_secs(90), || {
-        app.session("box:r2").filter(|s| s["unreachableSince"].is_null())
-    })
-    .expect("caught up once the box is back");
+    eventually(Duration::from_secs(90), || app.session("box:r2").filter(|s| s["unreachableSince"].is_null()))
+        .expect("caught up once the box is back");
     app.close().await;
     // The box's instance the link started again.
     if let Some(endpoint) = Endpoint::read(&box_state) {

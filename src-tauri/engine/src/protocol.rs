@@ -50,6 +50,17 @@ pub mod routes {
     pub const UPDATES: &str = "/updates";
     /// `GET`: the followed remotes' states; `POST`: read the remotes in the settings again.
     pub const REMOTES: &str = "/remotes";
+    /// `POST`: option `?option=N` of the question on screen, typed into the agent's pane.
+    pub const ANSWER: &str = "/answer/{id}";
+    /// `POST`: the body (UTF-8 text) typed as the agent's next prompt.
+    pub const REPLY: &str = "/reply/{id}";
+    /// `GET`: the session and the last lines of its tmux pane.
+    pub const PEEK: &str = "/peek/{id}";
+}
+
+/// `/answer/<id>`, `/reply/<id>` or `/peek/<id>` for a session.
+pub fn session_action_path(action: &str, session_id: &str, key: &str) -> String {
+    format!("/{action}/{}?key={key}", path_segment(session_id))
 }
 
 pub fn remotes_path(key: &str) -> String {

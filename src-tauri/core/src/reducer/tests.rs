@@ -458,7 +458,7 @@ fn the_question_and_its_options_are_kept_while_asked_for_every_cli() {
     };
     let mut claude = Run::claude();
     claude.feed("PreToolUse-AskUserQuestion", 0);
-    assert_eq!(labels(&claude.session()), [["React", "Vue"]]);
+    assert_eq!(labels(claude.session()), [["React", "Vue"]]);
     let asked = &claude.session().questions[0];
     assert_eq!(
         (asked.header.as_deref(), asked.question.as_str(), asked.multi_select),
@@ -470,9 +470,9 @@ fn the_question_and_its_options_are_kept_while_asked_for_every_cli() {
 
     let mut codex = Run::codex();
     codex.feed("PreToolUse-request_user_input", 0);
-    assert_eq!(labels(&codex.session()), [["ALPHA", "BETA", "GAMMA"]]);
+    assert_eq!(labels(codex.session()), [["ALPHA", "BETA", "GAMMA"]]);
     codex.feed("Stop", 100);
-    assert_eq!(labels(&codex.session()), [["ALPHA", "BETA", "GAMMA"]], "the question outlives the turn");
+    assert_eq!(labels(codex.session()), [["ALPHA", "BETA", "GAMMA"]], "the question outlives the turn");
 
     let gemini = normalize(
         "gemini",

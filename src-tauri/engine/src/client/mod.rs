@@ -7,6 +7,7 @@ use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
+pub mod act;
 pub mod link;
 pub mod status;
 

@@ -320,6 +320,11 @@ impl Hub {
         entries
     }
 
+    /// One session as it is now.
+    pub fn session(&self, session_id: &str) -> Option<Session> {
+        self.state().reducer.get(session_id).cloned()
+    }
+
     pub fn snapshot(&self) -> Snapshot {
         let state = self.state();
         let notices: Vec<String> = state.notices.values().cloned().collect();

@@ -7,6 +7,7 @@
 //! updates to each subscriber (store, notifier, titles, agent watch, held permissions, and
 //! whatever the shell adds).
 
+pub mod answer;
 pub mod decide;
 pub mod hub;
 pub mod journal;

@@ -68,6 +68,9 @@ fn router(state: Arc<ServerState>) -> Router {
         .route(routes::SESSION, delete(remove_session))
         .route(routes::DECISION, post(decision))
         .route(routes::REMOTES, get(remotes).post(reload_remotes))
+        .route(routes::ANSWER, post(answer))
+        .route(routes::REPLY, post(reply))
+        .route(routes::PEEK, get(peek))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, READ_TIMEOUT));
     // A held permission waits for the user; its body still has [`BODY_TIMEOUT`] to arrive.
     let held = Router::new()
@@ -222,6 +225,75 @@ async fn decision(
         Ok(Err(_)) => StatusCode::CONFLICT,
         Err(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
+}
+
+/// `POST /answer/<session>?key=…&option=N`: the option typed into the agent's own pane (issue 24).
+async fn answer(
+    State(state): State<Arc<ServerState>>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    if !key_matches(query.as_deref(), &state.key) {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    let Some(option) = query_param(query.as_deref(), "option").and_then(|n| n.parse::<usize>().ok()) else {
+        return StatusCode::BAD_REQUEST.into_response();
+    };
+    let Ok(Path(id)) = id else { return StatusCode::NOT_FOUND.into_response() };
+    deliver(&state, &id, super::answer::Answer::Option(option)).await
+}
+
+/// `POST /reply/<session>?key=…` with the text as the body: the agent's next prompt (issue 24).
+async fn reply(
+    State(state): State<Arc<ServerState>>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+    body: Body,
+) -> Response {
+    if !key_matches(query.as_deref(), &state.key) {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    let Ok(Path(id)) = id else { return StatusCode::NOT_FOUND.into_response() };
+    let Ok(bytes) = axum::body::to_bytes(body, BODY_LIMIT).await else {
+        return StatusCode::PAYLOAD_TOO_LARGE.into_response();
+    };
+    let Ok(text) = String::from_utf8(bytes.to_vec()) else { return StatusCode::BAD_REQUEST.into_response() };
+    deliver(&state, &id, super::answer::Answer::Reply(text)).await
+}
+
+/// `200` with what was typed where; `404` unknown session; `409` with the reason it was not.
+async fn deliver(state: &ServerState, session_id: &str, what: super::answer::Answer) -> Response {
+    let Some(session) = state.hub.session(session_id) else { return StatusCode::NOT_FOUND.into_response() };
+    let typed = tokio::task::spawn_blocking(move || super::answer::deliver(&session, &what)).await;
+    match typed {
+        Ok(Ok(delivered)) => axum::Json(delivered).into_response(),
+        Ok(Err(refused)) => {
+            (StatusCode::CONFLICT, axum::Json(serde_json::json!({ "error": refused.to_string() }))).into_response()
+        }
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+/// `GET /peek/<session>?key=…`: the session, and its pane's last lines when it is tied to one
+/// (else why not).
+async fn peek(
+    State(state): State<Arc<ServerState>>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    if !key_matches(query.as_deref(), &state.key) {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    let Ok(Path(id)) = id else { return StatusCode::NOT_FOUND.into_response() };
+    let Some(session) = state.hub.session(&id) else { return StatusCode::NOT_FOUND.into_response() };
+    let looked = session.clone();
+    let screen = tokio::task::spawn_blocking(move || super::answer::screen(&looked)).await;
+    let (screen, why) = match screen {
+        Ok(Ok(screen)) => (Some(screen), None),
+        Ok(Err(why)) => (None, Some(why.to_string())),
+        Err(_) => (None, Some("the screen could not be read".to_owned())),
+    };
+    axum::Json(serde_json::json!({ "session": session, "screen": screen, "noScreen": why })).into_response()
 }
 
 /// `GET /remotes`: each followed remote's state (`switchboard remote list`).

@@ -1,0 +1,156 @@
+//! Acting on a session from a script, through the running instance (issue 24):
+//! `switchboard decide | answer | reply | peek SESSION …`. A session is named by its whole id or
+//! by the start of it that `status` shows (unique among the sessions).
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+use switchboard_core::Session;
+
+use crate::endpoint::Endpoint;
+use crate::protocol::{decision_path, session_action_path, Verdict};
+
+/// A typed answer can wait on tmux (up to a few seconds), a remote decision on its link.
+const TIMEOUT: Duration = Duration::from_secs(15);
+
+#[derive(Debug, thiserror::Error)]
+pub enum ActError {
+    #[error(transparent)]
+    Status(#[from] super::status::StatusError),
+    #[error("no session matches `{0}` (see `switchboard status`)")]
+    NoSuchSession(String),
+    #[error("`{0}` matches {1} sessions: give more of its id")]
+    Ambiguous(String, usize),
+    #[error("{0} is not waiting for Allow / Deny from Switchboard")]
+    NoDecision(String),
+    #[error("refused: {0}")]
+    Refused(String),
+    #[error("the instance did not answer: {0}")]
+    Unreachable(std::io::Error),
+}
+
+/// The session `name` names: its whole id, or the unique session whose id starts with it.
+pub fn find(state_dir: &Path, name: &str) -> Result<Session, ActError> {
+    let (snapshot, _) = super::status::fetch(state_dir)?;
+    if let Some(exact) = snapshot.sessions.iter().find(|s| s.session_id == name) {
+        return Ok(exact.clone());
+    }
+    let matching: Vec<&Session> = snapshot.sessions.iter().filter(|s| s.session_id.starts_with(name)).collect();
+    match matching.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => Err(ActError::NoSuchSession(name.to_owned())),
+        many => Err(ActError::Ambiguous(name.to_owned(), many.len())),
+    }
+}
+
+fn endpoint(state_dir: &Path) -> Result<Endpoint, ActError> {
+    Endpoint::read(state_dir)
+        .ok_or_else(|| super::status::StatusError::NotRunning(state_dir.display().to_string()).into())
+}
+
+/// What the instance said when it refused (`{"error": …}`), else its status.
+fn refusal(status: u16, body: &[u8]) -> ActError {
+    let said = serde_json::from_slice::<Value>(body).ok().and_then(|v| v["error"].as_str().map(str::to_owned));
+    ActError::Refused(said.unwrap_or_else(|| format!("the instance answered HTTP {status}")))
+}
+
+/// Allow or deny the permission the session holds for the board.
+pub fn decide(state_dir: &Path, name: &str, verdict: Verdict) -> Result<Session, ActError> {
+    let session = find(state_dir, name)?;
+    let hold = session.decision.ok_or_else(|| ActError::NoDecision(session.session_id.clone()))?;
+    let endpoint = endpoint(state_dir)?;
+    let path = decision_path(&session.session_id, &endpoint.key, hold, verdict);
+    let response = super::request(endpoint.addr(), "POST", &path, b"", TIMEOUT).map_err(ActError::Unreachable)?;
+    match response.status {
+        204 => Ok(session),
+        409 => Err(ActError::Refused(
+            "nothing waits for that answer any more (answered at the terminal, or it timed out)".into(),
+        )),
+        502 => Err(ActError::Refused(format!("{} is unreachable", session.host))),
+        status => Err(refusal(status, &response.body)),
+    }
+}
+
+/// Option `n` of the question on screen, or the reply `text`: typed into the agent's own pane.
+/// What was typed, as the instance said.
+pub fn answer(
+    state_dir: &Path,
+    name: &str,
+    option: Option<usize>,
+    text: Option<&str>,
+) -> Result<(Session, Value), ActError> {
+    let session = find(state_dir, name)?;
+    let endpoint = endpoint(state_dir)?;
+    let (path, body) = match option {
+        Some(n) => {
+            (format!("{}&option={n}", session_action_path("answer", &session.session_id, &endpoint.key)), Vec::new())
+        }
+        None => (
+            session_action_path("reply", &session.session_id, &endpoint.key),
+            text.unwrap_or_default().as_bytes().to_vec(),
+        ),
+    };
+    let response = super::request(endpoint.addr(), "POST", &path, &body, TIMEOUT).map_err(ActError::Unreachable)?;
+    match response.status {
+        200 => Ok((session, serde_json::from_slice(&response.body).unwrap_or(Value::Null))),
+        404 => Err(ActError::NoSuchSession(name.to_owned())),
+        status => Err(refusal(status, &response.body)),
+    }
+}
+
+/// The session and its pane's last lines (`screen`), or why there are none (`noScreen`).
+pub fn peek(state_dir: &Path, name: &str) -> Result<Value, ActError> {
+    let session = find(state_dir, name)?;
+    let endpoint = endpoint(state_dir)?;
+    let path = session_action_path("peek", &session.session_id, &endpoint.key);
+    let response = super::request(endpoint.addr(), "GET", &path, b"", TIMEOUT).map_err(ActError::Unreachable)?;
+    match response.status {
+        200 => serde_json::from_slice(&response.body).map_err(|error| ActError::Refused(error.to_string())),
+        404 => Err(ActError::NoSuchSession(name.to_owned())),
+        status => Err(refusal(status, &response.body)),
+    }
+}
+
+/// `peek` for a person: what it is doing, what it asks (with numbered options), its last message,
+/// and its screen.
+pub fn peek_text(peeked: &Value) -> String {
+    let Ok(session) = serde_json::from_value::<Session>(peeked["session"].clone()) else {
+        return "the instance sent no session\n".into();
+    };
+    let mut out = format!(
+        "{} · {} · {}\n",
+        session.title.as_deref().unwrap_or(&session.session_id),
+        session.agent,
+        session.status.map_or("no status yet".into(), |status| format!("{status:?}").to_lowercase())
+    );
+    if let Some(cwd) = &session.cwd {
+        out.push_str(&format!("in {cwd}\n"));
+    }
+    for question in &session.questions {
+        out.push_str(&format!("\nAsks: {}\n", question.question));
+        for (n, option) in question.options.iter().enumerate() {
+            let about = option.description.as_deref().map(|d| format!(" — {d}")).unwrap_or_default();
+            out.push_str(&format!("  {}. {}{about}\n", n + 1, option.label));
+        }
+        if !question.options.is_empty() {
+            out.push_str(&format!("  (switchboard answer {} N)\n", short(&session.session_id)));
+        }
+    }
+    if let Some(command) = &session.command {
+        out.push_str(&format!("\nWants to run: {command}\n"));
+    }
+    if let Some(message) = &session.message {
+        out.push_str(&format!("\nLast message: {message}\n"));
+    }
+    match (peeked["screen"].as_str(), peeked["noScreen"].as_str()) {
+        (Some(screen), _) => out.push_str(&format!("\n--- its screen ---\n{screen}\n")),
+        (None, Some(why)) => out.push_str(&format!("\n(no screen: {why})\n")),
+        _ => {}
+    }
+    out
+}
+
+fn short(id: &str) -> String {
+    id.chars().take(8).collect()
+}

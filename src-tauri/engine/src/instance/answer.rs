@@ -1,0 +1,256 @@
+//! Answering an agent from the board (issue 24): an option of its question, or a reply (its next
+//! prompt), typed into the agent's own tmux pane — only once that pane is tied to that agent:
+//! the pane's process tree holds the agent's process (the same process the forwarder saw, not a
+//! reused pid). Codex runs every session's hooks in one daemon, so the process a Codex hook
+//! reports may belong to another window: a Codex session is tied to a pane only when a process in
+//! that pane has the session's own rollout file open. Anything that cannot be tied is refused with
+//! the reason (and the board offers Jump instead): a key typed into the wrong agent is worse than
+//! none.
+//!
+//! What is typed: the option's number alone (in all three CLIs' question dialogs the key `2`
+//! answers option 2 at once), or the reply's text as literal keys (`send-keys -l`, newlines made
+//! spaces, at most [`MAX_REPLY`] characters) and Enter.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde::Serialize;
+use switchboard_core::{AgentStatus, Session};
+
+use crate::process;
+
+/// The longest reply typed (characters).
+pub const MAX_REPLY: usize = 4_000;
+/// How far up the process tree the agent may sit below its pane's shell.
+const MAX_DEPTH: usize = 16;
+/// Lines of the pane `peek` shows.
+pub const PEEK_LINES: usize = 60;
+
+/// What the user answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// Option `n` (from 1) of the question on screen.
+    Option(usize),
+    /// The agent's next prompt (a done or idle agent).
+    Reply(String),
+}
+
+/// Why an answer was not typed.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum AnswerError {
+    #[error("it asks nothing now (answered at the terminal already, or the turn moved on)")]
+    NotAsking,
+    #[error("it has {0} options; there is no option {1}")]
+    NoSuchOption(usize, usize),
+    #[error("its question takes several choices: answer it in its terminal (Jump)")]
+    SeveralChoices,
+    #[error("it is {0}: a reply waits until it is done or waiting for you")]
+    Busy(&'static str),
+    #[error("its question is on screen: choose an option instead of replying")]
+    QuestionOnScreen,
+    #[error("the reply is empty")]
+    Empty,
+    #[error("{0} is another machine's agent: answer it on that board for now")]
+    Remote(String),
+    #[error("it does not run in tmux ({0}): use Jump to go to its terminal")]
+    NotInTmux(String),
+    #[error("its tmux pane {0} is gone, or tmux does not answer")]
+    PaneGone(String),
+    #[error("its tmux pane {0} runs something else now (not this agent's process): nothing was typed")]
+    NotThisAgent(String),
+    #[error("Codex runs its hooks in a shared daemon and no process in pane {0} has this session's rollout open: nothing was typed (use Jump)")]
+    CodexUntied(String),
+    #[error("its agent process has exited")]
+    Exited,
+    #[error("typing into pane {0} failed")]
+    Typing(String),
+}
+
+/// What was typed, and where.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Delivered {
+    pub pane: String,
+    /// The keys as the user would read them (`2`, or the reply's text).
+    pub typed: String,
+}
+
+/// Types `answer` into the session's own tmux pane, once it is tied to that agent.
+pub fn deliver(session: &Session, answer: &Answer) -> Result<Delivered, AnswerError> {
+    let keys = keys_for(session, answer)?;
+    let pane = tied_pane(session)?;
+    let socket = session.process.as_ref().and_then(|p| p.tmux_socket.as_deref()).map(Path::new);
+    let typed = match &keys {
+        Keys::Digit(digit) => {
+            send(socket, &pane.0, &["-l", "--", digit])?;
+            digit.clone()
+        }
+        Keys::Line(text) => {
+            send(socket, &pane.0, &["-l", "--", text])?;
+            send(socket, &pane.0, &["Enter"])?;
+            text.clone()
+        }
+    };
+    Ok(Delivered { pane: pane.0, typed })
+}
+
+/// The last lines of the agent's pane, once it is tied to that agent.
+pub fn screen(session: &Session) -> Result<String, AnswerError> {
+    let pane = tied_pane(session)?;
+    let socket = session.process.as_ref().and_then(|p| p.tmux_socket.as_deref()).map(Path::new);
+    let start = format!("-{PEEK_LINES}");
+    let output = tmux(socket, &["capture-pane", "-p", "-J", "-t", &pane.0, "-S", &start])
+        .ok_or_else(|| AnswerError::PaneGone(pane.0.clone()))?;
+    Ok(output.trim_end().to_owned())
+}
+
+enum Keys {
+    Digit(String),
+    Line(String),
+}
+
+/// What to type for this answer to this session, or why not.
+fn keys_for(session: &Session, answer: &Answer) -> Result<Keys, AnswerError> {
+    if !session.is_local() {
+        return Err(AnswerError::Remote(session.host.clone()));
+    }
+    match answer {
+        Answer::Option(n) => {
+            if session.status != Some(AgentStatus::Waiting) || !session.awaiting_input {
+                return Err(AnswerError::NotAsking);
+            }
+            let Some(question) = session.questions.first() else { return Err(AnswerError::NotAsking) };
+            if question.multi_select || session.questions.len() > 1 {
+                return Err(AnswerError::SeveralChoices);
+            }
+            let count = question.options.len();
+            if *n == 0 || *n > count || *n > 9 {
+                return Err(AnswerError::NoSuchOption(count, *n));
+            }
+            Ok(Keys::Digit(n.to_string()))
+        }
+        Answer::Reply(text) => {
+            match session.status {
+                Some(AgentStatus::Working) => return Err(AnswerError::Busy("working")),
+                Some(AgentStatus::Blocked) => return Err(AnswerError::Busy("asking for a permission")),
+                _ if session.awaiting_input && !session.questions.is_empty() => {
+                    return Err(AnswerError::QuestionOnScreen)
+                }
+                _ => {}
+            }
+            let line: String = text
+                .split(['\n', '\r'])
+                .map(str::trim)
+                .filter(|part| !part.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+                .chars()
+                .filter(|c| !c.is_control())
+                .take(MAX_REPLY)
+                .collect();
+            if line.trim().is_empty() {
+                return Err(AnswerError::Empty);
+            }
+            Ok(Keys::Line(line))
+        }
+    }
+}
+
+struct Pane(String);
+
+/// The session's tmux pane, tied to its agent: the agent still runs, and the pane's process tree
+/// holds it (for Codex: a process there has the session's rollout open).
+fn tied_pane(session: &Session) -> Result<Pane, AnswerError> {
+    if !session.is_local() {
+        return Err(AnswerError::Remote(session.host.clone()));
+    }
+    let Some(agent) = session.process.as_ref() else {
+        return Err(AnswerError::NotInTmux("where it runs is not known".into()));
+    };
+    let Some(pane) = agent.tmux_pane.clone() else {
+        let tty = agent.tty.as_deref().map_or("no terminal Switchboard can see".into(), |tty| format!("tty {tty}"));
+        return Err(AnswerError::NotInTmux(tty));
+    };
+    if !process::is_alive(agent) {
+        return Err(AnswerError::Exited);
+    }
+    let socket = agent.tmux_socket.as_deref().map(Path::new);
+    let pane_pid: u32 = tmux(socket, &["display-message", "-p", "-t", &pane, "#{pane_pid}"])
+        .and_then(|out| out.trim().parse().ok())
+        .ok_or_else(|| AnswerError::PaneGone(pane.clone()))?;
+    if !descends_from(agent.pid, pane_pid) {
+        return Err(AnswerError::NotThisAgent(pane));
+    }
+    if session.agent == "codex" {
+        let rollout = session.transcript_path.as_deref().ok_or_else(|| AnswerError::CodexUntied(pane.clone()))?;
+        if !tree_has_open(pane_pid, Path::new(rollout)) {
+            return Err(AnswerError::CodexUntied(pane));
+        }
+    }
+    Ok(Pane(pane))
+}
+
+/// Whether `pid` is `root` or below it.
+fn descends_from(pid: u32, root: u32) -> bool {
+    let mut current = pid;
+    for _ in 0..MAX_DEPTH {
+        if current == root {
+            return true;
+        }
+        match process::stat(current) {
+            Some(stat) if stat.ppid > 1 => current = stat.ppid,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Whether a process in `root`'s tree has `file` open.
+fn tree_has_open(root: u32, file: &Path) -> bool {
+    let mut queue = vec![root];
+    let mut seen = 0;
+    while let Some(pid) = queue.pop() {
+        seen += 1;
+        if seen > 256 {
+            return false;
+        }
+        if let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) {
+            if fds.flatten().any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target == file)) {
+                return true;
+            }
+        }
+        queue.extend(process::children(pid));
+    }
+    false
+}
+
+fn send(socket: Option<&Path>, pane: &str, keys: &[&str]) -> Result<(), AnswerError> {
+    let mut args = vec!["send-keys", "-t", pane];
+    args.extend_from_slice(keys);
+    tmux(socket, &args).map(|_| ()).ok_or_else(|| AnswerError::Typing(pane.to_owned()))
+}
+
+/// Runs tmux (on the agent's server) with a deadline; its stdout when it succeeded.
+fn tmux(socket: Option<&Path>, args: &[&str]) -> Option<String> {
+    let mut command = Command::new("tmux");
+    if let Some(socket) = socket {
+        command.arg("-S").arg(socket);
+    }
+    let mut child =
+        command.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().ok()?;
+    for _ in 0..100 {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => {
+                let mut out = String::new();
+                std::io::Read::read_to_string(&mut child.stdout.take()?, &mut out).ok()?;
+                return Some(out);
+            }
+            Ok(Some(_)) | Err(_) => return None,
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}

@@ -6,6 +6,7 @@ use std::sync::{Arc, PoisonError};
 
 use switchboard_core::{HistoryEntry, Position, Snapshot};
 use switchboard_engine::api::{self, ApiError, ErrorKind};
+use switchboard_engine::instance::answer;
 use switchboard_engine::instance::jump::{self, Jump};
 use switchboard_engine::instance::settings::Settings;
 use switchboard_engine::protocol::Verdict;
@@ -142,6 +143,39 @@ pub async fn decide(state: State<'_>, session_id: String, decision: u64, verdict
         .await
         .map_err(|error| CommandError::new(ErrorKind::Io, error.to_string()))?
         .map_err(|error| CommandError::new(ErrorKind::NotWaiting, error.to_string()))
+}
+
+/// Option `option` (from 1) of the question on the session's screen, typed into its own tmux pane
+/// (issue 24); refused with the reason when it cannot be tied to that agent.
+#[tauri::command]
+pub async fn answer_question(
+    state: State<'_>,
+    session_id: String,
+    option: usize,
+) -> Result<answer::Delivered, CommandError> {
+    deliver(&state, &session_id, answer::Answer::Option(option)).await
+}
+
+/// The agent's next prompt, typed into its own tmux pane, then Enter (issue 24).
+#[tauri::command]
+pub async fn reply(state: State<'_>, session_id: String, text: String) -> Result<answer::Delivered, CommandError> {
+    deliver(&state, &session_id, answer::Answer::Reply(text)).await
+}
+
+async fn deliver(state: &State<'_>, session_id: &str, what: answer::Answer) -> Result<answer::Delivered, CommandError> {
+    let session = state.hub.session(session_id).ok_or_else(|| CommandError::unknown_session(session_id))?;
+    tauri::async_runtime::spawn_blocking(move || answer::deliver(&session, &what))
+        .await
+        .map_err(CommandError::internal)?
+        .map_err(|refused| CommandError::new(ErrorKind::NotDelivered, refused.to_string()))
+}
+
+/// The agent's screen (its tmux pane's last lines) for the details panel, read when asked — the
+/// panel asks while it is open, never otherwise.
+#[tauri::command]
+pub async fn peek_screen(state: State<'_>, session_id: String) -> Result<answer::Screen, CommandError> {
+    let session = state.hub.session(&session_id).ok_or_else(|| CommandError::unknown_session(&session_id))?;
+    tauri::async_runtime::spawn_blocking(move || answer::Screen::of(&session)).await.map_err(CommandError::internal)
 }
 
 /// The remotes followed (issue 23): connected, connecting or unreachable since when.

@@ -83,6 +83,9 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
             commands::settings,
             commands::set_settings,
             commands::remotes,
+            commands::answer_question,
+            commands::reply,
+            commands::peek_screen,
             tray::autostart,
             tray::set_autostart
         ])

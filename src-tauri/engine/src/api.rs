@@ -48,6 +48,9 @@ pub enum ErrorKind {
     Autostart,
     /// Something inside Switchboard failed (a task panicked).
     Internal,
+    /// An answer or reply was not typed: the message says why (not asking, not in tmux, its pane
+    /// runs something else, …); Jump is the way to the agent then.
+    NotDelivered,
 }
 
 /// An error for the user: its kind and what to tell them.

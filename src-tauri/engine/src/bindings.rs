@@ -8,6 +8,7 @@ use std::path::Path;
 use ts_rs::TS;
 
 use crate::api::ErrorKind;
+use crate::instance::answer::{Delivered, Screen};
 use crate::instance::jump::Jump;
 use crate::instance::settings::{RemoteSpec, Settings};
 use crate::protocol::{Verdict, DOCTOR_SESSION_PREFIX};
@@ -30,6 +31,8 @@ fn generated() -> Vec<(&'static str, String)> {
         ("DoctorReport.ts", file(DoctorReport::decl(), &["AgentReport", "Check"])),
         ("doctor.ts", format!("{header}\nexport const DOCTOR_SESSION_PREFIX = {DOCTOR_SESSION_PREFIX:?};\n")),
         ("Jump.ts", file(Jump::decl(), &[])),
+        ("Delivered.ts", file(Delivered::decl(), &[])),
+        ("Screen.ts", file(Screen::decl(), &[])),
         ("Settings.ts", file(Settings::decl(), &["RemoteSpec"])),
         ("RemoteSpec.ts", file(RemoteSpec::decl(), &[])),
         ("LinkState.ts", file(LinkState::decl(), &[])),

@@ -27,6 +27,24 @@ const MAX_DEPTH: usize = 16;
 /// Lines of the pane `peek` shows.
 pub const PEEK_LINES: usize = 60;
 
+/// The agent's screen for the details panel: its pane's last lines, or why there are none.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Screen {
+    pub text: Option<String>,
+    pub reason: Option<String>,
+}
+
+impl Screen {
+    pub fn of(session: &Session) -> Self {
+        match screen(session) {
+            Ok(text) => Self { text: Some(text), reason: None },
+            Err(why) => Self { text: None, reason: Some(why.to_string()) },
+        }
+    }
+}
+
 /// What the user answers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {
@@ -69,6 +87,7 @@ pub enum AnswerError {
 
 /// What was typed, and where.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Delivered {
     pub pane: String,

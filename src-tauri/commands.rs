@@ -6,9 +6,9 @@ use std::sync::{Arc, PoisonError};
 
 use switchboard_core::{HistoryEntry, Position, Snapshot};
 use switchboard_engine::api::{self, ApiError, ErrorKind};
-use switchboard_engine::instance::answer;
 use switchboard_engine::instance::jump::{self, Jump};
 use switchboard_engine::instance::settings::Settings;
+use switchboard_engine::instance::{answer, launch};
 use switchboard_engine::protocol::Verdict;
 use switchboard_engine::setup::doctor::DoctorReport;
 use switchboard_engine::{Config, Input, Instance};
@@ -176,6 +176,26 @@ async fn deliver(state: &State<'_>, session_id: &str, what: answer::Answer) -> R
 pub async fn peek_screen(state: State<'_>, session_id: String) -> Result<answer::Screen, CommandError> {
     let session = state.hub.session(&session_id).ok_or_else(|| CommandError::unknown_session(&session_id))?;
     tauri::async_runtime::spawn_blocking(move || answer::Screen::of(&session)).await.map_err(CommandError::internal)
+}
+
+/// "New agent": the CLI started in Switchboard's own tmux server (issue 24).
+#[tauri::command]
+pub async fn new_agent(
+    cli: String,
+    cwd: Option<String>,
+    worktree: Option<String>,
+    prompt: Option<String>,
+) -> Result<launch::Launched, CommandError> {
+    let launch = launch::Launch {
+        cli,
+        cwd: cwd.filter(|cwd| !cwd.trim().is_empty()).map(std::path::PathBuf::from),
+        worktree: worktree.filter(|branch| !branch.trim().is_empty()),
+        prompt,
+    };
+    tauri::async_runtime::spawn_blocking(move || launch::launch(&launch))
+        .await
+        .map_err(CommandError::internal)?
+        .map_err(|error| CommandError::new(ErrorKind::NotDelivered, error.to_string()))
 }
 
 /// The remotes followed (issue 23): connected, connecting or unreachable since when.

@@ -86,6 +86,7 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
             commands::answer_question,
             commands::reply,
             commands::peek_screen,
+            commands::new_agent,
             tray::autostart,
             tray::set_autostart
         ])

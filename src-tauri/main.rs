@@ -99,6 +99,21 @@ enum Command {
         #[arg(required = true, num_args = 1..)]
         text: Vec<String>,
     },
+    /// Start an agent CLI in Switchboard's own tmux server (`tmux -L switchboard`): its node
+    /// appears with its first event, and it outlives the app
+    New {
+        #[arg(value_enum)]
+        cli: NewCli,
+        /// The folder it works in (default: this one)
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+        /// Work in a new git worktree beside the repository, on this branch
+        #[arg(long)]
+        worktree: Option<String>,
+        /// Its first prompt
+        #[arg(last = true, num_args = 0..)]
+        prompt: Vec<String>,
+    },
     /// What a session is doing and asks (with numbered options), and its screen when in tmux
     Peek {
         session: String,
@@ -139,6 +154,13 @@ enum RemoteCommand {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum NewCli {
+    Claude,
+    Codex,
+    Gemini,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum VerdictArg {
     Allow,
     Deny,
@@ -174,6 +196,7 @@ fn main() -> ExitCode {
         Some(Command::Answer { session, option }) => act(&session, Some(option), None),
         Some(Command::Reply { session, text }) => act(&session, None, Some(text.join(" "))),
         Some(Command::Peek { session, json }) => peek(&session, json),
+        Some(Command::New { cli, cwd, worktree, prompt }) => new_agent(cli, cwd, worktree, prompt),
         Some(Command::Install { target, uninstall, dry_run, verbose }) => install(target, uninstall, dry_run, verbose),
         Some(Command::Doctor { json }) => return doctor(json),
     };
@@ -249,6 +272,16 @@ fn peek(session: &str, json: bool) -> anyhow::Result<()> {
     } else {
         print!("{}", switchboard_engine::client::act::peek_text(&peeked));
     }
+    Ok(())
+}
+
+fn new_agent(cli: NewCli, cwd: Option<PathBuf>, worktree: Option<String>, prompt: Vec<String>) -> anyhow::Result<()> {
+    use switchboard_engine::instance::launch::{launch, Launch};
+    let cli = cli.to_possible_value().map(|value| value.get_name().to_owned()).unwrap_or_default();
+    let prompt = (!prompt.is_empty()).then(|| prompt.join(" "));
+    let launched = launch(&Launch { cli: cli.clone(), cwd, worktree, prompt })?;
+    println!("Started {cli} in {} (tmux pane {}).", launched.cwd, launched.pane);
+    println!("Its terminal: {}", launched.attach);
     Ok(())
 }
 

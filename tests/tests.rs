@@ -8,6 +8,7 @@ mod doctor;
 mod forwarder;
 mod hook_server;
 mod installer;
+mod launch;
 mod link;
 mod observed;
 mod persistence;

@@ -527,6 +527,47 @@ def scenarios(c: ClaudeSession, report):
              lambda s: s["status"] == "working" and not s["awaitingInput"], 10)
     c.expect("then Stop → done", first, is_done("Great, I will make the button that color."), after="Stop")
 
+    report.scenario("question answered from the board (`switchboard answer`)")
+    c.begin()
+    c.prompt("Ask me about the color again [[scenario:ask]]")
+    asked = c.expect("waiting with the question and its options", first,
+                     lambda s: asking(s) and [o["label"] for o in (s.get("questions") or [{}])[0].get("options", [])]
+                     == ["Red", "Blue"], after="PermissionRequest(AskUserQuestion)")
+    c.tmux.wait_text(r"Enter to select", 5)
+    time.sleep(0.5)  # a key pressed the instant the dialog is drawn can be lost (a person is slower)
+    results_before = len(c.fake.tool_results)
+    started = time.monotonic()
+    answered = subprocess.run([str(harness.switchboard_bin()), "answer", first, "2"], env=c.serve.env,
+                              capture_output=True, text=True, timeout=20)
+    report.check("`switchboard answer <session> 2` types into its pane", answered.returncode == 0 and asked is not None,
+                 answered.stdout + answered.stderr)
+    got = harness.wait_until(lambda: next((r for r in c.fake.tool_results[results_before:] if "Blue" in r), None), 15)
+    took = time.monotonic() - started
+    report.check("the model gets the chosen option (Blue) in the tool result", got is not None,
+                 f"{c.fake.tool_results[results_before:]}; screen:\n{c.tmux.screen()[-600:]}")
+    print(f"    answer → the model's tool result: {took:.2f} s", flush=True)
+    c.expect("then working → done", first, is_done("Great, I will make the button that color."), after="Stop")
+    late = subprocess.run([str(harness.switchboard_bin()), "answer", first, "1"], env=c.serve.env,
+                          capture_output=True, text=True, timeout=20)
+    report.check("a second answer is refused: it asks nothing now", late.returncode != 0
+                 and "asks nothing now" in late.stderr, late.stdout + late.stderr)
+    c.begin()
+    c.prompt("Say hello [[scenario:hello]]")
+    c.expect("a turn", first, is_done("Hello! Nothing to do."), after="Stop")
+    replied = subprocess.run([str(harness.switchboard_bin()), "reply", first, "Ask me about the color once more",
+                              "[[scenario:ask]]"], env=c.serve.env, capture_output=True, text=True, timeout=20)
+    report.check("`switchboard reply` to the done session is accepted", replied.returncode == 0,
+                 replied.stdout + replied.stderr)
+    c.expect("the reply became its next prompt: waiting on the question again", first, asking, 20,
+             after="PermissionRequest(AskUserQuestion)")
+    c.tmux.wait_text(r"Enter to select", 5)
+    time.sleep(0.5)
+    c.keys("Enter")
+    if not c.wait_event(lambda e: e.get("hook_event_name") == "PostToolUse", 3):
+        c.keys("Enter")
+    c.expect("answered at the terminal → done", first, is_done("Great, I will make the button that color."),
+             after="Stop")
+
     report.scenario("question as plain text")
     c.begin()
     c.prompt("How should I indent? [[scenario:askplain]]")

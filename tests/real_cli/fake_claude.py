@@ -89,6 +89,8 @@ class FakeAnthropic:
     def __init__(self, cwd: str):
         self.cwd = cwd
         self.log: list[str] = []
+        # Every tool result the CLI sent back, as JSON text (issue 24: what an answer delivered).
+        self.tool_results: list[str] = []
         self.lock = threading.Lock()
         fake = self
 
@@ -205,6 +207,8 @@ class FakeAnthropic:
             # user message with what came before: the newest marker wins.
             return self._turn(found, 0)
         if body.get("tools") and _has_tool_result(last):
+            with self.lock:
+                self.tool_results.append(json.dumps(last.get("content")))
             # A tool result: find the prompt that started this turn, count the calls since.
             for index in range(len(messages) - 1, -1, -1):
                 message = messages[index]

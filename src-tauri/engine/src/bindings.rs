@@ -10,6 +10,7 @@ use ts_rs::TS;
 use crate::api::ErrorKind;
 use crate::instance::answer::{Delivered, Screen};
 use crate::instance::jump::Jump;
+use crate::instance::launch::Launched;
 use crate::instance::settings::{RemoteSpec, Settings};
 use crate::protocol::{Verdict, DOCTOR_SESSION_PREFIX};
 use crate::remote::{LinkState, RemoteState};
@@ -33,6 +34,7 @@ fn generated() -> Vec<(&'static str, String)> {
         ("Jump.ts", file(Jump::decl(), &[])),
         ("Delivered.ts", file(Delivered::decl(), &[])),
         ("Screen.ts", file(Screen::decl(), &[])),
+        ("Launched.ts", file(Launched::decl(), &[])),
         ("Settings.ts", file(Settings::decl(), &["RemoteSpec"])),
         ("RemoteSpec.ts", file(RemoteSpec::decl(), &[])),
         ("LinkState.ts", file(LinkState::decl(), &[])),

@@ -87,7 +87,14 @@ fn remote_command(session: &Session, reach: &[String]) -> (Vec<String>, bool) {
 pub fn jump(session: &Session) -> Jump {
     let process = session.process.as_ref();
     if let Some(pane) = process.and_then(|p| p.tmux_pane.as_deref()) {
-        if focus_tmux_pane(process.and_then(|p| p.tmux_socket.as_deref()).map(Path::new), pane) {
+        let socket = process.and_then(|p| p.tmux_socket.as_deref()).map(Path::new);
+        if focus_tmux_pane(socket, pane) {
+            // An agent started from the board, in Switchboard's own tmux server that nobody looks
+            // at: a terminal attached to it shows the pane.
+            let ours = socket.and_then(Path::file_name).is_some_and(|name| *name == *super::launch::server());
+            if ours && !has_clients(socket) {
+                attach_in_terminal(socket, pane);
+            }
             // The terminal that shows tmux may be a window of its own: raise it too.
             if let Some(window) = process.and_then(|p| p.window_id.as_deref()) {
                 focus_window(window);
@@ -123,6 +130,37 @@ pub fn focus_tmux_pane(socket: Option<&Path>, pane: &str) -> bool {
     // Clients attached to another session follow; none attached is fine.
     let _ = tmux(&["switch-client", "-t", pane]);
     true
+}
+
+/// Whether any terminal is attached to the tmux server.
+fn has_clients(socket: Option<&Path>) -> bool {
+    let mut command = Command::new("tmux");
+    if let Some(socket) = socket {
+        command.arg("-S").arg(socket);
+    }
+    command
+        .args(["list-clients", "-F", "#{client_name}"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .is_ok_and(|output| !output.stdout.trim_ascii().is_empty())
+}
+
+/// Opens the user's terminal (`x-terminal-emulator`) attached to the pane's session.
+fn attach_in_terminal(socket: Option<&Path>, pane: &str) -> bool {
+    let mut command = Command::new("x-terminal-emulator");
+    command.args(["-e", "tmux"]);
+    if let Some(socket) = socket {
+        command.arg("-S").arg(socket);
+    }
+    command
+        .args(["attach-session", "-t", pane])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .is_ok()
 }
 
 /// Gives the X11 window the input focus (and asks the window manager to raise it).

@@ -12,6 +12,7 @@ pub mod decide;
 pub mod hub;
 pub mod journal;
 pub mod jump;
+pub mod launch;
 pub mod lock;
 pub mod mailbox;
 pub mod notifier;

@@ -9,6 +9,7 @@ import { installFlowStubs } from "./test/flow";
 import * as ipc from "./ipc";
 import { resetDecide } from "./Decide";
 import { resetJump } from "./jump";
+import { resetAnswers } from "./Answer";
 import { DetailsPanel } from "./DetailsPanel";
 
 vi.mock("./ipc", async (importOriginal) => ({
@@ -20,6 +21,7 @@ vi.mock("./ipc", async (importOriginal) => ({
   removeEnded: vi.fn(() => Promise.resolve(0)),
   jumpToTerminal: vi.fn(),
   sessionHistory: vi.fn(() => Promise.resolve([])),
+  answerQuestion: vi.fn(() => Promise.resolve({ pane: "%3", typed: "2" })),
 }));
 
 beforeAll(installFlowStubs);
@@ -71,6 +73,8 @@ beforeEach(() => {
   vi.mocked(ipc.jumpToTerminal).mockReset();
   vi.mocked(ipc.jumpToTerminal).mockResolvedValue({ how: "tmux", pane: "%3" });
   resetJump();
+  vi.mocked(ipc.answerQuestion).mockClear();
+  resetAnswers();
 });
 
 describe("the canvas", () => {
@@ -229,6 +233,45 @@ describe("the canvas", () => {
     act(() => useSwitchboard.getState().select("w1"));
     fireEvent.keyDown(window, { key: "a" });
     expect(ipc.decide).toHaveBeenCalledTimes(1);
+  });
+
+  it("1–9 pick an option of the selected or focused node's question, and nothing else", async () => {
+    renderCanvas();
+    await screen.findAllByTestId("session-node");
+    const options = [
+      { label: "SQLite", description: null },
+      { label: "Postgres", description: null },
+    ];
+    act(() =>
+      useSwitchboard.getState().applyChanges({
+        changed: [
+          makeSession({
+            sessionId: "q1",
+            status: "waiting",
+            awaitingInput: true,
+            question: "Which DB?",
+            questions: [{ header: null, question: "Which DB?", multiSelect: false, options }],
+            firstEventAt: NOW - 30_000,
+          }),
+        ],
+        removed: [],
+      }),
+    );
+    // No question on the selected node: a digit is nothing.
+    act(() => useSwitchboard.getState().select("w1"));
+    fireEvent.keyDown(window, { key: "2" });
+    expect(ipc.answerQuestion).not.toHaveBeenCalled();
+    // The node reached with Tab answers for itself.
+    await act(async () => fireEvent.keyDown(flowNode("q1"), { key: "2" }));
+    expect(ipc.answerQuestion).toHaveBeenCalledWith("q1", 2);
+    act(() => resetAnswers());
+    act(() => useSwitchboard.getState().select("q1"));
+    // Typed into the filter, a digit is text.
+    fireEvent.keyDown(window, { key: "/" });
+    fireEvent.keyDown(await screen.findByTestId("filter-input"), { key: "1" });
+    expect(ipc.answerQuestion).toHaveBeenCalledTimes(1);
+    await act(async () => fireEvent.keyDown(window, { key: "1" }));
+    expect(ipc.answerQuestion).toHaveBeenLastCalledWith("q1", 1);
   });
 
   it("Enter on a node reached with Tab opens its details without jumping; Enter again jumps", async () => {

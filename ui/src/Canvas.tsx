@@ -42,8 +42,9 @@ import {
   type Region,
   type Viewport,
 } from "./layout";
-import { isTypingTarget, shortcutFor } from "./shortcuts";
+import { isTypingTarget, optionOf, shortcutFor } from "./shortcuts";
 import { answer, canDecide, noteNotHeld } from "./Decide";
+import { asking, pickOption } from "./Answer";
 import { jump } from "./jump";
 
 type CanvasNode = SessionNodeType | RegionNodeType;
@@ -396,6 +397,16 @@ function CanvasEffects({ following }: { following: Following }) {
             return;
           }
           void answer(session, shortcut);
+          break;
+        }
+        case "option": {
+          // The question of the node the key was pressed on, else the selected one (the details
+          // panel answers its own session's keys).
+          const id = focusedNode(event) ?? selectSelectedId(store);
+          const session = id ? store.sessions[id] : undefined;
+          const option = optionOf(event);
+          if (!session || !asking(session) || option == null) return;
+          void pickOption(session, option);
           break;
         }
         case "left":

@@ -143,7 +143,7 @@ export const HOLD_PLACE_MS = 4000;
  * pointer leaves it — `SessionCard` lets go on pointer leave — or, if the pointer is not on it
  * (answered with a key), a few seconds later.
  */
-function holdWhileHovered(id: string) {
+export function holdWhileHovered(id: string) {
   useSwitchboard.getState().holdPlace(id);
   setTimeout(() => {
     const escaped = typeof CSS === "undefined" ? id : CSS.escape(id);

@@ -1,7 +1,8 @@
-// The side panel for the selected node (or the session picked in the Older list): who it is
-// and its recent history as a timeline, newest last. The history is fetched from Rust when the
-// panel opens and again whenever that session changes (its sessions-changed).
-import { useEffect, useLayoutEffect, useRef, useState } from "react";
+// The side panel for the selected node (or the session picked in the Older list): who it is,
+// what it asks (answered with a click or 1–9) or a reply to it, its screen on request, and its
+// recent history as a timeline, newest last. The history is fetched from Rust when the panel
+// opens and again whenever that session changes (its sessions-changed).
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
 import type { HistoryEntry } from "./bindings/HistoryEntry";
 import type { Session } from "./bindings/Session";
 import { selectDetailsId, useSwitchboard } from "./store";
@@ -23,6 +24,9 @@ import * as ipc from "./ipc";
 import { canDecide, DecideButtons, DecideWhat, useDecideNote } from "./Decide";
 import { jump, JumpNoteText, useJumpNote } from "./jump";
 import { CopyButton } from "./Connections";
+import { asking, pickOption, QuestionSection, ReplyBox, useRefused } from "./Answer";
+import { ScreenPeek } from "./ScreenPeek";
+import { isTypingTarget, optionOf, shortcutFor } from "./shortcuts";
 
 type Loaded = { phase: "loading" } | { phase: "ok"; entries: HistoryEntry[] } | { phase: "failed"; message: string };
 
@@ -78,11 +82,13 @@ function whereItRuns(session: Session): string | null {
 
 function JumpButton({ id }: { id: string }) {
   const note = useJumpNote(id);
+  // An answer typed from here was refused: its terminal is where to answer.
+  const suggested = useRefused(id);
   return (
     <div className="details-jump">
       <button
         type="button"
-        className="header-button"
+        className={suggested ? "header-button is-suggested" : "header-button"}
         data-testid="jump-to-terminal"
         title="Jump to terminal (Enter)"
         aria-keyshortcuts="Enter"
@@ -162,8 +168,26 @@ function Details({ id }: { id: string }) {
   const title = titleOf(session);
   const folder = session.cwd ? shortenHome(session.cwd) : null;
 
+  // Keys 1–9 in the panel answer its session's question (the canvas answers the selected node's).
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (isTypingTarget(event.target) || shortcutFor(event.nativeEvent) !== "option" || !asking(session)) return;
+    const option = optionOf(event);
+    if (option == null) return;
+    event.preventDefault();
+    event.stopPropagation();
+    void pickOption(session, option);
+  };
+
   return (
-    <aside className={`details-panel tone-${badge.tone}`} data-testid="details-panel" data-session-id={id} aria-label={`${title}: details`}>
+    <aside
+      className={`details-panel tone-${badge.tone}`}
+      data-testid="details-panel"
+      data-session-id={id}
+      aria-label={`${title}: details`}
+      // Focusable, so a click anywhere in it lets its keys (1–9) answer.
+      tabIndex={-1}
+      onKeyDown={onKeyDown}
+    >
       <div className="details-head">
         <span className="details-status">
           <span className="status-dot">
@@ -208,6 +232,8 @@ function Details({ id }: { id: string }) {
         </p>
       )}
       <DecideSection session={session} />
+      <QuestionSection session={session} />
+      <ReplyBox session={session} />
       <p className="details-note" title={absoluteTime(session.lastEventAt)}>
         {session.archived
           ? `In Older — ${silenceFor(session.lastEventAt, now)}. It returns to the canvas when it reports.`
@@ -221,6 +247,7 @@ function Details({ id }: { id: string }) {
         </p>
       )}
       {!session.ended && <JumpButton id={id} />}
+      {!session.ended && <ScreenPeek sessionId={id} />}
 
       <h3 className="details-subhead">Recent history</h3>
       {history.phase === "failed" && (

@@ -23,6 +23,7 @@ import { sizeOf, ZOOM_COMPACT, type NodeSize, type XY } from "./layout";
 import * as ipc from "./ipc";
 import { canDecide, DecideButtons, DecideWhat, useDecideNote } from "./Decide";
 import { jump, JumpNoteText, useJumpNote } from "./jump";
+import { asking, QuestionOnCard } from "./Answer";
 
 type CardProps = {
   id: string;
@@ -252,6 +253,8 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
           {note ? story : <DecideWhat session={session} place="decide" />}
           <DecideButtons session={session} place="decide" />
         </div>
+      ) : asking(session) && !note ? (
+        <QuestionOnCard session={session} />
       ) : (
         story
       )}

@@ -62,6 +62,27 @@ describe("what is on the card is found", () => {
     const other = makeSession({ sessionId: "o", status: "done", message: "Tests pass." });
     expect([asked, blocked, said, other].map((s) => matchesFilter(s, null, filter))).toEqual([true, true, true, false]);
   });
+
+  it("matches a question tool's header and option labels", () => {
+    const asked = makeSession({
+      sessionId: "q",
+      status: "waiting",
+      questions: [
+        {
+          header: "Framework",
+          question: "Which one?",
+          multiSelect: false,
+          options: [
+            { label: "React", description: "Use React" },
+            { label: "Vue", description: null },
+          ],
+        },
+      ],
+    });
+    expect(matchesFilter(asked, null, { text: "vue", category: null })).toBe(true);
+    expect(matchesFilter(asked, null, { text: "framework", category: null })).toBe(true);
+    expect(matchesFilter(asked, null, { text: "svelte", category: null })).toBe(false);
+  });
 });
 
 describe("sessions on other machines", () => {

@@ -14,13 +14,17 @@ export function isFiltering(filter: Filter): boolean {
 
 /** Words a session answers to: its title, project, agent and status (in the UI's words too), the
  * machine it runs on when that is a remote, and what its card shows — the question, the command,
- * the tool, the last message (issue 21.5). */
+ * the tool, the last message (issue 21.5), a question's options (issue 24). */
 function wordsOf(session: Session, project: string | null): string {
   const words = [titleOf(session), agentName(session.agent), session.agent, badgeOf(session, 0).word];
   if (isRemote(session)) words.push(session.host);
   if (session.unreachableSince != null) words.push("unreachable");
   for (const text of [session.question, session.command, session.tool, session.message]) {
     if (text) words.push(text);
+  }
+  // A question tool's questions and options, as the card and the panel show them.
+  for (const q of session.questions) {
+    words.push(q.header ?? "", q.question, ...q.options.map((o) => o.label));
   }
   if (session.status) words.push(session.status);
   const category = categoryOf(session);

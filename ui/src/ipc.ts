@@ -14,6 +14,8 @@ import { toCoordinate } from "./layout";
 import type { CommandError } from "./bindings/CommandError";
 import type { ErrorKind } from "./bindings/ErrorKind";
 import type { Jump } from "./bindings/Jump";
+import type { Delivered } from "./bindings/Delivered";
+import type { Screen } from "./bindings/Screen";
 import { FOCUS_SESSION, NOTICES_CHANGED, SESSIONS_CHANGED } from "./bindings/events";
 
 /** The shape every error that reaches the UI has (see STYLE.md), generated from Rust; besides
@@ -128,6 +130,39 @@ export async function decide(sessionId: string, decision: number, verdict: Verdi
   if (!isTauri()) throw notInApp;
   try {
     await invoke("decide", { sessionId, decision, verdict });
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
+/**
+ * Types option `option` (from 1) of the question on the session's screen into its own tmux pane.
+ * Rejects with an {@link IpcError}; kind `notDelivered` with the reason when nothing was typed.
+ */
+export async function answerQuestion(sessionId: string, option: number): Promise<Delivered> {
+  if (!isTauri()) throw notInApp;
+  try {
+    return await invoke<Delivered>("answer_question", { sessionId, option });
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
+/** Types the agent's next prompt into its own tmux pane, then Enter; rejects like {@link answerQuestion}. */
+export async function reply(sessionId: string, text: string): Promise<Delivered> {
+  if (!isTauri()) throw notInApp;
+  try {
+    return await invoke<Delivered>("reply", { sessionId, text });
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
+/** The last lines of the agent's tmux pane, or why there are none. */
+export async function peekScreen(sessionId: string): Promise<Screen> {
+  if (!isTauri()) return { text: null, reason: notInApp.message };
+  try {
+    return await invoke<Screen>("peek_screen", { sessionId });
   } catch (err) {
     throw toIpcError(err);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isTypingTarget, shortcutFor } from "./shortcuts";
+import { isTypingTarget, optionOf, shortcutFor } from "./shortcuts";
 
 const key = (k: string, extra: Partial<KeyboardEvent> = {}) =>
   ({ key: k, shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, repeat: false, target: document.body, ...extra }) as KeyboardEvent;
@@ -33,6 +33,17 @@ describe("canvas shortcuts", () => {
     expect(shortcutFor(key("a", { ctrlKey: true }))).toBeNull();
     expect(shortcutFor(key("A", { shiftKey: true }))).toBeNull();
     expect(shortcutFor(key("d", { metaKey: true }))).toBeNull();
+  });
+
+  it("picks an option with 1–9, once per press, and leaves Shift and Ctrl digits alone", () => {
+    expect(shortcutFor(key("1"))).toBe("option");
+    expect(shortcutFor(key("9"))).toBe("option");
+    expect(optionOf(key("2"))).toBe(2);
+    expect(shortcutFor(key("0"))).toBeNull();
+    expect(optionOf(key("0"))).toBeNull();
+    expect(shortcutFor(key("2", { repeat: true }))).toBeNull();
+    expect(shortcutFor(key("2", { ctrlKey: true }))).toBeNull();
+    expect(shortcutFor(key("2", { shiftKey: true }))).toBeNull();
   });
 
   it("leaves modified keys to the system (Ctrl+N, Cmd+F)", () => {

@@ -12,7 +12,8 @@ export type Shortcut =
   | "up"
   | "down"
   | "allow"
-  | "deny";
+  | "deny"
+  | "option";
 
 const ARROWS: Record<string, Shortcut> = { ArrowLeft: "left", ArrowRight: "right", ArrowUp: "up", ArrowDown: "down" };
 
@@ -46,6 +47,17 @@ export function shortcutFor(event: KeyLike): Shortcut | null {
       return event.repeat ? null : "allow";
     case "d":
       return event.repeat ? null : "deny";
+    // Pick that option of the question on screen (see `optionOf`); once per press.
+    case "1":
+    case "2":
+    case "3":
+    case "4":
+    case "5":
+    case "6":
+    case "7":
+    case "8":
+    case "9":
+      return event.repeat || event.shiftKey ? null : "option";
     case "Escape":
       return "close";
     case "Enter": {
@@ -58,4 +70,9 @@ export function shortcutFor(event: KeyLike): Shortcut | null {
     default:
       return null;
   }
+}
+
+/** The option a digit key picks (1–9), for the "option" shortcut. */
+export function optionOf(event: Pick<KeyboardEvent, "key">): number | null {
+  return /^[1-9]$/.test(event.key) ? Number(event.key) : null;
 }

@@ -10,6 +10,7 @@
 //! The measurements (hook → badge latency, memory) are `#[ignore]`d tests in `measure.rs`:
 //! add `--ignored --nocapture` (see `bench/e2e-measure.sh`).
 
+mod answer;
 mod decide;
 mod fit;
 mod harness;

@@ -287,7 +287,8 @@ class Scenarios:
         self.read_only()
         self.title_after_a_short_first_turn()
         for step in (self.permission_approved, self.permission_refused_esc, self.permission_refused_no,
-                     self.board, self.question_tool, self.question_tool_esc, self.question_tool_default_mode,
+                     self.board, self.question_tool, self.question_from_board, self.question_tool_esc,
+                     self.question_tool_default_mode,
                      self.question_plain_text, self.esc_during_tool, self.esc_during_stream,
                      self.api_errors, self.subagent, self.title, self.compaction, self.clear_exit_resume):
             self.ready()
@@ -431,6 +432,35 @@ class Scenarios:
         self.expect("the answer (PostToolUse) → working → Stop → done, no question left open",
                     lambda s: s["status"] == "done" and s.get("message") == "Using that color. Done."
                     and not s.get("awaitingInput"), 15)
+
+    def question_from_board(self):
+        """Issue 24: `switchboard answer` on Codex's question. Codex runs every session's hooks in
+        one daemon, so the board types only into a pane where a process has this session's rollout
+        open; else it refuses with that reason and types nothing. Either way is checked."""
+        self.report.scenario("question tool answered from the board (Plan mode)")
+        self.plan_mode(True)
+        self.prompt("Pick a color [[scenario:ask]] (board)")
+        asked = self.expect("waiting with the question's options",
+                            lambda s: s["status"] == "waiting" and [o["label"] for o in (s.get("questions") or [{}])[0]
+                                                                   .get("options", [])] == ["Red (Recommended)", "Blue"])
+        self.screen_shows("Codex shows the question", r"Which color should I use\?")
+        time.sleep(0.5)  # a key pressed the instant the dialog is drawn can be lost
+        sid = (asked or {}).get("sessionId", "")
+        answered = subprocess.run([str(harness.switchboard_bin()), "answer", sid, "2"], env=self.serve.env,
+                                  capture_output=True, text=True, timeout=20)
+        said = answered.stdout + answered.stderr
+        if answered.returncode == 0:
+            print("    Codex: the pane was tied to the session (its rollout is open there): typed", flush=True)
+            self.expect("typed `2` → the answer → done", lambda s: s["status"] == "done"
+                        and s.get("message") == "Using that color. Done." and not s.get("awaitingInput"), 15)
+        else:
+            print(f"    Codex: refused — {said.strip()}", flush=True)
+            self.report.check("refused with the reason, nothing typed", "shared daemon" in said
+                              and "Which color should I use?" in self.codex.tmux.screen(), said)
+            self.codex.tmux.send("Enter")
+            self.expect("answered at the terminal → done", lambda s: s["status"] == "done"
+                        and not s.get("awaitingInput"), 15)
+        self.plan_mode(False)
 
     def question_tool_esc(self):
         self.report.scenario("question tool (Plan mode, Esc)")

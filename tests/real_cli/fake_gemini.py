@@ -49,6 +49,8 @@ class FakeGemini:
     def __init__(self, scripts: dict[str, list[dict]]):
         self.scripts = scripts
         self.requests: list[dict] = []  # {path, scenario, step}, for debugging a failed run
+        # Every function response the CLI sent back, as JSON text (issue 24: what an answer delivered).
+        self.tool_results: list[str] = []
         self.errors_sent: dict[tuple[str, int], int] = {}
         self.lock = threading.Lock()
         fake = self
@@ -115,8 +117,11 @@ class FakeGemini:
         path = handler.path
         streamed = ":streamGenerateContent" in path
         scenario, step = self.locate(body) if streamed else (None, 0)
+        last = (body.get("contents") or [{}])[-1]
+        responses = [p["functionResponse"] for p in last.get("parts") or [] if isinstance(p, dict) and "functionResponse" in p]
         with self.lock:
             self.requests.append({"path": path, "scenario": scenario, "step": step})
+            self.tool_results.extend(json.dumps(response) for response in responses)
         if not streamed:
             # Start-up summary, /compress, any other one-shot helper call: a short plain answer.
             handler._json(200, response([{"text": "A short summary of the conversation so far."}], tokens=50))

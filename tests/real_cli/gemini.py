@@ -360,6 +360,27 @@ def scenarios(r: Run):
     r.expect("done at the end of the turn", lambda s: s["status"] == "done" and not s.get("awaitingInput"), 15)
     r.idle()
 
+    # --- the same question answered from the board (issue 24) ------------------------------------
+    report.scenario("question answered from the board (`switchboard answer`)")
+    r.prompt("Set up a database [[scenario:ask]]")
+    r.tmux.wait_text(r"Enter to select", 20)
+    asked = r.expect("waiting with the question's options",
+                     lambda s: s["status"] == "waiting" and [o["label"] for o in (s.get("questions") or [{}])[0]
+                                                            .get("options", [])] == ["PostgreSQL", "SQLite"])
+    time.sleep(0.5)  # a key pressed the instant the dialog is drawn can be lost (a person is slower)
+    before = len(r.fake.tool_results)
+    started = time.monotonic()
+    answered = subprocess.run([str(harness.switchboard_bin()), "answer", r.sid, "2"], env=r.serve.env,
+                              capture_output=True, text=True, timeout=20)
+    report.check("`switchboard answer <session> 2` types into its pane", answered.returncode == 0 and asked is not None,
+                 answered.stdout + answered.stderr)
+    got = harness.wait_until(lambda: next((t for t in r.fake.tool_results[before:] if "SQLite" in t), None), 15)
+    report.check("the model gets the chosen option (SQLite) in the function response", got is not None,
+                 f"{r.fake.tool_results[before:]}; screen:\n{r.tmux.screen()[-600:]}")
+    print(f"    answer → the model's function response: {time.monotonic() - started:.2f} s", flush=True)
+    r.expect("done at the end of the turn", lambda s: s["status"] == "done" and not s.get("awaitingInput"), 15)
+    r.idle()
+
     # --- Esc at the ask_user question (issue 20.3) ------------------------------------------------
     report.scenario("Esc at the question (ask_user)")
     r.prompt("Set up a database [[scenario:ask]]")

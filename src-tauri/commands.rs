@@ -198,6 +198,15 @@ pub async fn new_agent(
         .map_err(|error| CommandError::new(ErrorKind::NotDelivered, error.to_string()))
 }
 
+/// "End agent" (issue 25), after the user confirmed in the web view: SIGTERM to its own group.
+#[tauri::command]
+pub fn end_agent(state: State<'_>, session_id: String) -> Result<(), CommandError> {
+    let session = state.hub.session(&session_id).ok_or_else(|| CommandError::unknown_session(&session_id))?;
+    switchboard_engine::instance::end::end(&session)
+        .map(|_| ())
+        .map_err(|refused| CommandError::new(ErrorKind::NotDelivered, refused.to_string()))
+}
+
 /// The remotes followed (issue 23): connected, connecting or unreachable since when.
 #[tauri::command]
 pub fn remotes(state: State<'_>) -> Vec<switchboard_engine::remote::RemoteState> {

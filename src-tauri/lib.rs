@@ -87,6 +87,7 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
             commands::reply,
             commands::peek_screen,
             commands::new_agent,
+            commands::end_agent,
             tray::autostart,
             tray::set_autostart
         ])

@@ -114,6 +114,13 @@ enum Command {
         #[arg(last = true, num_args = 0..)]
         prompt: Vec<String>,
     },
+    /// End a session's agent: SIGTERM to its own process group (the CLI and its tools), nothing else
+    End {
+        session: String,
+        /// Do not ask first
+        #[arg(long, short)]
+        yes: bool,
+    },
     /// What a session is doing and asks (with numbered options), and its screen when in tmux
     Peek {
         session: String,
@@ -197,6 +204,7 @@ fn main() -> ExitCode {
         Some(Command::Reply { session, text }) => act(&session, None, Some(text.join(" "))),
         Some(Command::Peek { session, json }) => peek(&session, json),
         Some(Command::New { cli, cwd, worktree, prompt }) => new_agent(cli, cwd, worktree, prompt),
+        Some(Command::End { session, yes }) => end_agent(&session, yes),
         Some(Command::Install { target, uninstall, dry_run, verbose }) => install(target, uninstall, dry_run, verbose),
         Some(Command::Doctor { json }) => return doctor(json),
     };
@@ -282,6 +290,30 @@ fn new_agent(cli: NewCli, cwd: Option<PathBuf>, worktree: Option<String>, prompt
     let launched = launch(&Launch { cli: cli.clone(), cwd, worktree, prompt })?;
     println!("Started {cli} in {} (tmux pane {}).", launched.cwd, launched.pane);
     println!("Its terminal: {}", launched.attach);
+    Ok(())
+}
+
+fn end_agent(name: &str, yes: bool) -> anyhow::Result<()> {
+    use std::io::{BufRead, IsTerminal, Write};
+    let state = state_dir()?;
+    let session = switchboard_engine::client::act::find(&state, name)?;
+    let title = session.title.clone().unwrap_or_else(|| session.session_id.clone());
+    let pid = session.process.as_ref().map_or("unknown".into(), |p| p.pid.to_string());
+    if !yes {
+        if !std::io::stdin().is_terminal() {
+            anyhow::bail!("ending an agent needs a yes: add --yes");
+        }
+        print!("End {} ({title}, pid {pid}) and the tools it runs? [y/N] ", session.agent);
+        std::io::stdout().flush()?;
+        let mut answer = String::new();
+        std::io::stdin().lock().read_line(&mut answer)?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes") {
+            println!("Left running.");
+            return Ok(());
+        }
+    }
+    switchboard_engine::client::act::end(&state, &session)?;
+    println!("Sent SIGTERM to {} ({title}, pid {pid}).", session.agent);
     Ok(())
 }
 

@@ -152,3 +152,39 @@ fn answers_are_typed_into_the_agents_own_pane_and_nowhere_else() {
     let _ = outsider.wait();
     assert_eq!(keys(&got), "2now fix the tests\r", "nothing more was typed");
 }
+
+/// Issue 25's "End agent": `switchboard end` sends SIGTERM to the agent's own group — the CLI and
+/// the tools it runs — and nothing else; without a terminal to ask on it needs `--yes`.
+#[test]
+fn end_stops_the_agent_and_its_tools_and_nothing_else() {
+    use std::os::unix::process::CommandExt;
+    let serve = Serve::start();
+    let mut agent = Command::new("sh").args(["-c", "sleep 600 & wait"]).process_group(0).spawn().unwrap();
+    let mut sibling = Command::new("sleep").arg("600").spawn().unwrap();
+    let pid = agent.id();
+    let tool = eventually(Duration::from_secs(30), || {
+        let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).ok()?;
+        children.split_whitespace().next()?.parse::<u32>().ok()
+    })
+    .expect("the agent's tool runs");
+    post_from(&serve, &claude("UserPromptSubmit", "ending"), &reported(pid, None, Path::new("/")));
+    serve.wait_for("ending", |s| s["status"] == "working");
+
+    let unasked = run(serve.home(), &["end", "ending"], b"y\n");
+    assert!(!unasked.status.success());
+    assert!(said(&unasked).contains("--yes"), "{}", said(&unasked));
+    assert!(agent.try_wait().unwrap().is_none(), "nothing was sent without a yes");
+
+    let ended = run(serve.home(), &["end", "ending", "--yes"], b"");
+    assert!(ended.status.success(), "{}", said(&ended));
+    assert!(said(&ended).contains(&format!("pid {pid}")), "{}", said(&ended));
+    agent.wait().unwrap();
+    let tool_gone = eventually(Duration::from_secs(30), || {
+        let stat = std::fs::read_to_string(format!("/proc/{tool}/stat")).ok();
+        stat.is_none_or(|stat| stat.contains(") Z ")).then_some(())
+    });
+    assert!(tool_gone.is_some(), "its tool ended with it");
+    assert!(sibling.try_wait().unwrap().is_none(), "a sibling process survives");
+    let _ = sibling.kill();
+    let _ = sibling.wait();
+}

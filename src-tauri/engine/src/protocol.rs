@@ -56,6 +56,8 @@ pub mod routes {
     pub const REPLY: &str = "/reply/{id}";
     /// `GET`: the session and the last lines of its tmux pane.
     pub const PEEK: &str = "/peek/{id}";
+    /// `POST`: SIGTERM to the session's agent (its own process group), the user having confirmed.
+    pub const END: &str = "/end/{id}";
 }
 
 /// `/answer/<id>`, `/reply/<id>` or `/peek/<id>` for a session.

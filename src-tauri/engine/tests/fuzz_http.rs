@@ -177,7 +177,7 @@ fn path() -> impl Strategy<Value = String> {
         1 => Just("/updates".to_owned()),
         1 => Just("/remotes".to_owned()),
         // Answers typed into an agent's pane, and its screen (issue 24).
-        1 => (select(vec!["answer", "reply", "peek"]), segment()).prop_map(|(action, id)| format!("/{action}/{id}")),
+        1 => (select(vec!["answer", "reply", "peek", "end"]), segment()).prop_map(|(action, id)| format!("/{action}/{id}")),
         1 => prop::collection::vec(segment(), 0..4).prop_map(|segments| format!("/{}", segments.join("/"))),
         1 => (segment(), segment()).prop_map(|(a, b)| format!("/hook/{a}/{b}")),
     ]
@@ -309,7 +309,7 @@ fn check(server: &Server, request: &Request) -> Result<(), TestCaseError> {
     };
     let listed = [204, 401, 404, 405, 408, 413].contains(&status);
     // An answer for a held permission that is not (or no longer) waiting, or that is malformed.
-    let acting = ["/decision/", "/answer/", "/reply/", "/peek/"].iter().any(|p| request.path.starts_with(p));
+    let acting = ["/decision/", "/answer/", "/reply/", "/peek/", "/end/"].iter().any(|p| request.path.starts_with(p));
     let decision = [200, 400, 409].contains(&status) && acting && has_key(request);
     let snapshot =
         status == 200 && ["/sessions", "/updates", "/remotes"].contains(&request.path.as_str()) && has_key(request);

@@ -99,6 +99,18 @@ pub fn answer(
     }
 }
 
+/// SIGTERM to the session's agent (its own process group).
+pub fn end(state_dir: &Path, session: &Session) -> Result<(), ActError> {
+    let endpoint = endpoint(state_dir)?;
+    let path = session_action_path("end", &session.session_id, &endpoint.key);
+    let response = super::request(endpoint.addr(), "POST", &path, b"", TIMEOUT).map_err(ActError::Unreachable)?;
+    match response.status {
+        204 => Ok(()),
+        404 => Err(ActError::NoSuchSession(session.session_id.clone())),
+        status => Err(refusal(status, &response.body)),
+    }
+}
+
 /// The session and its pane's last lines (`screen`), or why there are none (`noScreen`).
 pub fn peek(state_dir: &Path, name: &str) -> Result<Value, ActError> {
     let session = find(state_dir, name)?;

@@ -9,6 +9,7 @@
 
 pub mod answer;
 pub mod decide;
+pub mod end;
 pub mod hub;
 pub mod journal;
 pub mod jump;

@@ -71,6 +71,7 @@ fn router(state: Arc<ServerState>) -> Router {
         .route(routes::ANSWER, post(answer))
         .route(routes::REPLY, post(reply))
         .route(routes::PEEK, get(peek))
+        .route(routes::END, post(end_agent))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, READ_TIMEOUT));
     // A held permission waits for the user; its body still has [`BODY_TIMEOUT`] to arrive.
     let held = Router::new()
@@ -294,6 +295,25 @@ async fn peek(
         Err(_) => (None, Some("the screen could not be read".to_owned())),
     };
     axum::Json(serde_json::json!({ "session": session, "screen": screen, "noScreen": why })).into_response()
+}
+
+/// `POST /end/<session>?key=…`: SIGTERM to its agent (issue 25). `204`, `404`, or `409` with why.
+async fn end_agent(
+    State(state): State<Arc<ServerState>>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    if !key_matches(query.as_deref(), &state.key) {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    let Ok(Path(id)) = id else { return StatusCode::NOT_FOUND.into_response() };
+    let Some(session) = state.hub.session(&id) else { return StatusCode::NOT_FOUND.into_response() };
+    match super::end::end(&session) {
+        Ok(_) => StatusCode::NO_CONTENT.into_response(),
+        Err(refused) => {
+            (StatusCode::CONFLICT, axum::Json(serde_json::json!({ "error": refused.to_string() }))).into_response()
+        }
+    }
 }
 
 /// `GET /remotes`: each followed remote's state (`switchboard remote list`).

@@ -490,6 +490,10 @@ impl Link<'_> {
     /// Hands a report to the hub and records `seq` as applied; when the hub's queue is full the
     /// report is dropped and the link asked to resume after the last applied.
     fn report(&mut self, report: RemoteReport, seq: u64) -> bool {
+        if self.shared.stopped() {
+            // No longer followed: its sessions have left the board, and must not come back.
+            return false;
+        }
         if self.inputs.send(Input::Remote { host: self.host.to_owned(), report }) {
             self.applied(seq);
             true

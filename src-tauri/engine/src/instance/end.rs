@@ -1,0 +1,119 @@
+//! "End agent" (issue 25): SIGTERM to the agent's own process group — the CLI and the tools it
+//! runs — after the user confirmed, and never anything else: the process must still be the one its
+//! hook reported (pid and start time), and its group must not be Switchboard's own or a session
+//! leader's (a login shell, tmux's pane shell): then only the agent process itself is signalled.
+
+use switchboard_core::Session;
+
+use crate::process;
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum EndError {
+    #[error("{0} is another machine's agent: end it on that machine")]
+    Remote(String),
+    #[error("where its agent runs is not known (no process reported by its hooks)")]
+    Unknown,
+    #[error("its agent process has exited already")]
+    Gone,
+    #[error("the signal was refused: {0}")]
+    Refused(String),
+}
+
+/// What was signalled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// The agent's own process group (the CLI and what it started).
+    Group(i32),
+    /// Only the agent's process (its group is shared with its shell or terminal).
+    Process(i32),
+}
+
+/// Sends SIGTERM to the session's agent (see the module's rules).
+pub fn end(session: &Session) -> Result<Ended, EndError> {
+    if !session.is_local() {
+        return Err(EndError::Remote(session.host.clone()));
+    }
+    let agent = session.process.as_ref().ok_or(EndError::Unknown)?;
+    if !process::is_alive(agent) {
+        return Err(EndError::Gone);
+    }
+    let pid = i32::try_from(agent.pid).map_err(|_| EndError::Unknown)?;
+    // SAFETY: getpgid/getsid/getpgrp only read the kernel's process table.
+    let (group, session_id, ours) = unsafe { (libc::getpgid(pid), libc::getsid(pid), libc::getpgrp()) };
+    // The agent leads its own group (a job of its shell, or started in its own group): the group is
+    // the agent and its tools. A group it only shares (its shell's, tmux's pane, ours) is not.
+    let own_group = group == pid && group != ours && session_id != pid;
+    let (target, ended) = if own_group { (-group, Ended::Group(group)) } else { (pid, Ended::Process(pid)) };
+    // SAFETY: kill(2) sends a signal; no memory is touched.
+    if unsafe { libc::kill(target, libc::SIGTERM) } != 0 {
+        return Err(EndError::Refused(std::io::Error::last_os_error().to_string()));
+    }
+    tracing::info!(session = %session.session_id, ?ended, "ended the agent from Switchboard");
+    Ok(ended)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::CommandExt;
+    use std::process::Command;
+    use std::time::{Duration, Instant};
+    use switchboard_core::{normalize, AgentProcess, Reducer};
+
+    fn session_of(pid: u32) -> Session {
+        let event = normalize("custom", &serde_json::json!({"sessionId": "s", "status": "working"}), 1).unwrap();
+        let mut session = Reducer::new().apply(&event, false).unwrap().session;
+        session.process =
+            Some(AgentProcess { pid, start: process::stat(pid).unwrap().start, ..AgentProcess::default() });
+        session
+    }
+
+    fn gone(pid: u32) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if process::stat(pid).is_none_or(|stat| matches!(stat.state, 'Z' | 'X')) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        false
+    }
+
+    #[test]
+    fn the_agent_and_its_tools_end_and_a_sibling_survives() {
+        // The "agent": a shell leading its own group, with a tool (sleep) it started.
+        let mut agent = Command::new("sh").args(["-c", "sleep 600 & wait"]).process_group(0).spawn().unwrap();
+        let sibling = Command::new("sleep").arg("600").spawn().unwrap();
+        let pid = agent.id();
+        let tool = (0..500)
+            .find_map(|_| {
+                std::thread::sleep(Duration::from_millis(10));
+                process::children(pid).into_iter().next()
+            })
+            .expect("the agent's tool runs");
+        let ended = end(&session_of(pid)).unwrap();
+        assert_eq!(ended, Ended::Group(pid as i32));
+        let _ = agent.wait();
+        assert!(gone(tool), "its tool ended with it");
+        assert!(process::stat(sibling.id()).is_some_and(|s| s.state != 'Z'), "a sibling survives");
+        let mut sibling = sibling;
+        let _ = sibling.kill();
+        let _ = sibling.wait();
+        // Ended already (or a reused pid): nothing is signalled.
+        assert_eq!(end(&session_of_gone()), Err(EndError::Gone));
+    }
+
+    fn session_of_gone() -> Session {
+        let mut session = session_of(std::process::id());
+        session.process.as_mut().unwrap().start += 1;
+        session
+    }
+
+    #[test]
+    fn an_agent_sharing_our_group_is_signalled_alone() {
+        let mut agent = Command::new("sleep").arg("600").spawn().unwrap();
+        let ended = end(&session_of(agent.id())).unwrap();
+        assert_eq!(ended, Ended::Process(agent.id() as i32), "never our own group");
+        let _ = agent.wait();
+    }
+}

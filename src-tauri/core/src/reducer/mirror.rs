@@ -17,6 +17,10 @@ pub fn remote_id(host: &str, session_id: &str) -> String {
 impl Reducer {
     /// A session as remote `host` reported it. `None` when nothing this board shows changed.
     pub fn mirror(&mut self, host: &str, remote: Session, window_focused: bool) -> Option<Change> {
+        if remote.session_id.is_empty() || remote.session_id.len() > crate::normalize::MAX_ID_LEN {
+            return None;
+        }
+        let remote = bounded(remote);
         let id = remote_id(host, &remote.session_id);
         let existing = self.sessions.get(&id);
         if existing.is_some_and(|state| state.session.is_local()) {
@@ -111,6 +115,57 @@ impl Reducer {
     }
 }
 
+/// A remote's session held to the bounds of this board's own: texts clipped as at ingest, the
+/// question lists bounded — whatever a remote sends, each session costs what a local one may.
+fn bounded(mut session: Session) -> Session {
+    use super::clip;
+    let short = |text: &mut String, most: usize| {
+        if text.len() > most {
+            *text = text.chars().take(most).collect();
+        }
+    };
+    short(&mut session.agent, 64);
+    for text in [
+        &mut session.title,
+        &mut session.cwd,
+        &mut session.tool,
+        &mut session.question,
+        &mut session.message,
+        &mut session.transcript_path,
+        &mut session.command,
+    ] {
+        *text = clip(text);
+    }
+    session.questions.truncate(crate::session::MAX_QUESTIONS);
+    for question in &mut session.questions {
+        short(&mut question.question, 1_000);
+        if let Some(header) = &mut question.header {
+            short(header, 1_000);
+        }
+        question.options.truncate(crate::session::MAX_OPTIONS);
+        for option in &mut question.options {
+            short(&mut option.label, 1_000);
+            if let Some(description) = &mut option.description {
+                short(description, 1_000);
+            }
+        }
+    }
+    if let Some(process) = &mut session.process {
+        for text in [
+            &mut process.tty,
+            &mut process.tmux_pane,
+            &mut process.tmux_socket,
+            &mut process.window_id,
+            &mut process.term_program,
+        ] {
+            if let Some(text) = text {
+                short(text, 256);
+            }
+        }
+    }
+    session
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,6 +248,31 @@ mod tests {
         let mut restarted = Reducer::new();
         restarted.restore([saved]);
         assert!(restarted.is_empty());
+    }
+
+    #[test]
+    fn whatever_a_remote_sends_a_session_costs_what_a_local_one_may() {
+        let mut board = Reducer::new();
+        let mut huge = remote("a", AgentStatus::Done, 1);
+        huge.message = Some("m".repeat(900_000));
+        huge.agent = "x".repeat(10_000);
+        huge.questions = vec![
+            crate::session::Question {
+                question: "q".repeat(50_000),
+                options: vec![crate::session::QuestionOption { label: "l".repeat(9_000), description: None }; 500],
+                ..Default::default()
+            };
+            100
+        ];
+        let kept = board.mirror("box", huge, false).unwrap().session;
+        assert_eq!(kept.message.unwrap().chars().count(), super::super::MAX_TEXT);
+        assert_eq!(kept.agent.len(), 64);
+        assert_eq!(kept.questions.len(), crate::session::MAX_QUESTIONS);
+        assert_eq!(kept.questions[0].options.len(), crate::session::MAX_OPTIONS);
+        assert_eq!(kept.questions[0].options[0].label.len(), 1_000);
+        let mut long_id = remote("a", AgentStatus::Done, 1);
+        long_id.session_id = "i".repeat(300);
+        assert!(board.mirror("box", long_id, false).is_none(), "an id this board would refuse from a hook");
     }
 
     #[test]

@@ -157,10 +157,11 @@ fn bounded(mut session: Session) -> Session {
             &mut process.tmux_socket,
             &mut process.window_id,
             &mut process.term_program,
-        ] {
-            if let Some(text) = text {
-                short(text, 256);
-            }
+        ]
+        .into_iter()
+        .flatten()
+        {
+            short(text, 256);
         }
     }
     session

@@ -96,6 +96,32 @@ describe("the Connections view", () => {
     await waitFor(() => expect(copy).toHaveTextContent("Copied"));
   });
 
+  it("the header's alert dot also lights while a remote is unreachable, and says which", () => {
+    useSwitchboard.setState(initialData());
+    useSwitchboard.getState().applySnapshot([
+      makeSession({ sessionId: "local-1" }),
+      makeSession({ sessionId: "devbox:a", host: "devbox", unreachableSince: Date.now() - 60_000 }),
+      makeSession({ sessionId: "devbox:b", host: "devbox", unreachableSince: Date.now() - 60_000 }),
+      makeSession({ sessionId: "gpu:a", host: "gpu" }),
+    ]);
+    renderConnections();
+    const toggle = screen.getByTestId("connections-toggle");
+    expect(screen.getByTestId("connections-alert")).toHaveAttribute("aria-label", "devbox is unreachable");
+    expect(toggle.getAttribute("title")).toMatch(/^devbox is unreachable: its sessions show what was last known\./);
+    act(() =>
+      useSwitchboard.getState().applyChanges({
+        changed: [
+          makeSession({ sessionId: "devbox:a", host: "devbox" }),
+          makeSession({ sessionId: "devbox:b", host: "devbox" }),
+        ],
+        removed: [],
+      }),
+    );
+    expect(screen.queryByTestId("connections-alert")).toBeNull();
+    expect(toggle.getAttribute("title")).not.toMatch(/unreachable/);
+    useSwitchboard.setState(initialData());
+  });
+
   it("Check again runs the checks again; the header's alert dot follows the result", async () => {
     vi.mocked(ipc.doctor).mockResolvedValueOnce(doctorReport()).mockResolvedValueOnce(healthyReport());
     renderConnections();

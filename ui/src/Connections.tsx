@@ -9,12 +9,14 @@ import type { Check } from "./bindings/Check";
 import { DECIDING_CLIS } from "./bindings/deciding";
 import type { DoctorReport } from "./bindings/DoctorReport";
 import type { Outcome } from "./bindings/Outcome";
+import type { Session } from "./bindings/Session";
 import type { Settings } from "./bindings/Settings";
 import type { Tone } from "./status";
 import { CloseIcon, PlugIcon, StatusGlyph } from "./icons";
 import * as ipc from "./ipc";
 import { PathText } from "./jump";
 import { RemotesSettings } from "./Remotes";
+import { useSwitchboard } from "./store";
 
 type ConnectionsState = {
   open: boolean;
@@ -213,11 +215,38 @@ export function DoctorSummary({ report }: { report: DoctorReport }) {
   );
 }
 
-/** The header button. A dot marks failing checks once they have been run. */
+/** The remotes whose link is down (a session of theirs is unreachable), by name, one per line. */
+function unreachableHosts(sessions: Record<string, Session>): string {
+  const hosts = new Set<string>();
+  for (const session of Object.values(sessions)) {
+    if (session.unreachableSince != null) hosts.add(session.host);
+  }
+  return [...hosts].sort().join("\n");
+}
+
+/** "devbox is unreachable", "devbox and gpu are unreachable", "a, b and c are unreachable". */
+function unreachableWords(hosts: string[]): string {
+  const names = hosts.length > 1 ? `${hosts.slice(0, -1).join(", ")} and ${hosts[hosts.length - 1]}` : hosts[0];
+  return `${names} ${hosts.length > 1 ? "are" : "is"} unreachable`;
+}
+
+/** The header button. A dot marks failing checks once they have been run, and a remote that is down. */
 export function ConnectionsToggle() {
   const open = useConnections((s) => s.open);
   const failed = useConnections((s) => failures(s.report));
   const setOpen = useConnections((s) => s.setOpen);
+  // A string, so that the selector's answer is equal while the same remotes are down.
+  const down = useSwitchboard((s) => unreachableHosts(s.sessions));
+  const hosts = down === "" ? [] : down.split("\n");
+  const alerts = [
+    failed > 0 ? `${failed} failing` : null,
+    hosts.length > 0 ? unreachableWords(hosts) : null,
+  ].filter((a): a is string => a != null);
+  const hint = "Which agent CLIs are connected, and how to fix the ones that are not";
+  const why = [
+    failed > 0 ? `${failed} ${failed === 1 ? "check" : "checks"} failing` : null,
+    hosts.length > 0 ? `${unreachableWords(hosts)}: ${hosts.length > 1 ? "their" : "its"} sessions show what was last known` : null,
+  ].filter((a): a is string => a != null);
   return (
     <button
       type="button"
@@ -225,12 +254,14 @@ export function ConnectionsToggle() {
       data-testid="connections-toggle"
       aria-pressed={open}
       aria-controls="connections-drawer"
-      title="Which agent CLIs are connected, and how to fix the ones that are not"
+      title={why.length > 0 ? `${why.join("; ")}. ${hint}` : hint}
       onClick={() => setOpen()}
     >
       <PlugIcon />
       Connections
-      {failed > 0 && <span className="connections-alert" aria-label={`${failed} failing`} />}
+      {alerts.length > 0 && (
+        <span className="connections-alert" data-testid="connections-alert" role="img" aria-label={alerts.join("; ")} />
+      )}
     </button>
   );
 }

@@ -16,6 +16,7 @@ vi.mock("./ipc", async (importOriginal) => ({
   sessionHistory: vi.fn(),
   jumpToTerminal: vi.fn(),
   decide: vi.fn(),
+  endAgent: vi.fn(),
 }));
 
 const MIN = 60_000;
@@ -48,6 +49,8 @@ beforeEach(() => {
   resetDecide();
   vi.mocked(ipc.jumpToTerminal).mockReset();
   resetJump();
+  vi.mocked(ipc.endAgent).mockReset();
+  vi.mocked(ipc.endAgent).mockResolvedValue(undefined);
 });
 
 function open(id = "a") {
@@ -300,5 +303,76 @@ describe("answering from the details panel", () => {
     expect(screen.queryByTestId("details-allow")).toBeNull();
     expect(screen.getByTestId("details-decide-note")).toHaveTextContent("Already answered at the terminal, or timed out.");
     await act(async () => {}); // the history refetch the change caused
+  });
+});
+
+describe("ending an agent from the details panel", () => {
+  const process = { pid: 1234, start: 1, tty: "/dev/pts/3", tmuxPane: "%7", tmuxSocket: null, windowId: null, termProgram: null };
+
+  async function openEndable(overrides: Partial<Parameters<typeof makeSession>[0]> = {}) {
+    useSwitchboard.getState().applySnapshot([makeSession({ sessionId: "x", process, ...overrides })]);
+    useSwitchboard.getState().select("x");
+    render(<DetailsPanel />);
+    await screen.findAllByTestId("history-entry");
+  }
+
+  it("asks first: the first click only asks, End sends SIGTERM once and says to which pid", async () => {
+    await openEndable();
+    const button = screen.getByTestId("end-agent");
+    expect(button).toHaveTextContent("End agent…");
+    // After Jump, in the panel's order.
+    expect(screen.getByTestId("jump-to-terminal").compareDocumentPosition(button) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    fireEvent.click(button);
+    expect(ipc.endAgent).not.toHaveBeenCalled();
+    const confirm = screen.getByTestId("end-confirm");
+    expect(confirm).toHaveTextContent("End Claude (pid 1234) and the tools it runs?");
+    // The safe answer has the focus: a second Enter does not end it.
+    expect(screen.getByTestId("end-agent-cancel")).toHaveFocus();
+    await act(async () => fireEvent.click(within(confirm).getByTestId("end-agent-confirm")));
+    expect(ipc.endAgent).toHaveBeenCalledTimes(1);
+    expect(ipc.endAgent).toHaveBeenCalledWith("x");
+    expect(screen.getByTestId("end-agent-note")).toHaveTextContent("Sent SIGTERM to pid 1234");
+    expect(screen.getByTestId("end-agent-note")).not.toHaveClass("is-error");
+    expect(screen.queryByTestId("end-confirm")).toBeNull();
+  });
+
+  it("Cancel and Escape take the question back and send nothing; Escape leaves the panel open", async () => {
+    await openEndable();
+    fireEvent.click(screen.getByTestId("end-agent"));
+    fireEvent.click(screen.getByTestId("end-agent-cancel"));
+    expect(screen.queryByTestId("end-confirm")).toBeNull();
+    fireEvent.click(screen.getByTestId("end-agent"));
+    // The canvas's Escape (close the panel) does not hear it.
+    const canvasKeys = vi.fn();
+    window.addEventListener("keydown", canvasKeys);
+    fireEvent.keyDown(screen.getByTestId("end-agent-cancel"), { key: "Escape" });
+    window.removeEventListener("keydown", canvasKeys);
+    expect(canvasKeys).not.toHaveBeenCalled();
+    expect(screen.queryByTestId("end-confirm")).toBeNull();
+    expect(screen.getByTestId("end-agent")).toBeInTheDocument();
+    expect(screen.getByTestId("details-panel")).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByTestId("end-agent")).toHaveFocus());
+    expect(ipc.endAgent).not.toHaveBeenCalled();
+  });
+
+  it("says why when the signal was not sent", async () => {
+    vi.mocked(ipc.endAgent).mockRejectedValue({ kind: "notDelivered", message: "its process has exited already" });
+    await openEndable();
+    fireEvent.click(screen.getByTestId("end-agent"));
+    await act(async () => fireEvent.click(screen.getByTestId("end-agent-confirm")));
+    expect(ipc.endAgent).toHaveBeenCalledTimes(1);
+    const note = screen.getByTestId("end-agent-note");
+    expect(note).toHaveTextContent("its process has exited already");
+    expect(note).toHaveClass("is-error");
+  });
+
+  it.each([
+    ["a remote session", { sessionId: "x", host: "devbox" }],
+    ["an ended session", { sessionId: "x", ended: true }],
+    ["a session whose process is unknown", { sessionId: "x", process: null }],
+    ["a session whose process exited", { sessionId: "x", exited: true }],
+  ])("is not offered for %s", async (_, overrides) => {
+    await openEndable(overrides);
+    expect(screen.queryByTestId("end-agent")).toBeNull();
   });
 });

@@ -113,6 +113,125 @@ function JumpButton({ id }: { id: string }) {
   );
 }
 
+/** A local agent still running whose process is known: the one kind that can be ended from here. */
+export function canEnd(session: Session): boolean {
+  return !isRemote(session) && !session.ended && !session.exited && session.process != null;
+}
+
+type EndNote = { text: string; failed: boolean };
+
+/**
+ * "End agent…": SIGTERM to the agent's process group, after an inline confirmation that names
+ * what ends. Never on a single click; Escape or Cancel takes it back.
+ */
+function EndAgent({ session }: { session: Session }) {
+  const [confirming, setConfirming] = useState(false);
+  const [ending, setEnding] = useState(false);
+  const [note, setNote] = useState<EndNote | null>(null);
+  const opener = useRef<HTMLButtonElement>(null);
+  const cancel = useRef<HTMLButtonElement>(null);
+  const shown = canEnd(session);
+  const pid = session.process?.pid;
+
+  // The safe choice has the focus: Enter, Enter does not end it.
+  useEffect(() => {
+    if (confirming) cancel.current?.focus();
+  }, [confirming]);
+
+  if (!shown && !note) return null;
+  const name = agentName(session.agent);
+
+  const dismiss = () => {
+    setConfirming(false);
+    requestAnimationFrame(() => opener.current?.focus());
+  };
+  const end = async () => {
+    if (ending || pid == null) return;
+    setEnding(true);
+    try {
+      await ipc.endAgent(session.sessionId);
+      setNote({ text: `Sent SIGTERM to pid ${pid}`, failed: false });
+    } catch (err) {
+      setNote({ text: `Not ended: ${ipc.toIpcError(err).message}`, failed: true });
+    } finally {
+      setEnding(false);
+      dismiss();
+    }
+  };
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key !== "Escape") return;
+    // Escape takes back the question, and only that (not the panel too).
+    event.preventDefault();
+    event.stopPropagation();
+    dismiss();
+  };
+
+  return (
+    <div className="details-end" data-testid="details-end">
+      {shown && !confirming && (
+        <button
+          ref={opener}
+          type="button"
+          className="header-button is-danger"
+          data-testid="end-agent"
+          title={`Send SIGTERM to ${name} (pid ${pid}) and the tools it runs`}
+          onClick={() => {
+            setNote(null);
+            setConfirming(true);
+          }}
+        >
+          End agent…
+        </button>
+      )}
+      {shown && confirming && (
+        <div
+          className="end-confirm"
+          role="group"
+          aria-label="End the agent?"
+          aria-busy={ending}
+          data-testid="end-confirm"
+          onKeyDown={onKeyDown}
+        >
+          <span className="end-question">
+            End {name} (pid {pid}) and the tools it runs?
+          </span>
+          <span className="end-buttons">
+            <button
+              type="button"
+              className="decide-button is-deny"
+              data-testid="end-agent-confirm"
+              disabled={ending}
+              onClick={() => void end()}
+            >
+              {ending ? "Ending…" : "End"}
+            </button>
+            <button
+              ref={cancel}
+              type="button"
+              className="header-button"
+              data-testid="end-agent-cancel"
+              disabled={ending}
+              onClick={dismiss}
+            >
+              Cancel
+            </button>
+          </span>
+        </div>
+      )}
+      {note && (
+        <p
+          className={note.failed ? "details-note is-error" : "details-note"}
+          role="status"
+          data-testid="end-agent-note"
+          title={note.text}
+        >
+          {note.text}
+        </p>
+      )}
+    </div>
+  );
+}
+
 /** Allow / Deny for the held permission, and why a late answer did not go through. */
 function DecideSection({ session }: { session: Session }) {
   const note = useDecideNote(session.sessionId);
@@ -247,6 +366,7 @@ function Details({ id }: { id: string }) {
         </p>
       )}
       {!session.ended && <JumpButton id={id} />}
+      {!isRemote(session) && <EndAgent session={session} />}
       {!session.ended && <ScreenPeek sessionId={id} />}
 
       <h3 className="details-subhead">Recent history</h3>

@@ -4,6 +4,7 @@ import type { Category } from "./status";
 import { ArchiveIcon, LogoMark } from "./icons";
 import * as ipc from "./ipc";
 import { ConnectionsToggle } from "./Connections";
+import { NewAgentButton } from "./NewAgent";
 
 const CHIPS: Array<{ category: Category; label: (n: number) => string; hint: string }> = [
   { category: "needs", label: (n) => (n === 1 ? "needs you" : "need you"), hint: "Has a question or needs permission" },
@@ -121,6 +122,7 @@ export function Header() {
         ))}
       </nav>
       <div className="header-actions">
+        <NewAgentButton />
         <OlderToggle />
         <ClearEnded />
         <ConnectionsToggle />

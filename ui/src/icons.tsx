@@ -106,6 +106,15 @@ export function TerminalIcon({ className }: IconProps) {
   );
 }
 
+/** New agent: a plus. */
+export function PlusIcon({ className }: IconProps) {
+  return (
+    <svg className={className} viewBox="0 0 16 16" width="14" height="14" aria-hidden="true">
+      <path d="M8 3.5v9M3.5 8h9" fill="none" stroke="currentColor" strokeWidth="1.5" strokeLinecap="round" />
+    </svg>
+  );
+}
+
 export function CloseIcon({ className }: IconProps) {
   return (
     <svg className={className} viewBox="0 0 16 16" width="12" height="12" aria-hidden="true">

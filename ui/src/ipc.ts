@@ -15,6 +15,7 @@ import type { CommandError } from "./bindings/CommandError";
 import type { ErrorKind } from "./bindings/ErrorKind";
 import type { Jump } from "./bindings/Jump";
 import type { Delivered } from "./bindings/Delivered";
+import type { Launched } from "./bindings/Launched";
 import type { Screen } from "./bindings/Screen";
 import { FOCUS_SESSION, NOTICES_CHANGED, SESSIONS_CHANGED } from "./bindings/events";
 
@@ -153,6 +154,46 @@ export async function reply(sessionId: string, text: string): Promise<Delivered>
   if (!isTauri()) throw notInApp;
   try {
     return await invoke<Delivered>("reply", { sessionId, text });
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
+/**
+ * Sends SIGTERM to the session's agent: its own process group (the CLI and the tools it runs),
+ * nothing else. Rejects with an {@link IpcError}; kind `notDelivered` or `unknownSession`, with why.
+ */
+export async function endAgent(sessionId: string): Promise<void> {
+  if (!isTauri()) throw notInApp;
+  try {
+    await invoke("end_agent", { sessionId });
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
+/** The CLIs `new_agent` can start (the command's own argument, not a generated type). */
+export type NewAgentCli = "claude" | "codex" | "gemini";
+
+/** What `new_agent` is given; `null` for each choice left out. */
+export type NewAgent = {
+  cli: NewAgentCli;
+  /** The folder to start in; `null`: where Switchboard was started. */
+  cwd: string | null;
+  /** A branch to start it on, in a new git worktree; `null`: the folder itself. */
+  worktree: string | null;
+  /** Its first prompt; `null`: none. */
+  prompt: string | null;
+};
+
+/**
+ * Starts an agent CLI in Switchboard's own tmux server; its node appears with its first hook.
+ * Rejects with an {@link IpcError} that says why (not on PATH, no such folder, bad branch, …).
+ */
+export async function newAgent(args: NewAgent): Promise<Launched> {
+  if (!isTauri()) throw notInApp;
+  try {
+    return await invoke<Launched>("new_agent", { cli: args.cli, cwd: args.cwd, worktree: args.worktree, prompt: args.prompt });
   } catch (err) {
     throw toIpcError(err);
   }

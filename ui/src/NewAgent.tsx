@@ -1,0 +1,231 @@
+// New agent: starts an agent CLI in Switchboard's own tmux server (`new_agent`), optionally in a
+// new git worktree, with a first prompt. Nothing is drawn for it here: its node appears by itself
+// when the agent's first hook arrives. A small popover under the header button; Escape closes it
+// and gives the focus back to the button.
+import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
+import type { Launched } from "./bindings/Launched";
+import * as ipc from "./ipc";
+import { CopyButton } from "./Connections";
+import { CloseIcon, PlusIcon } from "./icons";
+import { agentName, shortenHome } from "./sessionLabels";
+import { PathText } from "./jump";
+
+export const NEW_AGENT_CLIS: ReadonlyArray<ipc.NewAgentCli> = ["claude", "codex", "gemini"];
+
+/** How long "Started in …" stays before the popover closes by itself (not while pointed at). */
+export const STARTED_CLOSE_MS = 6_000;
+
+type Phase =
+  | { phase: "editing" }
+  | { phase: "starting" }
+  | { phase: "failed"; message: string }
+  | { phase: "started"; launched: Launched };
+
+/** A field left empty (or only spaces) is `null`: Rust then uses its default. */
+function orNull(text: string): string | null {
+  return text.trim() === "" ? null : text.trim();
+}
+
+function NewAgentDialog({ id, onClose }: { id: string; onClose: () => void }) {
+  const [cli, setCli] = useState<ipc.NewAgentCli>("claude");
+  const [cwd, setCwd] = useState("");
+  const [worktree, setWorktree] = useState("");
+  const [prompt, setPrompt] = useState("");
+  const [state, setState] = useState<Phase>({ phase: "editing" });
+  const [pointedAt, setPointedAt] = useState(false);
+  const first = useRef<HTMLInputElement>(null);
+  const fields = useId();
+
+  useEffect(() => {
+    first.current?.focus();
+  }, []);
+
+  // Started: it closes after a moment, unless the pointer is on it (copying the attach command).
+  const started = state.phase === "started";
+  useEffect(() => {
+    if (!started || pointedAt) return;
+    const timer = setTimeout(onClose, STARTED_CLOSE_MS);
+    return () => clearTimeout(timer);
+  }, [started, pointedAt, onClose]);
+
+  const starting = state.phase === "starting";
+  const start = async (event: { preventDefault(): void }) => {
+    event.preventDefault();
+    if (starting) return;
+    setState({ phase: "starting" });
+    try {
+      // The prompt goes as typed (its lines and indents); only an empty one is left out.
+      const launched = await ipc.newAgent({
+        cli,
+        cwd: orNull(cwd),
+        worktree: orNull(worktree),
+        prompt: prompt.trim() === "" ? null : prompt,
+      });
+      setState({ phase: "started", launched });
+    } catch (err) {
+      setState({ phase: "failed", message: ipc.toIpcError(err).message });
+    }
+  };
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    // Keys pressed here are the popover's, not the canvas's shortcuts.
+    event.stopPropagation();
+    if (event.key === "Escape") {
+      event.preventDefault();
+      onClose();
+    }
+  };
+
+  return (
+    <div
+      className="new-agent-popover"
+      id={id}
+      role="dialog"
+      aria-label="New agent"
+      data-testid="new-agent-dialog"
+      onKeyDown={onKeyDown}
+      onMouseEnter={() => setPointedAt(true)}
+      onMouseLeave={() => setPointedAt(false)}
+    >
+      <div className="drawer-head new-agent-head">
+        <h2 className="drawer-title">New agent</h2>
+        <button type="button" className="icon-button" aria-label="Close New agent" title="Close (Esc)" onClick={onClose}>
+          <CloseIcon />
+        </button>
+      </div>
+      {state.phase === "started" ? (
+        <div className="new-agent-started" role="status" data-testid="new-agent-started">
+          <p className="new-agent-line" title={state.launched.cwd}>
+            Started in <PathText text={shortenHome(state.launched.cwd)} /> — its card appears with its first event.
+          </p>
+          <p className="new-agent-attach-label">To watch it in a terminal:</p>
+          <div className="new-agent-attach">
+            <code className="new-agent-command" data-testid="new-agent-attach">
+              <PathText text={state.launched.attach} />
+            </code>
+            <CopyButton text={state.launched.attach} testId="new-agent-copy" />
+          </div>
+        </div>
+      ) : (
+        <form className="new-agent-form" onSubmit={(event) => void start(event)} aria-busy={starting}>
+          <fieldset className="new-agent-field new-agent-clis" disabled={starting}>
+            <legend className="new-agent-label">CLI</legend>
+            <div className="segmented">
+              {NEW_AGENT_CLIS.map((name, i) => (
+                <label key={name} className="segment">
+                  <input
+                    ref={i === 0 ? first : undefined}
+                    className="visually-hidden"
+                    type="radio"
+                    name={`${fields}-cli`}
+                    value={name}
+                    data-testid={`new-agent-cli-${name}`}
+                    checked={cli === name}
+                    onChange={() => setCli(name)}
+                  />
+                  <span className="segment-face">{agentName(name)}</span>
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <label className="new-agent-field">
+            <span className="new-agent-label">Folder</span>
+            <input
+              className="new-agent-input is-path"
+              data-testid="new-agent-cwd"
+              type="text"
+              placeholder="this folder: where Switchboard was started"
+              autoComplete="off"
+              spellCheck={false}
+              value={cwd}
+              readOnly={starting}
+              onChange={(event) => setCwd(event.target.value)}
+            />
+          </label>
+          <label className="new-agent-field">
+            <span className="new-agent-label">
+              Worktree branch <span className="new-agent-optional">optional</span>
+            </span>
+            <input
+              className="new-agent-input is-path"
+              data-testid="new-agent-worktree"
+              type="text"
+              placeholder="none: work in the folder itself"
+              autoComplete="off"
+              spellCheck={false}
+              value={worktree}
+              readOnly={starting}
+              onChange={(event) => setWorktree(event.target.value)}
+            />
+          </label>
+          <label className="new-agent-field">
+            <span className="new-agent-label">
+              First prompt <span className="new-agent-optional">optional</span>
+            </span>
+            <textarea
+              className="new-agent-input new-agent-prompt"
+              data-testid="new-agent-prompt"
+              rows={3}
+              placeholder="What it should do first"
+              aria-keyshortcuts="Control+Enter Meta+Enter"
+              value={prompt}
+              readOnly={starting}
+              onChange={(event) => setPrompt(event.target.value)}
+              onKeyDown={(event) => {
+                // Enter is a new line; Ctrl+Enter (Cmd+Enter) starts it, as in a chat box.
+                if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) void start(event);
+              }}
+            />
+          </label>
+          {state.phase === "failed" && (
+            <p className="install-result is-error new-agent-error" role="alert" data-testid="new-agent-error">
+              {state.message}
+            </p>
+          )}
+          <div className="new-agent-actions">
+            <button type="submit" className="primary-button new-agent-start" data-testid="new-agent-start" disabled={starting}>
+              {starting ? "Starting…" : `Start ${agentName(cli)}`}
+            </button>
+          </div>
+        </form>
+      )}
+    </div>
+  );
+}
+
+/** "+ New agent" in the header, and its popover. */
+export function NewAgentButton() {
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const id = useId();
+  const popover = `${id}-new-agent`;
+
+  const close = useCallback(() => {
+    setOpen(false);
+    // Back to the button, when the focus was in the popover (it goes with it).
+    const active = document.activeElement;
+    if (!active || active === document.body || document.getElementById(popover)?.contains(active)) {
+      button.current?.focus();
+    }
+  }, [popover]);
+
+  return (
+    <span className="new-agent">
+      <button
+        ref={button}
+        type="button"
+        className={open ? "header-action is-on" : "header-action"}
+        data-testid="new-agent-toggle"
+        aria-haspopup="dialog"
+        aria-expanded={open}
+        aria-controls={open ? popover : undefined}
+        title="Start Claude, Codex or Gemini in Switchboard's own tmux"
+        onClick={() => (open ? close() : setOpen(true))}
+      >
+        <PlusIcon />
+        New agent
+      </button>
+      {open && <NewAgentDialog id={popover} onClose={close} />}
+    </span>
+  );
+}

@@ -115,7 +115,7 @@ pub fn deliver(session: &Session, answer: &Answer) -> Result<Delivered, AnswerEr
 }
 
 /// The last lines of the agent's pane, once it is tied to that agent.
-pub fn screen(session: &Session) -> Result<String, AnswerError> {
+fn screen(session: &Session) -> Result<String, AnswerError> {
     let pane = tied_pane(session)?;
     let socket = session.process.as_ref().and_then(|p| p.tmux_socket.as_deref()).map(Path::new);
     let start = format!("-{PEEK_LINES}");
@@ -251,7 +251,7 @@ fn send(socket: Option<&Path>, pane: &str, keys: &[&str]) -> Result<(), AnswerEr
 }
 
 /// Runs tmux (on the agent's server) with a deadline; its stdout when it succeeded.
-fn tmux(socket: Option<&Path>, args: &[&str]) -> Option<String> {
+pub(crate) fn tmux(socket: Option<&Path>, args: &[&str]) -> Option<String> {
     let mut command = Command::new("tmux");
     if let Some(socket) = socket {
         command.arg("-S").arg(socket);

@@ -134,16 +134,7 @@ pub fn focus_tmux_pane(socket: Option<&Path>, pane: &str) -> bool {
 
 /// Whether any terminal is attached to the tmux server.
 fn has_clients(socket: Option<&Path>) -> bool {
-    let mut command = Command::new("tmux");
-    if let Some(socket) = socket {
-        command.arg("-S").arg(socket);
-    }
-    command
-        .args(["list-clients", "-F", "#{client_name}"])
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .is_ok_and(|output| !output.stdout.trim_ascii().is_empty())
+    super::answer::tmux(socket, &["list-clients", "-F", "#{client_name}"]).is_some_and(|out| !out.trim().is_empty())
 }
 
 /// Opens the user's terminal (`x-terminal-emulator`) attached to the pane's session.

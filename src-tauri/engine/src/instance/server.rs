@@ -268,11 +268,28 @@ async fn deliver(state: &ServerState, session_id: &str, what: super::answer::Ans
     let typed = tokio::task::spawn_blocking(move || super::answer::deliver(&session, &what)).await;
     match typed {
         Ok(Ok(delivered)) => axum::Json(delivered).into_response(),
-        Ok(Err(refused)) => {
-            (StatusCode::CONFLICT, axum::Json(serde_json::json!({ "error": refused.to_string() }))).into_response()
-        }
+        Ok(Err(refused)) => conflict(&refused),
         Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }
+}
+
+/// `409` with why the action was not taken (`{"error": …}`), for the client to say.
+fn conflict(why: &dyn std::fmt::Display) -> Response {
+    (StatusCode::CONFLICT, axum::Json(serde_json::json!({ "error": why.to_string() }))).into_response()
+}
+
+/// The session a keyed `/<action>/<session>` request names, or the answer saying why not
+/// (`401` without the key, `404` for a session the hub does not have).
+fn keyed_session(
+    state: &ServerState,
+    query: Option<&str>,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<switchboard_core::Session, StatusCode> {
+    if !key_matches(query, &state.key) {
+        return Err(StatusCode::UNAUTHORIZED);
+    }
+    let Ok(Path(id)) = id else { return Err(StatusCode::NOT_FOUND) };
+    state.hub.session(&id).ok_or(StatusCode::NOT_FOUND)
 }
 
 /// `GET /peek/<session>?key=…`: the session, and its pane's last lines when it is tied to one
@@ -282,19 +299,18 @@ async fn peek(
     id: Result<Path<String>, PathRejection>,
     RawQuery(query): RawQuery,
 ) -> Response {
-    if !key_matches(query.as_deref(), &state.key) {
-        return StatusCode::UNAUTHORIZED.into_response();
-    }
-    let Ok(Path(id)) = id else { return StatusCode::NOT_FOUND.into_response() };
-    let Some(session) = state.hub.session(&id) else { return StatusCode::NOT_FOUND.into_response() };
-    let looked = session.clone();
-    let screen = tokio::task::spawn_blocking(move || super::answer::screen(&looked)).await;
-    let (screen, why) = match screen {
-        Ok(Ok(screen)) => (Some(screen), None),
-        Ok(Err(why)) => (None, Some(why.to_string())),
-        Err(_) => (None, Some("the screen could not be read".to_owned())),
+    let session = match keyed_session(&state, query.as_deref(), id) {
+        Ok(session) => session,
+        Err(status) => return status.into_response(),
     };
-    axum::Json(serde_json::json!({ "session": session, "screen": screen, "noScreen": why })).into_response()
+    let looked = session.clone();
+    let screen = tokio::task::spawn_blocking(move || super::answer::Screen::of(&looked)).await;
+    let screen = screen.unwrap_or_else(|_| super::answer::Screen {
+        text: None,
+        reason: Some("the screen could not be read".to_owned()),
+    });
+    axum::Json(serde_json::json!({ "session": session, "screen": screen.text, "noScreen": screen.reason }))
+        .into_response()
 }
 
 /// `POST /end/<session>?key=…`: SIGTERM to its agent (issue 25). `204`, `404`, or `409` with why.
@@ -303,16 +319,13 @@ async fn end_agent(
     id: Result<Path<String>, PathRejection>,
     RawQuery(query): RawQuery,
 ) -> Response {
-    if !key_matches(query.as_deref(), &state.key) {
-        return StatusCode::UNAUTHORIZED.into_response();
-    }
-    let Ok(Path(id)) = id else { return StatusCode::NOT_FOUND.into_response() };
-    let Some(session) = state.hub.session(&id) else { return StatusCode::NOT_FOUND.into_response() };
+    let session = match keyed_session(&state, query.as_deref(), id) {
+        Ok(session) => session,
+        Err(status) => return status.into_response(),
+    };
     match super::end::end(&session) {
         Ok(_) => StatusCode::NO_CONTENT.into_response(),
-        Err(refused) => {
-            (StatusCode::CONFLICT, axum::Json(serde_json::json!({ "error": refused.to_string() }))).into_response()
-        }
+        Err(refused) => conflict(&refused),
     }
 }
 

@@ -12,19 +12,8 @@ use serde_json::{json, Value};
 
 use crate::support::{eventually, fixture, run, Serve};
 
-/// Records each byte its terminal sends, raw (no line editing), after saying it is ready.
-const AGENT: &str = r#"
-import sys, tty
-tty.setraw(0)
-out = open(sys.argv[1], "ab", 0)
-sys.stdout.write("STAND-IN AGENT: which framework? 1. React 2. Vue\r\n")
-sys.stdout.flush()
-while True:
-    key = sys.stdin.buffer.read(1)
-    if not key:
-        break
-    out.write(key)
-"#;
+/// Draws its question, then records each byte its terminal sends, raw (no line editing).
+const AGENT: &str = include_str!("fixtures/stand-in-agent.py");
 
 struct Tmux {
     socket: PathBuf,

@@ -13,19 +13,8 @@ use serde_json::json;
 
 use crate::harness::{eventually, fixture, App, Notify};
 
-/// Records each byte its terminal sends, raw, after drawing its question.
-const AGENT: &str = r#"
-import sys, tty
-tty.setraw(0)
-out = open(sys.argv[1], "ab", 0)
-sys.stdout.write("STAND-IN AGENT - Which framework?\r\n 1. React\r\n 2. Vue\r\n")
-sys.stdout.flush()
-while True:
-    key = sys.stdin.buffer.read(1)
-    if not key:
-        break
-    out.write(key)
-"#;
+/// Draws its question, then records each byte its terminal sends, raw (no line editing).
+const AGENT: &str = include_str!("../fixtures/stand-in-agent.py");
 
 struct Tmux(PathBuf);
 

@@ -156,11 +156,6 @@ impl Remotes {
         Some(follower.decide(remote_id, id, verdict))
     }
 
-    /// Whether the session belongs to a followed remote.
-    pub fn owns(&self, session_id: &str) -> bool {
-        session_id.split_once(':').is_some_and(|(host, _)| self.followers().contains_key(host))
-    }
-
     /// Stops every follower (the instance is stopping).
     pub fn stop(&self) {
         for (_, follower) in std::mem::take(&mut *self.followers()) {

@@ -15,3 +15,4 @@ mod persistence;
 mod remote;
 mod support;
 mod titles;
+mod usage;

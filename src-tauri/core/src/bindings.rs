@@ -9,6 +9,7 @@ use ts_rs::TS;
 use crate::reducer::{HistoryEntry, Position, Session, SessionsChanged, Snapshot};
 use crate::session::{Attention, Question, QuestionOption};
 use crate::status::{AgentProcess, AgentStatus, SessionKind};
+use crate::usage::{Footprint, GitInfo, Usage};
 
 fn generated() -> Vec<(String, String)> {
     let header = "// Generated from the Rust types by ts-rs (src-tauri/core/src/bindings.rs). Do not edit.\n";
@@ -29,10 +30,23 @@ fn generated() -> Vec<(String, String)> {
     add(Attention::name(), Attention::decl(), &[]);
     add(QuestionOption::name(), QuestionOption::decl(), &[]);
     add(Question::name(), Question::decl(), &["QuestionOption"]);
+    add(Usage::name(), Usage::decl(), &[]);
+    add(Footprint::name(), Footprint::decl(), &[]);
+    add(GitInfo::name(), GitInfo::decl(), &[]);
     add(
         Session::name(),
         Session::decl(),
-        &["AgentProcess", "AgentStatus", "Attention", "Position", "Question", "SessionKind"],
+        &[
+            "AgentProcess",
+            "AgentStatus",
+            "Attention",
+            "Footprint",
+            "GitInfo",
+            "Position",
+            "Question",
+            "SessionKind",
+            "Usage",
+        ],
     );
     add(Snapshot::name(), Snapshot::decl(), &["Session"]);
     add(SessionsChanged::name(), SessionsChanged::decl(), &["Session"]);

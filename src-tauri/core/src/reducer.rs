@@ -70,6 +70,9 @@ impl SessionState {
                 host: crate::session::LOCAL_HOST.to_owned(),
                 unreachable_since: None,
                 questions: Vec::new(),
+                usage: None,
+                footprint: None,
+                git: None,
             },
             seq,
             event_title: None,
@@ -298,6 +301,19 @@ impl Reducer {
         state.agent_title = title;
         state.refresh();
         Some(state.session.clone())
+    }
+
+    /// Keeps what the meter read about a local session (its tokens, footprint or git state).
+    /// `None` when the session is unknown, not this machine's, or nothing changed.
+    pub fn set_reading(&mut self, session_id: &str, reading: crate::usage::Reading) -> Option<Session> {
+        use crate::usage::Reading;
+        let session = &mut self.sessions.get_mut(session_id).filter(|state| state.session.is_local())?.session;
+        let changed = match reading {
+            Reading::Usage(usage) => session.usage.replace(usage.clone()) != Some(usage),
+            Reading::Footprint(footprint) => std::mem::replace(&mut session.footprint, footprint) != footprint,
+            Reading::Git(git) => std::mem::replace(&mut session.git, git.clone()) != git,
+        };
+        changed.then(|| session.clone())
     }
 
     /// Remembers where the user put the node. `None` when unknown or unchanged.

@@ -87,6 +87,16 @@ pub struct Session {
     /// (issue 24). Empty when it asks nothing, or its CLI did not say.
     #[serde(default)]
     pub questions: Vec<Question>,
+    /// Its tokens and their estimated cost, read from its transcript (issue 25); `null` until
+    /// the first model response is seen.
+    #[serde(default)]
+    pub usage: Option<crate::usage::Usage>,
+    /// Its process tree's CPU and memory, sampled while it runs; `null` when not known or gone.
+    #[serde(default)]
+    pub footprint: Option<crate::usage::Footprint>,
+    /// The git branch and state of its folder; `null` when not a repository (or not looked yet).
+    #[serde(default)]
+    pub git: Option<crate::usage::GitInfo>,
 }
 
 /// One question of an agent's question tool.

@@ -2,9 +2,12 @@
 //! process is still the one we saw (pid reuse), and which children it has (the watcher's side).
 //! Linux only; elsewhere every answer is "unknown".
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs;
+use std::io::Read;
 use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use switchboard_core::AgentProcess;
 
@@ -114,6 +117,109 @@ pub fn cmdline(pid: u32) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes).replace('\0', " "))
 }
 
+/// What one process spends, from `/proc/<pid>/stat`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub ppid: u32,
+    /// User and system CPU time, in clock ticks.
+    pub cpu_ticks: u64,
+    /// Resident pages.
+    pub rss_pages: u64,
+    /// Start time, clock ticks after boot.
+    pub start: u64,
+}
+
+/// Every process's usage now: one pass over `/proc` (a few hundred small reads).
+pub fn table() -> HashMap<u32, Usage> {
+    let Ok(entries) = fs::read_dir("/proc") else { return HashMap::new() };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let usage = parse_usage(&fs::read_to_string(entry.path().join("stat")).ok()?)?;
+            Some((pid, usage))
+        })
+        .collect()
+}
+
+fn parse_usage(text: &str) -> Option<Usage> {
+    let close = text.rfind(')')?;
+    let fields: Vec<&str> = text.get(close + 1..)?.split_whitespace().collect();
+    // After the comm: state(0) ppid(1) … utime(11) stime(12) … starttime(19) vsize(20) rss(21).
+    let field = |n: usize| fields.get(n).and_then(|f| f.parse::<u64>().ok());
+    Some(Usage {
+        ppid: u32::try_from(field(1)?).ok()?,
+        cpu_ticks: field(11)? + field(12)?,
+        start: field(19)?,
+        rss_pages: field(21)?,
+    })
+}
+
+/// `pid` and every process under it, in `table`.
+pub fn tree(table: &HashMap<u32, Usage>, pid: u32) -> Vec<u32> {
+    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+    for (child, usage) in table {
+        children.entry(usage.ppid).or_default().push(*child);
+    }
+    let mut found = vec![pid];
+    let mut next = 0;
+    // Bounded: a pid table cannot hold a cycle, but a racy read could fake one.
+    while next < found.len() && found.len() <= table.len() {
+        if let Some(kids) = children.get(&found[next]) {
+            found.extend(kids.iter().filter(|kid| **kid != pid));
+        }
+        next += 1;
+    }
+    found
+}
+
+/// Clock ticks per second and the page size in bytes.
+pub fn units() -> (u64, u64) {
+    // SAFETY: sysconf has no preconditions; it returns -1 for an unknown name.
+    let (ticks, page) = unsafe { (libc::sysconf(libc::_SC_CLK_TCK), libc::sysconf(libc::_SC_PAGESIZE)) };
+    (u64::try_from(ticks).unwrap_or(100).max(1), u64::try_from(page).unwrap_or(4096).max(1))
+}
+
+/// When the machine booted (Unix ms), from `/proc/stat`'s `btime`.
+pub fn boot_millis() -> Option<u64> {
+    let text = fs::read_to_string("/proc/stat").ok()?;
+    let line = text.lines().find(|line| line.starts_with("btime "))?;
+    Some(line[6..].trim().parse::<u64>().ok()? * 1000)
+}
+
+/// Runs `command` and returns its standard output if it succeeds within `deadline`; killed
+/// and `None` past it. The output is read while it runs (a full pipe cannot stall it) and kept
+/// up to `MAX_OUTPUT`.
+pub fn output_within(command: &mut Command, deadline: Duration) -> Option<String> {
+    const MAX_OUTPUT: u64 = 1024 * 1024;
+    let mut child = command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().ok()?;
+    let stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let mut stdout = stdout;
+        let _ = (&mut stdout).take(MAX_OUTPUT).read_to_end(&mut out);
+        // Past the cap the rest is drained, so the command is not stalled on a full pipe.
+        let _ = std::io::copy(&mut stdout, &mut std::io::sink());
+        out
+    });
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if started.elapsed() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            Ok(None) | Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+        }
+    };
+    // Killed: not waited for, in case something it started still holds the pipe.
+    status.filter(|status| status.success())?;
+    let out = reader.join().ok()?;
+    Some(String::from_utf8_lossy(&out).into_owned())
+}
+
 /// A hook command: `switchboard hook <agent>` itself, or the shell running it.
 fn is_hook(command: &str) -> bool {
     command.contains("switchboard") && command.contains(" hook ")
@@ -131,6 +237,44 @@ mod tests {
         assert_eq!(tty_name(34817), Some("/dev/pts/1".into()));
         assert_eq!(tty_name(0), None);
         assert!(parse_stat("garbage").is_none());
+    }
+
+    #[test]
+    fn usage_fields_are_counted_from_the_last_parenthesis() {
+        let line =
+            "4242 (a) b) S 17 4242 4242 0 -1 4194304 100 0 0 0 5 3 0 0 20 0 3 0 987654 1000 200 18446744073709551615";
+        assert_eq!(parse_usage(line), Some(Usage { ppid: 17, cpu_ticks: 8, rss_pages: 200, start: 987_654 }));
+        assert!(parse_usage("1 (x) S").is_none());
+    }
+
+    #[test]
+    fn the_tree_holds_the_process_and_all_under_it_and_nothing_else() {
+        let usage = |ppid| Usage { ppid, ..Usage::default() };
+        let table: HashMap<u32, Usage> =
+            [(10, usage(1)), (11, usage(10)), (12, usage(11)), (13, usage(10)), (20, usage(1)), (21, usage(20))].into();
+        let mut tree = tree(&table, 10);
+        tree.sort_unstable();
+        assert_eq!(tree, vec![10, 11, 12, 13]);
+        assert_eq!(self::tree(&table, 99), vec![99], "unknown: itself alone");
+    }
+
+    #[test]
+    fn this_process_is_in_the_table_with_its_memory() {
+        let me = table().remove(&std::process::id()).expect("this process is listed");
+        assert!(me.rss_pages > 0 && me.start > 0);
+        assert!(boot_millis().is_some_and(|boot| boot > 1_000_000_000_000));
+    }
+
+    #[test]
+    fn output_is_read_while_the_command_runs_and_a_slow_one_is_killed() {
+        // More than a pipe holds: read while it runs, not after.
+        let big = output_within(
+            Command::new("sh").args(["-c", "head -c 300000 /dev/zero | tr '\\0' x"]),
+            Duration::from_secs(20),
+        );
+        assert_eq!(big.map(|out| out.len()), Some(300_000));
+        assert_eq!(output_within(&mut Command::new("false"), Duration::from_secs(20)), None);
+        assert_eq!(output_within(Command::new("sleep").arg("30"), Duration::from_millis(100)), None);
     }
 
     #[test]

@@ -2,9 +2,12 @@
 import type { AgentProcess } from "./AgentProcess";
 import type { AgentStatus } from "./AgentStatus";
 import type { Attention } from "./Attention";
+import type { Footprint } from "./Footprint";
+import type { GitInfo } from "./GitInfo";
 import type { Position } from "./Position";
 import type { Question } from "./Question";
 import type { SessionKind } from "./SessionKind";
+import type { Usage } from "./Usage";
 
 export type Session = { sessionId: string, agent: string, 
 /**
@@ -79,4 +82,17 @@ unreachableSince: number | null,
  * `request_user_input`, Gemini's `ask_user`): each question with its options, in order
  * (issue 24). Empty when it asks nothing, or its CLI did not say.
  */
-questions: Array<Question>, };
+questions: Array<Question>, 
+/**
+ * Its tokens and their estimated cost, read from its transcript (issue 25); `null` until
+ * the first model response is seen.
+ */
+usage: Usage | null, 
+/**
+ * Its process tree's CPU and memory, sampled while it runs; `null` when not known or gone.
+ */
+footprint: Footprint | null, 
+/**
+ * The git branch and state of its folder; `null` when not a repository (or not looked yet).
+ */
+git: GitInfo | null, };

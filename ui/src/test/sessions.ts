@@ -36,6 +36,9 @@ export function makeSession(overrides: Partial<Session> & { sessionId: string })
     host: "local",
     unreachableSince: null,
     questions: [],
+    usage: null,
+    footprint: null,
+    git: null,
     ...overrides,
   };
   // What the reducer stamps (core/src/view.rs), unless the test says otherwise.

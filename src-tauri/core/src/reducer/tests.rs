@@ -929,3 +929,29 @@ fn an_unnamed_session_takes_its_first_prompt_as_title() {
     slash.feed_with("UserPromptSubmit", 0, json!({"prompt": "/compact", "cwd": "/src/api"}));
     assert_eq!(slash.session().title.as_deref(), Some("api"), "a slash command is no name");
 }
+
+/// Issue 25: what the meter reads is kept on the session, survives its next events, and a
+/// reading that changes nothing (or names no local session) reports nothing.
+#[test]
+fn the_meters_readings_stay_on_the_session_and_unchanged_ones_report_nothing() {
+    use crate::usage::{Footprint, GitInfo, Reading, Usage};
+    let mut run = Run::claude();
+    run.feed("UserPromptSubmit", 0);
+    let id = run.session_id.clone();
+    let usage = Usage { input_tokens: 100, output_tokens: 20, requests: 1, ..Usage::default() };
+    let changed = run.reducer.set_reading(&id, Reading::Usage(usage.clone())).expect("a change");
+    assert_eq!(changed.usage.as_ref(), Some(&usage));
+    assert!(run.reducer.set_reading(&id, Reading::Usage(usage.clone())).is_none(), "the same reading again");
+    let footprint = Footprint { cpu_tenths: 125, rss_bytes: 300 << 20, processes: 3, started_at: T0 };
+    assert!(run.reducer.set_reading(&id, Reading::Footprint(Some(footprint))).is_some());
+    let git = GitInfo { branch: Some("main".into()), worktree: None, dirty: true };
+    assert!(run.reducer.set_reading(&id, Reading::Git(Some(git.clone()))).is_some());
+    run.feed("Stop", 1_000);
+    let session = run.session();
+    assert_eq!(
+        (session.usage.as_ref(), session.footprint, session.git.as_ref()),
+        (Some(&usage), Some(footprint), Some(&git))
+    );
+    assert!(run.reducer.set_reading(&id, Reading::Footprint(None)).is_some_and(|s| s.footprint.is_none()));
+    assert!(run.reducer.set_reading("nobody", Reading::Git(None)).is_none());
+}

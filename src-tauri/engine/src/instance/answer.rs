@@ -12,7 +12,7 @@
 //! spaces, at most [`MAX_REPLY`] characters) and Enter.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -256,20 +256,5 @@ pub(crate) fn tmux(socket: Option<&Path>, args: &[&str]) -> Option<String> {
     if let Some(socket) = socket {
         command.arg("-S").arg(socket);
     }
-    let mut child =
-        command.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().ok()?;
-    for _ in 0..100 {
-        match child.try_wait() {
-            Ok(Some(status)) if status.success() => {
-                let mut out = String::new();
-                std::io::Read::read_to_string(&mut child.stdout.take()?, &mut out).ok()?;
-                return Some(out);
-            }
-            Ok(Some(_)) | Err(_) => return None,
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-        }
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    None
+    process::output_within(command.args(args), Duration::from_secs(2))
 }

@@ -39,6 +39,8 @@ pub enum Input {
     Hook(Box<StatusEvent>),
     /// The agent's own name for a session, read from its files.
     AgentTitle { session_id: String, title: Option<String> },
+    /// What the meter read about a session: its tokens, footprint or git state (issue 25).
+    Reading { session_id: String, reading: switchboard_core::usage::Reading },
     /// What a part of the instance needs the user to know (`None`: resolved), by source.
     Notice { source: &'static str, text: Option<String> },
     /// The user answered the held permission `id` from Switchboard (issue "act from the board").
@@ -351,6 +353,9 @@ impl State {
             Input::Hook(event) => self.apply_event(&event),
             Input::AgentTitle { session_id, title } => {
                 self.update(|reducer| reducer.set_agent_title(&session_id, title).map(|s| s.session_id));
+            }
+            Input::Reading { session_id, reading } => {
+                self.update(|reducer| reducer.set_reading(&session_id, reading).map(|s| s.session_id));
             }
             Input::Decided { session_id, id, allow, at } => {
                 let focused = self.window_focused;

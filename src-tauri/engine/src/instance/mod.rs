@@ -16,6 +16,7 @@ pub mod jump;
 pub mod launch;
 pub mod lock;
 pub mod mailbox;
+pub mod meter;
 pub mod notifier;
 pub mod screen;
 pub mod server;
@@ -104,6 +105,7 @@ impl Instance {
         }
         TitleWatch::start(hub.updates(), inputs.clone(), config.codex_home.clone());
         AgentWatch::start(hub.updates(), inputs.clone());
+        meter::Meter::start(hub.updates(), inputs.clone(), config.persist.then(|| config.state_dir.clone()));
         let stop = CancellationToken::new();
         let ingest = tokio::spawn(Arc::clone(&hub).run(queue, stop.clone()));
         let decisions = Decisions::new(inputs.clone());

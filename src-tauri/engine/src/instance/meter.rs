@@ -1,0 +1,508 @@
+//! The meter (issue 25): what each local agent spends and holds, read off the hook path and
+//! sent back to the hub as [`Input::Reading`]s.
+//!
+//! - **Tokens and cost.** Each session's transcript is read from its start, in bounded chunks,
+//!   and only what was appended since is read afterwards (a `stat` per session per look); the
+//!   records go to `switchboard_core::usage::Meter` (which says, per CLI, which fields count).
+//!   Prices come from `pricing.json` in the state folder: written from the built-in table when
+//!   missing, re-read when the user edits it.
+//! - **Footprint.** Every [`FOOTPRINT_EVERY`], one pass over `/proc` gives each live agent's
+//!   process tree: CPU since the last sample, resident memory, how many processes, since when.
+//!   Only sessions whose agent process is known and alive are sampled.
+//! - **Git.** The branch, worktree and uncommitted changes of a session's folder, looked at when
+//!   it is first seen and whenever a turn ends, on a thread of its own (git may be slow; it runs
+//!   with `GIT_OPTIONAL_LOCKS=0`, so it never takes a lock the agent's own git needs).
+
+use std::collections::HashMap;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::time::{Duration, Instant, SystemTime};
+
+use switchboard_core::usage::{self, Footprint, GitInfo, Prices, Reading, Usage};
+use switchboard_core::{AgentProcess, AgentStatus, Session};
+
+use super::mailbox::Updates;
+use crate::files::open_regular;
+use crate::instance::hub::{Input, Inputs, Update};
+use crate::process;
+
+/// How often transcripts are looked at for new records.
+pub const LOOK_EVERY: Duration = Duration::from_secs(1);
+/// How often live agents' process trees are sampled.
+pub const FOOTPRINT_EVERY: Duration = Duration::from_secs(5);
+/// How often `pricing.json` is checked for the user's edits.
+const PRICES_EVERY: Duration = Duration::from_secs(10);
+/// The most of one transcript read per look; the rest on the next looks.
+pub const CHUNK: u64 = 4 * 1024 * 1024;
+/// How long git may take before it is given up on.
+const GIT_DEADLINE: Duration = Duration::from_secs(5);
+/// Folders waiting for git, at most (more are dropped: each is looked at again at its next turn end).
+const GIT_QUEUE: usize = 64;
+/// Sessions metered at once; the least recently active are dropped past it.
+const MAX_METERED: usize = 4096;
+pub const PRICING_FILE: &str = "pricing.json";
+
+pub struct Meter;
+
+impl Meter {
+    /// Starts the meter's threads. `state_dir`: where `pricing.json` is kept (and written from
+    /// the built-in table when missing); `None` for the built-in prices only.
+    pub fn start(updates: Updates, inputs: Inputs, state_dir: Option<PathBuf>) {
+        let (git_requests, git_queue) = sync_channel(GIT_QUEUE);
+        let git_inputs = inputs.clone();
+        let git = std::thread::Builder::new().name("meter-git".into()).spawn(move || git_worker(git_queue, git_inputs));
+        let spawned = std::thread::Builder::new().name("meter".into()).spawn(move || {
+            let mut meter = Metering::new(inputs, Pricing::load(state_dir), git.is_ok().then_some(git_requests));
+            meter.run(updates);
+        });
+        if let Err(error) = spawned {
+            tracing::warn!(%error, "cannot start the meter; no usage or footprint will be shown");
+        }
+    }
+}
+
+/// The prices in use, and where they came from.
+struct Pricing {
+    path: Option<PathBuf>,
+    prices: Prices,
+    modified: Option<SystemTime>,
+    looked: Instant,
+}
+
+impl Pricing {
+    fn load(state_dir: Option<PathBuf>) -> Self {
+        let path = state_dir.map(|dir| dir.join(PRICING_FILE));
+        if let Some(path) = path.as_deref().filter(|path| !path.exists()) {
+            if let Err(error) = std::fs::write(path, usage::DEFAULT_PRICES) {
+                tracing::warn!(%error, path = %path.display(), "cannot write the pricing table");
+            }
+        }
+        let mut pricing = Self { path, prices: Prices::builtin(), modified: None, looked: Instant::now() };
+        pricing.reload();
+        pricing
+    }
+
+    /// Re-reads the file if it changed since; `true` when the prices changed.
+    fn refresh(&mut self) -> bool {
+        if self.looked.elapsed() < PRICES_EVERY {
+            return false;
+        }
+        self.looked = Instant::now();
+        let modified = self.path.as_deref().and_then(|path| std::fs::metadata(path).and_then(|m| m.modified()).ok());
+        if modified == self.modified {
+            return false;
+        }
+        let before = self.prices.clone();
+        self.reload();
+        self.prices != before
+    }
+
+    fn reload(&mut self) {
+        let Some(path) = self.path.as_deref() else { return };
+        self.modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+        match std::fs::read_to_string(path).map(|text| serde_json::from_str::<Prices>(&text)) {
+            Ok(Ok(prices)) => self.prices = prices,
+            Ok(Err(error)) => {
+                tracing::warn!(%error, path = %path.display(), "the pricing table cannot be read; using the built-in one");
+                self.prices = Prices::builtin();
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => self.prices = Prices::builtin(),
+            Err(error) => tracing::warn!(%error, path = %path.display(), "cannot read the pricing table"),
+        }
+    }
+}
+
+struct Metered {
+    agent: String,
+    last_event_at: u64,
+    status: Option<AgentStatus>,
+    cwd: Option<String>,
+    transcript_path: Option<String>,
+    reader: Option<Reader>,
+    meter: usage::Meter,
+    reported_usage: Option<Usage>,
+    process: Option<AgentProcess>,
+    /// The tree's CPU ticks at the last sample, and when.
+    last_cpu: Option<(u64, Instant)>,
+    reported_footprint: Option<Footprint>,
+}
+
+struct Metering {
+    sessions: HashMap<String, Metered>,
+    inputs: Inputs,
+    pricing: Pricing,
+    git: Option<SyncSender<(String, String)>>,
+    /// Clock ticks per second, page size, boot time (Unix ms).
+    units: (u64, u64, u64),
+}
+
+impl Metering {
+    fn new(inputs: Inputs, pricing: Pricing, git: Option<SyncSender<(String, String)>>) -> Self {
+        let (ticks, page) = process::units();
+        let boot = process::boot_millis().unwrap_or(0);
+        Self { sessions: HashMap::new(), inputs, pricing, git, units: (ticks, page, boot) }
+    }
+
+    fn run(&mut self, updates: Updates) {
+        let (mut last_look, mut last_footprint) = (Instant::now(), Instant::now());
+        loop {
+            match updates.recv_timeout(LOOK_EVERY.saturating_sub(last_look.elapsed())) {
+                Ok(update) => {
+                    self.observe(update);
+                    for update in updates.try_iter() {
+                        self.observe(update);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            if last_look.elapsed() >= LOOK_EVERY {
+                last_look = Instant::now();
+                self.read_transcripts();
+            }
+            if last_footprint.elapsed() >= FOOTPRINT_EVERY {
+                last_footprint = Instant::now();
+                self.sample_footprints();
+            }
+        }
+    }
+
+    fn observe(&mut self, update: Update) {
+        let session = match update {
+            Update::Removed(id) => {
+                self.sessions.remove(&id);
+                return;
+            }
+            Update::Changed(changed) => changed.change.session.clone(),
+            Update::Notices(_) => return,
+        };
+        if session.ended || session.archived || !session.is_local() {
+            if let Some(gone) = self.sessions.remove(&session.session_id) {
+                if gone.reported_footprint.is_some() {
+                    self.send(&session.session_id, Reading::Footprint(None));
+                }
+            }
+            return;
+        }
+        self.track(session);
+    }
+
+    fn track(&mut self, session: Session) {
+        if !self.sessions.contains_key(&session.session_id) && self.sessions.len() >= MAX_METERED {
+            let oldest = self.sessions.iter().min_by_key(|(_, m)| m.last_event_at).map(|(id, _)| id.clone());
+            if let Some(oldest) = oldest {
+                self.sessions.remove(&oldest);
+            }
+        }
+        let first_seen = !self.sessions.contains_key(&session.session_id);
+        let metered = self.sessions.entry(session.session_id.clone()).or_insert_with(|| Metered {
+            agent: session.agent.clone(),
+            last_event_at: 0,
+            status: None,
+            cwd: None,
+            transcript_path: None,
+            reader: None,
+            meter: usage::Meter::new(&session.agent),
+            reported_usage: session.usage.clone(),
+            process: None,
+            last_cpu: None,
+            reported_footprint: session.footprint,
+        });
+        if metered.transcript_path != session.transcript_path {
+            metered.reader = session.transcript_path.as_deref().map(|path| Reader::new(PathBuf::from(path)));
+            metered.meter = usage::Meter::new(&metered.agent);
+        }
+        if metered.process.as_ref().map(|p| (p.pid, p.start)) != session.process.as_ref().map(|p| (p.pid, p.start)) {
+            metered.last_cpu = None;
+        }
+        let turn_ended = metered.status == Some(AgentStatus::Working)
+            && matches!(session.status, Some(AgentStatus::Done | AgentStatus::Waiting | AgentStatus::Blocked));
+        let git_due = first_seen || turn_ended || metered.cwd != session.cwd;
+        metered.last_event_at = session.last_event_at;
+        metered.status = session.status;
+        metered.transcript_path = session.transcript_path;
+        metered.process = session.process;
+        metered.cwd = session.cwd;
+        if let (true, Some(cwd), Some(git)) = (git_due, metered.cwd.clone(), &self.git) {
+            if let Err(TrySendError::Full(_)) = git.try_send((session.session_id, cwd)) {
+                tracing::debug!("git queue full; the folder is looked at again at its next turn end");
+            }
+        }
+    }
+
+    fn read_transcripts(&mut self) {
+        let repriced = self.pricing.refresh();
+        let mut readings = Vec::new();
+        for (id, metered) in &mut self.sessions {
+            let read = metered.reader.as_mut().map(|reader| reader.read(&mut metered.meter)).unwrap_or(false);
+            if !read && !repriced {
+                continue;
+            }
+            let usage = metered.meter.usage(&self.pricing.prices);
+            if usage.requests > 0 && metered.reported_usage.as_ref() != Some(&usage) {
+                readings.push((id.clone(), usage));
+            }
+        }
+        for (id, usage) in readings {
+            if self.send(&id, Reading::Usage(usage.clone())) {
+                if let Some(metered) = self.sessions.get_mut(&id) {
+                    metered.reported_usage = Some(usage);
+                }
+            }
+        }
+    }
+
+    fn sample_footprints(&mut self) {
+        if self.sessions.values().all(|metered| metered.process.is_none()) {
+            return;
+        }
+        let table = process::table();
+        let (ticks_per_second, page, boot) = self.units;
+        let now = Instant::now();
+        let mut readings = Vec::new();
+        for (id, metered) in &mut self.sessions {
+            let Some(agent) = &metered.process else { continue };
+            let alive = table.get(&agent.pid).is_some_and(|p| p.start == agent.start) && process::is_alive(agent);
+            let footprint = alive.then(|| {
+                let tree = process::tree(&table, agent.pid);
+                let used = |pid: &u32| table.get(pid).copied().unwrap_or_default();
+                let cpu_ticks: u64 = tree.iter().map(|pid| used(pid).cpu_ticks).sum();
+                let rss_bytes = tree.iter().map(|pid| used(pid).rss_pages).sum::<u64>() * page;
+                let started_at = boot + agent.start * 1000 / ticks_per_second;
+                // Since the last sample; the first one averages over the agent's whole life, as `ps` does.
+                let (ticks_before, since) = match metered.last_cpu {
+                    Some((ticks, at)) => (ticks, now.duration_since(at).as_millis() as u64),
+                    None => (0, crate::clock::now_millis().saturating_sub(started_at)),
+                };
+                metered.last_cpu = Some((cpu_ticks, now));
+                let spent_ms = cpu_ticks.saturating_sub(ticks_before) * 1000 / ticks_per_second;
+                let cpu_tenths = u32::try_from(spent_ms * 1000 / since.max(1)).unwrap_or(u32::MAX);
+                Footprint { cpu_tenths, rss_bytes, processes: tree.len() as u32, started_at }
+            });
+            if worth_telling(metered.reported_footprint, footprint) {
+                readings.push((id.clone(), footprint));
+            }
+        }
+        for (id, footprint) in readings {
+            if self.send(&id, Reading::Footprint(footprint)) {
+                if let Some(metered) = self.sessions.get_mut(&id) {
+                    metered.reported_footprint = footprint;
+                }
+            }
+        }
+    }
+
+    fn send(&self, session_id: &str, reading: Reading) -> bool {
+        self.inputs.send(Input::Reading { session_id: session_id.to_owned(), reading })
+    }
+}
+
+/// Whether a new sample differs enough from the one shown to be sent: another process count,
+/// a point of CPU, or a 2 % (and at least 1 MiB) change of memory. Keeps a steady agent quiet.
+fn worth_telling(shown: Option<Footprint>, now: Option<Footprint>) -> bool {
+    match (shown, now) {
+        (Some(shown), Some(now)) => {
+            let rss_step = (shown.rss_bytes / 50).max(1 << 20);
+            shown.processes != now.processes
+                || shown.started_at != now.started_at
+                || shown.cpu_tenths.abs_diff(now.cpu_tenths) >= 10
+                || shown.rss_bytes.abs_diff(now.rss_bytes) >= rss_step
+        }
+        (shown, now) => shown != now,
+    }
+}
+
+/// Reads a transcript from its start, whole lines only, at most [`CHUNK`] per look. A file
+/// replaced or truncated is read again from its start (and counted afresh).
+struct Reader {
+    path: PathBuf,
+    inode: u64,
+    offset: u64,
+    /// Inside a line longer than a chunk: skipped up to its end.
+    skipping: bool,
+}
+
+impl Reader {
+    fn new(path: PathBuf) -> Self {
+        Self { path, inode: 0, offset: 0, skipping: false }
+    }
+
+    /// Feeds what was appended to `meter`; `true` when its usage changed.
+    fn read(&mut self, meter: &mut usage::Meter) -> bool {
+        let Ok(meta) = std::fs::metadata(&self.path) else { return false };
+        if !meta.is_file() || meta.len() == self.offset && meta.ino() == self.inode {
+            return false;
+        }
+        let mut changed = false;
+        if meta.ino() != self.inode || meta.len() < self.offset {
+            if self.inode != 0 {
+                *meter = usage::Meter::new(meter.agent());
+                changed = true;
+            }
+            (self.inode, self.offset, self.skipping) = (meta.ino(), 0, false);
+        }
+        let Ok(mut file) = open_regular(&self.path) else { return changed };
+        let mut bytes = Vec::new();
+        if file.seek(SeekFrom::Start(self.offset)).is_err() || file.take(CHUNK).read_to_end(&mut bytes).is_err() {
+            return changed;
+        }
+        let Some(last_newline) = bytes.iter().rposition(|b| *b == b'\n') else {
+            if bytes.len() as u64 == CHUNK {
+                // One line longer than a chunk (a huge tool result): not a usage record.
+                self.offset += CHUNK;
+                self.skipping = true;
+            }
+            return changed;
+        };
+        self.offset += last_newline as u64 + 1;
+        let mut lines = bytes[..last_newline].split(|b| *b == b'\n');
+        if std::mem::take(&mut self.skipping) {
+            lines.next();
+        }
+        for line in lines {
+            if let Ok(record) = serde_json::from_slice(line) {
+                changed |= meter.record(&record);
+            }
+        }
+        changed
+    }
+}
+
+fn git_worker(queue: Receiver<(String, String)>, inputs: Inputs) {
+    let mut recent: HashMap<String, (Option<GitInfo>, Instant)> = HashMap::new();
+    for (session_id, cwd) in queue {
+        // Sessions sharing a folder and ending together need one look.
+        let fresh =
+            recent.get(&cwd).filter(|(_, at)| at.elapsed() < Duration::from_secs(2)).map(|(git, _)| git.clone());
+        let git = fresh.unwrap_or_else(|| git_info(Path::new(&cwd)));
+        recent.retain(|_, (_, at)| at.elapsed() < Duration::from_secs(2));
+        recent.insert(cwd, (git.clone(), Instant::now()));
+        inputs.send(Input::Reading { session_id, reading: Reading::Git(git) });
+    }
+}
+
+/// The git state of `dir`, or `None` when it is not in a repository (or git is missing or slow).
+pub fn git_info(dir: &Path) -> Option<GitInfo> {
+    let git = |args: &[&str]| {
+        let mut command = Command::new("git");
+        command.arg("-C").arg(dir).args(args).env("GIT_OPTIONAL_LOCKS", "0").env("LC_ALL", "C");
+        process::output_within(&mut command, GIT_DEADLINE)
+    };
+    let paths = git(&["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir"])?;
+    let mut paths = paths.lines();
+    let (top, git_dir, common_dir) = (paths.next()?, paths.next()?, paths.next()?);
+    let status = git(&["status", "--porcelain=v2", "--branch", "--untracked-files=normal"])?;
+    let head = status.lines().find_map(|line| line.strip_prefix("# branch.head "));
+    Some(GitInfo {
+        branch: head.filter(|head| *head != "(detached)").map(str::to_owned),
+        worktree: (git_dir != common_dir).then(|| top.to_owned()),
+        dirty: status.lines().any(|line| !line.starts_with('#') && !line.is_empty()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    fn claude_line(id: &str, input: u64) -> String {
+        format!(
+            "{{\"type\":\"assistant\",\"message\":{{\"id\":\"{id}\",\"model\":\"claude-sonnet-4-5\",\"usage\":{{\"input_tokens\":{input},\"output_tokens\":7}}}}}}\n"
+        )
+    }
+
+    #[test]
+    fn a_transcript_is_read_from_its_start_then_only_what_is_appended() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, claude_line("a", 100)).unwrap();
+        let (mut reader, mut meter) = (Reader::new(path.clone()), usage::Meter::new("claude"));
+        assert!(reader.read(&mut meter));
+        assert!(!reader.read(&mut meter), "nothing new");
+        let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        // Half a line is left for the next look.
+        let line = claude_line("b", 50);
+        file.write_all(&line.as_bytes()[..20]).unwrap();
+        assert!(!reader.read(&mut meter));
+        file.write_all(&line.as_bytes()[20..]).unwrap();
+        assert!(reader.read(&mut meter));
+        assert_eq!(meter.usage(&Prices::default()).input_tokens, 150);
+        // Replaced by a shorter file: counted afresh.
+        std::fs::write(&path, claude_line("c", 9)).unwrap();
+        assert!(reader.read(&mut meter));
+        assert_eq!(meter.usage(&Prices::default()).input_tokens, 9);
+    }
+
+    #[test]
+    fn a_line_longer_than_a_chunk_is_skipped_and_what_follows_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let mut file = std::fs::File::create(&path).unwrap();
+        file.write_all(claude_line("a", 1).as_bytes()).unwrap();
+        file.write_all(&vec![b'x'; (CHUNK as usize) * 2 + 10]).unwrap();
+        file.write_all(b"\n").unwrap();
+        file.write_all(claude_line("b", 2).as_bytes()).unwrap();
+        let (mut reader, mut meter) = (Reader::new(path), usage::Meter::new("claude"));
+        // Bounded per look: a few looks get through the 8 MiB line.
+        for _ in 0..4 {
+            reader.read(&mut meter);
+        }
+        assert_eq!(meter.usage(&Prices::default()).input_tokens, 3);
+        assert_eq!(meter.usage(&Prices::default()).requests, 2);
+    }
+
+    #[test]
+    fn a_steady_footprint_is_not_told_again_but_a_real_change_is() {
+        let shown = Footprint { cpu_tenths: 100, rss_bytes: 500 << 20, processes: 3, started_at: 1 };
+        assert!(!worth_telling(
+            Some(shown),
+            Some(Footprint { cpu_tenths: 105, rss_bytes: (500 << 20) + (5 << 20), ..shown })
+        ));
+        assert!(worth_telling(Some(shown), Some(Footprint { cpu_tenths: 120, ..shown })));
+        assert!(worth_telling(Some(shown), Some(Footprint { rss_bytes: 520 << 20, ..shown })));
+        assert!(worth_telling(Some(shown), Some(Footprint { processes: 4, ..shown })));
+        assert!(worth_telling(Some(shown), None));
+        assert!(worth_telling(None, Some(shown)));
+    }
+
+    fn run(dir: &Path, args: &[&str]) {
+        let status = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    }
+
+    #[test]
+    fn git_tells_the_branch_a_linked_worktree_and_uncommitted_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        std::fs::create_dir(&repo).unwrap();
+        assert_eq!(git_info(&repo), None, "not a repository");
+        run(&repo, &["init", "-q", "-b", "main"]);
+        std::fs::write(repo.join("a.txt"), "a").unwrap();
+        assert_eq!(git_info(&repo), Some(GitInfo { branch: Some("main".into()), worktree: None, dirty: true }));
+        run(&repo, &["add", "."]);
+        run(&repo, &["commit", "-qm", "a"]);
+        assert_eq!(git_info(&repo), Some(GitInfo { branch: Some("main".into()), worktree: None, dirty: false }));
+        let linked = dir.path().join("repo-fix");
+        run(&repo, &["worktree", "add", "-q", "-b", "fix", linked.to_str().unwrap()]);
+        let inside = linked.join("sub");
+        std::fs::create_dir(&inside).unwrap();
+        let info = git_info(&inside).unwrap();
+        assert_eq!(info.branch.as_deref(), Some("fix"));
+        assert_eq!(info.worktree.map(PathBuf::from), Some(linked.canonicalize().unwrap()));
+        run(&repo, &["checkout", "-q", "--detach"]);
+        assert_eq!(git_info(&repo).unwrap().branch, None, "detached");
+    }
+}

@@ -461,6 +461,28 @@ def remote_board_scenario(c: ClaudeSession, report, first: str, offered):
         desk.stop()
 
 
+def usage_scenario(c: ClaudeSession, report, first: str):
+    """Issue 25: the board's tokens for the session are what the fake server sent with the
+    responses of its conversation (requests with tools; the CLI's side calls have none and are
+    not in the transcript), and the context is the last response's."""
+    report.scenario("usage: tokens and context from the transcript")
+    with c.fake.lock:
+        sent = [(i, o) for _, tools, i, o in c.fake.usage if tools]
+        side = [label for label, tools, _, _ in c.fake.usage if not tools]
+    expected = {"inputTokens": sum(i for i, _ in sent), "outputTokens": sum(o for _, o in sent),
+                "requests": len(sent), "contextTokens": sum(sent[-1]) if sent else None}
+    matches = lambda s: all((s.get("usage") or {}).get(key) == value for key, value in expected.items())
+    got = c.expect(f"tokens equal the {len(sent)} responses sent ({len(side)} side calls left out)",
+                   first, matches, 10)
+    usage = (got or c.sb(first) or {}).get("usage") or {}
+    window = usage.get("contextWindow")
+    report.check("context % follows: the last response's tokens of the model's window",
+                 window == 200_000 and usage.get("contextTokens") == expected["contextTokens"],
+                 f"{usage}; expected {expected}")
+    report.check("an estimated cost", isinstance(usage.get("costMicros"), int) and usage["costMicros"] > 0, usage)
+    print(f"    usage: {usage}", flush=True)
+
+
 def scenarios(c: ClaudeSession, report):
     report.scenario("startup")
     c.begin()
@@ -473,6 +495,8 @@ def scenarios(c: ClaudeSession, report):
     c.prompt("Please read notes.txt [[scenario:read]]")
     c.expect("Stop → done with the last assistant message", first,
              is_done("The notes file says hello. All done."), after="Stop")
+
+    usage_scenario(c, report, first)
 
     report.scenario("permission approved")
     c.begin()

@@ -198,7 +198,7 @@ def run(ctx, report: harness.Report):
         env = {"HOME": str(home), "CODEX_HOME": str(codex_home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
                "TERM": "xterm-256color", "LANG": "C.UTF-8", "FAKE_OPENAI_API_KEY": "sk-fake-for-tests",
                "SWITCHBOARD_HOME": str(serve.state)}
-        Scenarios(report, serve, rollout, exe, env, workspace, sessions).all()
+        Scenarios(report, serve, rollout, exe, env, workspace, sessions, fake).all()
     finally:
         for codex in sessions:
             codex.close()
@@ -223,8 +223,9 @@ def start_serve(workdir: Path, codex_home: Path) -> harness.Serve:
 
 
 class Scenarios:
-    def __init__(self, report, serve, rollout, exe, env, workspace, sessions):
+    def __init__(self, report, serve, rollout, exe, env, workspace, sessions, fake: FakeResponses):
         self.report = report
+        self.fake = fake
         self.serve = serve
         self.rollout = rollout
         self.exe = exe
@@ -285,6 +286,7 @@ class Scenarios:
         self.report.check("trusting writes the hooks' trusted_hash into config.toml",
                           config.count("trusted_hash") >= 12, config[-400:])
         self.read_only()
+        self.usage()
         self.title_after_a_short_first_turn()
         for step in (self.permission_approved, self.permission_refused_esc, self.permission_refused_no,
                      self.board, self.question_tool, self.question_from_board, self.question_tool_esc,
@@ -303,6 +305,26 @@ class Scenarios:
                           not s.get("interrupted") and not s.get("errored"), brief(s))
         self.report.check("the session names the codex agent and its cwd",
                           s.get("agent") == AGENT and s.get("cwd") == str(self.workspace), brief(s))
+
+    def usage(self):
+        """Issue 25: the board's tokens are what the fake server sent with the session's
+        responses (requests with tools and this session's cache key), read from the rollout's
+        token_count records, and the context is the last response's of Codex's own window."""
+        self.report.scenario("usage: tokens and context from the rollout")
+        with self.fake.lock:
+            mine = [u for u in self.fake.usage if u[0] and u[1] in ("", self.session_id)]
+        expected = {"inputTokens": sum(i - c for _, _, i, c, _ in mine),
+                    "cacheReadTokens": sum(c for _, _, _, c, _ in mine),
+                    "outputTokens": sum(o for *_, o in mine), "requests": len(mine),
+                    "contextTokens": (mine[-1][2] + mine[-1][4]) if mine else None}
+        got = self.expect(f"tokens equal the {len(mine)} responses sent",
+                          lambda s: all((s.get("usage") or {}).get(k) == v for k, v in expected.items()), 10)
+        usage = ((got or self.latest() or {}).get("usage")) or {}
+        window = usage.get("contextWindow")
+        self.report.check("context % follows: the last response's tokens of Codex's window",
+                          isinstance(window, int) and window > 0 and usage.get("contextTokens") == expected["contextTokens"],
+                          f"{usage}; expected {expected}; sent {self.fake.usage}")
+        print(f"    usage: {usage}", flush=True)
 
     def permission_approved(self):
         self.report.scenario("permission approved")

@@ -91,6 +91,8 @@ class FakeAnthropic:
         self.log: list[str] = []
         # Every tool result the CLI sent back, as JSON text (issue 24: what an answer delivered).
         self.tool_results: list[str] = []
+        # The usage sent with every response (issue 25): (label, had tools, input, output tokens).
+        self.usage: list[tuple[str, bool, int, int]] = []
         self.lock = threading.Lock()
         fake = self
 
@@ -126,9 +128,9 @@ class FakeAnthropic:
                     return
                 try:
                     if body.get("stream"):
-                        self._stream(body, turn)
+                        self._stream(body, turn, label)
                     else:
-                        self._json(200, fake.message(body, turn))
+                        self._json(200, fake.message(body, turn, label))
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the user pressed Esc: the CLI closed the stream
 
@@ -147,13 +149,13 @@ class FakeAnthropic:
                 self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
                 self.wfile.flush()
 
-            def _stream(self, body: dict, turn: dict):
+            def _stream(self, body: dict, turn: dict, label: str):
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Cache-Control", "no-cache")
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
-                message = fake.message(body, turn)
+                message = fake.message(body, turn, label)
                 content = message.pop("content")
                 stop_reason = message["stop_reason"]
                 message.update(content=[], stop_reason=None)
@@ -179,7 +181,7 @@ class FakeAnthropic:
                     self._event("content_block_stop", {"type": "content_block_stop", "index": index})
                 self._event("message_delta", {"type": "message_delta",
                                               "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-                                              "usage": {"output_tokens": 20}})
+                                              "usage": {"output_tokens": message["usage"]["output_tokens"]}})
                 self._event("message_stop", {"type": "message_stop"})
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
@@ -230,7 +232,7 @@ class FakeAnthropic:
         turn = turns[min(step, len(turns) - 1)]
         return turn, f"{scenario}#{step}"
 
-    def message(self, body: dict, turn: dict) -> dict:
+    def message(self, body: dict, turn: dict, label: str = "") -> dict:
         if "tool" in turn:
             tool_input = json.loads(json.dumps(turn["input"]).replace("{cwd}", self.cwd))
             content = [{"type": "tool_use", "id": "toolu_fake_" + uuid.uuid4().hex[:16], "name": turn["tool"],
@@ -239,9 +241,14 @@ class FakeAnthropic:
         else:
             content = [{"type": "text", "text": turn["text"]}]
             stop = "end_turn"
+        # Tokens that differ per response and fill a real share of the window (issue 25 checks
+        # the board's sums and context % against what was sent here).
+        with self.lock:
+            tokens = (30_000 + 7 * len(self.usage), 20 + len(self.usage) % 5)
+            self.usage.append((label, bool(body.get("tools")), *tokens))
         return {"id": "msg_fake_" + uuid.uuid4().hex[:16], "type": "message", "role": "assistant",
                 "model": body.get("model") or "claude-fake", "content": content, "stop_reason": stop,
-                "stop_sequence": None, "usage": {"input_tokens": 100, "output_tokens": 20,
+                "stop_sequence": None, "usage": {"input_tokens": tokens[0], "output_tokens": tokens[1],
                                                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
 
     def stop(self):

@@ -76,6 +76,9 @@ class FakeResponses:
         self.lock = threading.Lock()
         self.counter = 0
         self.spawned: list[str] = []
+        # The usage sent with every response (issue 25): (had tools, prompt_cache_key, input,
+        # cached input, output tokens).
+        self.usage: list[tuple[bool, str, int, int, int]] = []
         handler = self._handler()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
@@ -159,7 +162,12 @@ class FakeResponses:
             handler.end_headers()
             handler.wfile.write(payload)
             return
-        stream = SSE(handler, self.next_id())
+        n = self.next_id()
+        # Tokens that differ per response and fill a real share of the window.
+        usage = (20_000 + 7 * n, 1_000, 20 + n % 5)
+        with self.lock:
+            self.usage.append((bool(body.get("tools")), str(body.get("prompt_cache_key") or ""), *usage))
+        stream = SSE(handler, n, usage)
         if kind == "title":
             stream.message('{"title": "Fake session title"}')
         elif kind == "text":
@@ -203,9 +211,10 @@ def _spawned_ids(body: dict) -> list[str]:
 
 
 class SSE:
-    def __init__(self, handler: BaseHTTPRequestHandler, n: int):
+    def __init__(self, handler: BaseHTTPRequestHandler, n: int, usage: tuple[int, int, int] = (100, 0, 20)):
         self.h = handler
         self.n = n
+        self.usage = usage
         self.index = 0
         handler.send_response(200)
         handler.send_header("Content-Type", "text/event-stream")
@@ -259,7 +268,9 @@ class SSE:
         self.index += 1
 
     def done(self):
-        usage = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 20,
-                 "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 120}
+        (input_tokens, cached, output) = self.usage
+        usage = {"input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": cached},
+                 "output_tokens": output, "output_tokens_details": {"reasoning_tokens": 0},
+                 "total_tokens": input_tokens + output}
         self.send("response.completed", {"response": {"id": f"resp_{self.n:04d}", "status": "completed",
                                                       "output": [], "usage": usage}})

@@ -52,6 +52,8 @@ class FakeGemini:
         # Every function response the CLI sent back, as JSON text (issue 24: what an answer delivered).
         self.tool_results: list[str] = []
         self.errors_sent: dict[tuple[str, int], int] = {}
+        # The usage sent with every streamed answer (issue 25): (prompt tokens, answer tokens).
+        self.usage: list[tuple[int, int]] = []
         self.lock = threading.Lock()
         fake = self
 
@@ -144,6 +146,8 @@ class FakeGemini:
 
     def stream(self, handler: BaseHTTPRequestHandler, answer: dict):
         time.sleep(answer.get("delay", 0))
+        with self.lock:
+            self.usage.append((handler.prompt_tokens, 10))
         handler.send_response(200)
         handler.send_header("Content-Type", "text/event-stream")
         handler.send_header("Cache-Control", "no-cache")

@@ -277,6 +277,20 @@ def scenarios(r: Run):
     report.check("message = the answer, de-garbled", s and s.get("message") == "The file says: hello from the workspace.",
                  brief(s))
 
+    # --- issue 25: tokens from the chat file ----------------------------------------------------
+    report.scenario("usage: tokens and context from the chat file")
+    with r.fake.lock:
+        sent = list(r.fake.usage)
+    expected = {"inputTokens": sum(i for i, _ in sent), "outputTokens": sum(o for _, o in sent),
+                "requests": len(sent), "contextTokens": sum(sent[-1]) if sent else None}
+    got = r.expect(f"tokens equal the {len(sent)} answers sent",
+                   lambda s: all((s.get("usage") or {}).get(k) == v for k, v in expected.items()), 10)
+    usage = ((got or r.session() or {}).get("usage")) or {}
+    report.check("context % follows: the last answer's tokens of the model's window",
+                 usage.get("contextWindow") == 1048576 and usage.get("contextTokens") == expected["contextTokens"],
+                 f"{usage}; expected {expected}")
+    print(f"    usage: {usage}", flush=True)
+
     # --- permission prompt approved --------------------------------------------------------------
     report.scenario("permission approved")
     start = r.transcript_lines()

@@ -65,15 +65,18 @@ struct Column {
     least: Option<usize>,
 }
 
-const COLUMNS: [Column; 7] = [
+const COLUMNS: [Column; 8] = [
     Column { heading: "STATUS", most: usize::MAX, least: None },
     Column { heading: "AGENT", most: usize::MAX, least: None },
     Column { heading: "ID", most: usize::MAX, least: None },
     Column { heading: "PROJECT", most: 20, least: Some(8) },
     Column { heading: "TITLE", most: 32, least: Some(10) },
     Column { heading: "AGE", most: usize::MAX, least: None },
+    Column { heading: "COST", most: usize::MAX, least: None },
     Column { heading: "DETAIL", most: 60, least: Some(10) },
 ];
+/// The COST column: left out when no session has a usage (a board of custom agents).
+const COST: usize = 6;
 const GAP: &str = "  ";
 
 fn sessions_table(snapshot: &Snapshot, now: Millis, width: usize) -> String {
@@ -85,7 +88,7 @@ fn sessions_table(snapshot: &Snapshot, now: Millis, width: usize) -> String {
     sessions.sort_by_key(|s| (rank(s.status), std::cmp::Reverse(s.last_event_at)));
     let kept = |s: &Session| if s.is_local() { 0 } else { s.host.len() + 1 };
     let ids = shown_ids_after(&sessions.iter().map(|s| (s.session_id.as_str(), kept(s))).collect::<Vec<_>>());
-    let rows: Vec<[String; 7]> = sessions
+    let rows: Vec<[String; 8]> = sessions
         .iter()
         .zip(ids)
         .map(|(s, id)| {
@@ -123,24 +126,31 @@ fn sessions_table(snapshot: &Snapshot, now: Millis, width: usize) -> String {
                 _ => s.tool.clone(),
             };
             let age = age(now.saturating_sub(s.last_event_at));
-            [status, s.agent.clone(), id, project, title, age, detail.unwrap_or_default()]
+            let cost = s.usage.as_ref().map(spent).unwrap_or_else(|| "-".into());
+            [status, s.agent.clone(), id, project, title, age, cost, detail.unwrap_or_default()]
                 .map(|cell| clip(&cell, usize::MAX))
         })
         .collect();
+    let shown: Vec<usize> = if sessions.iter().any(|s| s.usage.is_some()) {
+        (0..COLUMNS.len()).collect()
+    } else {
+        (0..COLUMNS.len()).filter(|i| *i != COST).collect()
+    };
     let header = COLUMNS.map(|column| column.heading.to_owned());
-    let mut widths: Vec<usize> = COLUMNS
+    let mut widths: Vec<usize> = shown
         .iter()
-        .enumerate()
-        .map(|(i, column)| {
+        .map(|&i| {
             let widest = std::iter::once(&header).chain(&rows).map(|row| row[i].width()).max().unwrap_or(0);
-            widest.min(column.most)
+            widest.min(COLUMNS[i].most)
         })
         .collect();
-    fit(&mut widths, width);
+    let columns: Vec<&Column> = shown.iter().map(|&i| &COLUMNS[i]).collect();
+    fit(&mut widths, &columns, width);
     let mut out = String::new();
     for row in std::iter::once(&header).chain(&rows) {
-        let cells: Vec<String> = row
+        let cells: Vec<String> = shown
             .iter()
+            .map(|&i| &row[i])
             .zip(&widths)
             .map(|(cell, &width)| {
                 let cell = clip(cell, width);
@@ -152,6 +162,19 @@ fn sessions_table(snapshot: &Snapshot, now: Millis, width: usize) -> String {
         out.push('\n');
     }
     out
+}
+
+/// What a session's tokens cost, and how full its context is: `$0.42 23%`.
+fn spent(usage: &switchboard_core::usage::Usage) -> String {
+    let cost = match usage.cost_micros {
+        None => "?".to_owned(),
+        Some(micros) if micros < 10_000 => "<$0.01".to_owned(),
+        Some(micros) => format!("${:.2}", micros as f64 / 1e6),
+    };
+    match usage.context_percent() {
+        Some(percent) => format!("{cost} {percent}%"),
+        None => cost,
+    }
 }
 
 fn rank(status: Option<AgentStatus>) -> u8 {
@@ -166,10 +189,10 @@ fn rank(status: Option<AgentStatus>) -> u8 {
 
 /// Narrows the columns that may give up width, the widest first, until a row fits in `width`
 /// (or none can give up more: a terminal narrower than the fixed columns wraps the row itself).
-fn fit(widths: &mut [usize], width: usize) {
+fn fit(widths: &mut [usize], columns: &[&Column], width: usize) {
     let total = |widths: &[usize]| widths.iter().sum::<usize>() + GAP.len() * widths.len().saturating_sub(1);
     while total(widths) > width {
-        let narrowable = COLUMNS.iter().zip(widths.iter()).enumerate().filter_map(|(i, (column, &now))| {
+        let narrowable = columns.iter().zip(widths.iter()).enumerate().filter_map(|(i, (column, &now))| {
             let least = column.least?.max(column.heading.len());
             (now > least).then_some((now, i))
         });
@@ -343,6 +366,27 @@ mod tests {
         // A wide terminal leaves short texts whole.
         let wide = table(&snapshot, 1_000, 200);
         assert!(wide.contains("a-very-long-monorep…") && wide.contains("rm -rf node_modules && npm install"), "{wide}");
+    }
+
+    #[test]
+    fn the_cost_column_shows_once_a_session_has_a_usage() {
+        let mut reducer = Reducer::new();
+        for id in ["a", "b"] {
+            let body = json!({"sessionId": id, "status": "working"});
+            reducer.apply(&normalize("custom", &body, 1_000).unwrap(), false);
+        }
+        let usage = switchboard_core::usage::Usage {
+            cost_micros: Some(1_234_567),
+            context_tokens: 46_000,
+            context_window: Some(200_000),
+            ..Default::default()
+        };
+        reducer.set_reading("a", switchboard_core::usage::Reading::Usage(usage));
+        let table = table(&reducer.snapshot(), 2_000, 100);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(cells(lines[0])[6], "COST", "{table}");
+        let costs: Vec<&str> = lines[1..].iter().map(|line| cells(line)[6]).collect();
+        assert!(costs.contains(&"$1.23 23%") && costs.contains(&"-"), "{table}");
     }
 
     #[test]

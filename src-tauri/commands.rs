@@ -156,6 +156,16 @@ pub async fn answer_question(
     deliver(&state, &session_id, answer::Answer::Option(option)).await
 }
 
+/// A written answer to the question on screen, through the CLI's hook (issue 24).
+#[tauri::command]
+pub async fn answer_text(
+    state: State<'_>,
+    session_id: String,
+    text: String,
+) -> Result<answer::Delivered, CommandError> {
+    deliver(&state, &session_id, answer::Answer::Text(text)).await
+}
+
 /// The agent's next prompt, typed into its own tmux pane, then Enter (issue 24).
 #[tauri::command]
 pub async fn reply(state: State<'_>, session_id: String, text: String) -> Result<answer::Delivered, CommandError> {
@@ -164,7 +174,8 @@ pub async fn reply(state: State<'_>, session_id: String, text: String) -> Result
 
 async fn deliver(state: &State<'_>, session_id: &str, what: answer::Answer) -> Result<answer::Delivered, CommandError> {
     let session = state.hub.session(session_id).ok_or_else(|| CommandError::unknown_session(session_id))?;
-    tauri::async_runtime::spawn_blocking(move || answer::deliver(&session, &what))
+    let decisions = std::sync::Arc::clone(&state.decisions);
+    tauri::async_runtime::spawn_blocking(move || answer::deliver_with(&decisions, &session, &what))
         .await
         .map_err(CommandError::internal)?
         .map_err(|refused| CommandError::new(ErrorKind::NotDelivered, refused.to_string()))

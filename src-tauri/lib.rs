@@ -84,6 +84,7 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
             commands::set_settings,
             commands::remotes,
             commands::answer_question,
+            commands::answer_text,
             commands::reply,
             commands::peek_screen,
             commands::new_agent,

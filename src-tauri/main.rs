@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use switchboard_engine::client::act::Said;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use switchboard_engine::api;
@@ -86,11 +87,13 @@ enum Command {
         #[arg(value_enum)]
         verdict: VerdictArg,
     },
-    /// Answer the question on a session's screen with option N (typed into its own tmux pane)
+    /// Answer the question on a session's screen: option N, or in words (through the CLI's hook
+    /// when it holds the question for the board, else typed into its own tmux pane)
     Answer {
         session: String,
-        /// The option's number, as `peek` lists them
-        option: usize,
+        /// The option's number, as `peek` lists them — or the answer in words
+        #[arg(required = true, num_args = 1..)]
+        answer: Vec<String>,
     },
     /// Send a done or waiting agent its next prompt (typed into its own tmux pane)
     Reply {
@@ -200,8 +203,14 @@ fn main() -> ExitCode {
         Some(Command::Link { serve, resume }) => link(serve, resume),
         Some(Command::Remote(command)) => remote(command),
         Some(Command::Decide { session, verdict }) => decide(&session, verdict),
-        Some(Command::Answer { session, option }) => act(&session, Some(option), None),
-        Some(Command::Reply { session, text }) => act(&session, None, Some(text.join(" "))),
+        Some(Command::Answer { session, answer }) => {
+            let text = answer.join(" ");
+            match text.trim().parse::<usize>() {
+                Ok(option) => act(&session, Said::Option(option)),
+                Err(_) => act(&session, Said::Answer(&text)),
+            }
+        }
+        Some(Command::Reply { session, text }) => act(&session, Said::Reply(&text.join(" "))),
         Some(Command::Peek { session, json }) => peek(&session, json),
         Some(Command::New { cli, cwd, worktree, prompt }) => new_agent(cli, cwd, worktree, prompt),
         Some(Command::End { session, yes }) => end_agent(&session, yes),
@@ -266,10 +275,14 @@ fn decide(session: &str, verdict: VerdictArg) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn act(session: &str, option: Option<usize>, text: Option<String>) -> anyhow::Result<()> {
-    let (session, typed) = switchboard_engine::client::act::answer(&state_dir()?, session, option, text.as_deref())?;
+fn act(session: &str, said: Said<'_>) -> anyhow::Result<()> {
+    let (session, given) = switchboard_engine::client::act::answer(&state_dir()?, session, said)?;
     let title = session.title.unwrap_or(session.session_id);
-    println!("Typed {} into {}'s pane {}.", typed["typed"], title, typed["pane"].as_str().unwrap_or("?"));
+    if given["throughHook"] == true {
+        println!("Answered {} through {}'s hook.", given["typed"], title);
+    } else {
+        println!("Typed {} into {}'s pane {}.", given["typed"], title, given["pane"].as_str().unwrap_or("?"));
+    }
     Ok(())
 }
 

@@ -200,3 +200,39 @@ fn an_instance_without_holds_still_gets_the_permission() {
     assert!(heads[0].starts_with("POST /hold/claude?key=k&ms=30000 "), "{heads:?}");
     assert!(heads[1].starts_with("POST /hook/claude?key=k "), "then the plain way: {heads:?}");
 }
+
+/// Issue 24: Claude's question tool, held like a permission (its hook takes the answers), is
+/// answered from the board by option or in words — the forwarder allows it with the answers in
+/// `updatedInput`, keyed by the question's text — and what was answered is the message of its
+/// `working` (the entry its history keeps).
+#[test]
+fn a_held_claude_question_is_answered_through_the_hook_by_option_or_in_words() {
+    let serve = serve_deciding(30);
+    let payload = fixture("real/claude-code-2.1.332/events/PermissionRequest-AskUserQuestion.json");
+    let session_id = payload["session_id"].as_str().unwrap().to_owned();
+    let question = payload["tool_input"]["questions"][0]["question"].as_str().unwrap().to_owned();
+    let second = payload["tool_input"]["questions"][0]["options"][1]["label"].as_str().unwrap().to_owned();
+    for (said, option, expected) in [("", Some(2), second.as_str()), ("Teal, like the logo", None, "Teal, like the logo")] {
+        let running = hook(&serve, "claude", &payload);
+        let asked = serve.wait_for(&session_id, |s| s["decision"].is_u64());
+        assert_eq!((asked["status"].as_str(), asked["awaitingInput"].as_bool()), (Some("waiting"), Some(true)));
+        let path = match option {
+            Some(n) => format!("/answer/{session_id}?key={}&option={n}", serve.endpoint.key),
+            None => format!("/answer/{session_id}?key={}", serve.endpoint.key),
+        };
+        let (status, body) = request(serve.addr(), "POST", &path, said.as_bytes());
+        assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+        let delivered: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!((delivered["throughHook"].as_bool(), delivered["typed"].as_str()), (Some(true), Some(expected)));
+        let (output, _) = finish(running);
+        let stdout: Value = serde_json::from_slice(&output.stdout).expect("a JSON decision on stdout");
+        let decision = &stdout["hookSpecificOutput"]["decision"];
+        assert_eq!(decision["behavior"], "allow");
+        assert_eq!(decision["updatedInput"]["answers"], json!({ question.as_str(): expected }));
+        assert_eq!(decision["updatedInput"]["questions"], payload["tool_input"]["questions"], "asked as it was");
+        let session = serve.wait_for(&session_id, |s| s["status"] == "working");
+        assert_eq!(session["message"], format!("Answered from Switchboard: {expected}"));
+        let (status, _) = request(serve.addr(), "POST", &path, said.as_bytes());
+        assert_eq!(status, 409, "answered: nothing waits for another answer");
+    }
+}

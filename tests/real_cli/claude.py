@@ -375,6 +375,7 @@ def board_scenarios(c: ClaudeSession, report, first: str, blocked_on):
             report.check("no PostToolUse for the refused tool", "PostToolUse" not in c.sequence(), c.sequence())
 
     remote_board_scenario(c, report, first, offered)
+    hook_answer_scenarios(c, report, first)
 
     report.scenario("answered at the terminal while held")
     c.begin()
@@ -413,6 +414,37 @@ def board_scenarios(c: ClaudeSession, report, first: str, blocked_on):
     report.check("the command ran", harness.wait_until(lambda: (c.project / "app-closed.txt").exists(), 10) is not None)
     c.wait_event(lambda e: e.get("hook_event_name") == "Stop", 20)
     c.serve.start()
+
+
+def hook_answer_scenarios(c: ClaudeSession, report, first: str):
+    """Issue 24, Claude's own mechanism: with its PermissionRequest held for the board, the
+    AskUserQuestion question is held too, and answered through the hook (`updatedInput.answers`):
+    by option and in words, nothing typed into any terminal."""
+    sb = str(harness.switchboard_bin())
+    for name, said, expected in [("an option", "2", "Blue"), ("in words", "Teal, like the logo", "Teal, like the logo")]:
+        report.scenario(f"question answered {name} through Claude's hook (held)")
+        c.begin()
+        c.prompt(f"Ask me about the color, answered {name} [[scenario:ask]]")
+        held = c.expect("the question held for the board: waiting, an answer on offer", first,
+                        lambda s: s["status"] == "waiting" and s.get("question") == QUESTION
+                        and isinstance(s.get("decision"), int), after="PermissionRequest(AskUserQuestion)")
+        drawn = c.tmux.wait_text(r"Enter to select", 5) is not None
+        print(f"    while the question is held, Claude's own dialog is {'drawn' if drawn else 'NOT drawn'}", flush=True)
+        results_before = len(c.fake.tool_results)
+        started = time.monotonic()
+        answered = subprocess.run([sb, "answer", first, said], env=c.serve.env, capture_output=True, text=True,
+                                  timeout=20)
+        report.check("`switchboard answer` goes through the hook (nothing typed)",
+                     held is not None and answered.returncode == 0 and "through" in answered.stdout,
+                     answered.stdout + answered.stderr)
+        got = harness.wait_until(lambda: next((r for r in c.fake.tool_results[results_before:] if expected in r), None), 15)
+        took = time.monotonic() - started
+        report.check(f"the model gets the answer ({expected}) in the tool result", got is not None,
+                     f"{c.fake.tool_results[results_before:]}; screen:\n{c.tmux.screen()[-600:]}")
+        print(f"    answer through the hook → the model's tool result: {took:.2f} s", flush=True)
+        c.expect("then working → done", first, is_done("Great, I will make the button that color."), 20, after="Stop")
+        report.check("Claude's dialog is gone from its screen", "Enter to select" not in c.tmux.screen(),
+                     c.tmux.screen()[-800:])
 
 
 def remote_board_scenario(c: ClaudeSession, report, first: str, offered):
@@ -481,6 +513,42 @@ def usage_scenario(c: ClaudeSession, report, first: str):
                  f"{usage}; expected {expected}")
     report.check("an estimated cost", isinstance(usage.get("costMicros"), int) and usage["costMicros"] > 0, usage)
     print(f"    usage: {usage}", flush=True)
+
+    # The footprint: Claude's process tree's memory as `ps` sees it (within 10 %; samples are 5 s
+    # apart and a Node process's memory moves, so a fresh sample is compared up to three times).
+    compared = []
+    footprint = lambda: (c.sb(first) or {}).get("footprint")
+    shown = harness.wait_until(footprint, 12)
+    for _ in range(3):
+        pid = ((c.sb(first) or {}).get("process") or {}).get("pid")
+        if not shown or not pid:
+            break
+        ps_kib = ps_tree_rss_kib(pid)
+        ours_kib = shown["rssBytes"] // 1024
+        compared.append((ours_kib, ps_kib, shown["processes"], shown["cpuTenths"]))
+        if ps_kib and abs(ours_kib - ps_kib) <= 0.10 * ps_kib:
+            break
+        # Apart by more than a sample tells (2 %): the next sample (within 5 s) is sent.
+        before = shown
+        shown = harness.wait_until(lambda: (lambda f: f if f and f != before else None)(footprint()), 12)
+    ok = bool(compared) and abs(compared[-1][0] - compared[-1][1]) <= 0.10 * compared[-1][1]
+    report.check("the agent's memory (its whole tree) is what ps says, within 10 %", ok,
+                 f"(ours KiB, ps KiB, processes, cpu ‰) {compared}")
+    print(f"    footprint vs ps: {compared}", flush=True)
+
+
+def ps_tree_rss_kib(pid: int) -> int:
+    """`ps`'s resident memory (KiB) of `pid` and every process under it."""
+    rows = []
+    for line in subprocess.run(["ps", "-e", "-o", "pid=,ppid=,rss="], capture_output=True, text=True).stdout.splitlines():
+        fields = line.split()
+        if len(fields) == 3:
+            rows.append(tuple(int(f) for f in fields))
+    tree, i = [pid], 0
+    while i < len(tree):
+        tree.extend(p for p, pp, _ in rows if pp == tree[i])
+        i += 1
+    return sum(rss for p, _, rss in rows if p in tree)
 
 
 def scenarios(c: ClaudeSession, report):

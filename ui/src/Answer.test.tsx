@@ -21,6 +21,7 @@ vi.mock("./ipc", async (importOriginal) => ({
   clearUnread: vi.fn(() => Promise.resolve()),
   answerQuestion: vi.fn(),
   reply: vi.fn(),
+  answerText: vi.fn(),
   peekScreen: vi.fn(),
 }));
 
@@ -63,9 +64,9 @@ beforeEach(() => {
   vi.mocked(ipc.jumpToTerminal).mockReset();
   vi.mocked(ipc.clearUnread).mockClear();
   vi.mocked(ipc.answerQuestion).mockReset();
-  vi.mocked(ipc.answerQuestion).mockResolvedValue({ pane: "%3", typed: "2" });
+  vi.mocked(ipc.answerQuestion).mockResolvedValue({ pane: "%3", typed: "2", throughHook: false });
   vi.mocked(ipc.reply).mockReset();
-  vi.mocked(ipc.reply).mockResolvedValue({ pane: "%3", typed: "run the tests" });
+  vi.mocked(ipc.reply).mockResolvedValue({ pane: "%3", typed: "run the tests", throughHook: false });
   vi.mocked(ipc.peekScreen).mockReset();
   vi.mocked(ipc.peekScreen).mockResolvedValue({ text: "$ claude\n> Which framework?", reason: null });
   resetAnswers();
@@ -88,7 +89,7 @@ describe("a question in the details panel", () => {
   });
 
   it("a click types that option's number: busy while it goes, then says where it went", async () => {
-    let deliver: (value: { pane: string; typed: string }) => void = () => {};
+    let deliver: (value: { pane: string; typed: string; throughHook: boolean }) => void = () => {};
     vi.mocked(ipc.answerQuestion).mockImplementation(() => new Promise((resolve) => (deliver = resolve)));
     openPanel(asked());
     fireEvent.click(screen.getByTestId("details-option-2"));
@@ -98,10 +99,29 @@ describe("a question in the details panel", () => {
     // A second click for the same question is not a second answer.
     fireEvent.click(screen.getByTestId("details-option-1"));
     expect(ipc.answerQuestion).toHaveBeenCalledTimes(1);
-    await act(async () => deliver({ pane: "%3", typed: "2" }));
+    await act(async () => deliver({ pane: "%3", typed: "2", throughHook: false }));
     expect(screen.getByTestId("details-answer-note")).toHaveTextContent("Typed 2 into pane %3");
     expect(screen.getByTestId("details-answer-note")).not.toHaveClass("is-error");
     expect(screen.getByTestId("details-option-2")).toHaveClass("is-chosen");
+  });
+
+  it("a question held for the board is answered through its hook, by option or in words", async () => {
+    vi.mocked(ipc.answerQuestion).mockResolvedValue({ pane: "", typed: "Vue", throughHook: true });
+    vi.mocked(ipc.answerText).mockReset();
+    vi.mocked(ipc.answerText).mockResolvedValue({ pane: "", typed: "Svelte, please", throughHook: true });
+    openPanel(asked({ decision: 7 }));
+    fireEvent.change(screen.getByTestId("written-answer-input"), { target: { value: "Svelte, please" } });
+    fireEvent.click(screen.getByTestId("written-answer-send"));
+    expect(ipc.answerText).toHaveBeenCalledWith("q", "Svelte, please");
+    await settle();
+    expect(screen.getByTestId("details-answer-note")).toHaveTextContent("Answered “Svelte, please” through its hook");
+    expect(screen.queryByTestId("written-answer")).toBeNull();
+  });
+
+  it("a question not held for the board has no box for words (typing in a pane takes options only)", async () => {
+    openPanel(asked());
+    expect(screen.queryByTestId("written-answer")).toBeNull();
+    await settle();
   });
 
   it("key 2 picks option 2 while the panel is focused", async () => {

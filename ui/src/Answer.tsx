@@ -5,6 +5,7 @@
 // the options go as soon as the question does.
 import { useState, type FormEvent, type MouseEvent } from "react";
 import { create } from "zustand";
+import type { Delivered } from "./bindings/Delivered";
 import type { Question } from "./bindings/Question";
 import type { Session } from "./bindings/Session";
 import * as ipc from "./ipc";
@@ -127,7 +128,7 @@ export async function pickOption(session: Session, option: number): Promise<void
       const mine = s.sent[id];
       return mine?.key === key ? { sent: { ...s.sent, [id]: { ...mine, typed: true } } } : {};
     });
-    setNote("optionNotes", id, plain(`Typed ${delivered.typed} into pane ${delivered.pane}`, false));
+    setNote("optionNotes", id, plain(deliveredNote(delivered), false));
   } catch (err) {
     useAnswers.setState((s) => {
       const sent = { ...s.sent };
@@ -135,6 +136,50 @@ export async function pickOption(session: Session, option: number): Promise<void
       return { sent };
     });
     setNote("optionNotes", id, plain(`Not typed: ${ipc.toIpcError(err).message}`, true));
+  }
+}
+
+/** What became of an answer Rust delivered, in the user's words. */
+export function deliveredNote(delivered: Delivered): string {
+  return delivered.throughHook
+    ? `Answered “${delivered.typed}” through its hook`
+    : `Typed ${delivered.typed} into pane ${delivered.pane}`;
+}
+
+/**
+ * Its CLI holds the question for the board (Claude Code with Allow / Deny on: Rust offers the
+ * hold on a waiting question only for a CLI whose hook takes the answers): it can be answered in
+ * words, whatever terminal it runs in.
+ */
+export function canAnswerInWords(session: Session): boolean {
+  return asking(session) && session.decision != null && session.questions.length === 1 && !isRemote(session);
+}
+
+/** Sends a written answer through the CLI's hook; true once it was given. */
+export async function sendWrittenAnswer(session: Session, text: string): Promise<boolean> {
+  const id = session.sessionId;
+  if (!canAnswerInWords(session) || text.trim() === "") return false;
+  const key = questionKey(session);
+  if (useAnswers.getState().sent[id]?.key === key) return false;
+  useAnswers.setState((s) => ({ sent: { ...s.sent, [id]: { key, option: 0, typed: false } } }));
+  setNote("optionNotes", id, null);
+  holdWhileHovered(id);
+  try {
+    const delivered = await ipc.answerText(id, text);
+    useAnswers.setState((s) => {
+      const mine = s.sent[id];
+      return mine?.key === key ? { sent: { ...s.sent, [id]: { ...mine, typed: true } } } : {};
+    });
+    setNote("optionNotes", id, plain(deliveredNote(delivered), false));
+    return true;
+  } catch (err) {
+    useAnswers.setState((s) => {
+      const sent = { ...s.sent };
+      if (sent[id]?.key === key) delete sent[id];
+      return { sent };
+    });
+    setNote("optionNotes", id, plain(`Not answered: ${ipc.toIpcError(err).message}`, true));
+    return false;
   }
 }
 
@@ -325,6 +370,7 @@ export function QuestionSection({ session }: { session: Session }) {
           Click or press {keys === 1 ? "1" : `1–${keys}`}, or answer in the terminal — whichever comes first.
         </p>
       )}
+      {shown && !sent && canAnswerInWords(session) && <WrittenAnswer session={session} />}
       {note && (
         <p
           className={`details-note${note.failed ? " is-error" : ""}`}
@@ -336,6 +382,44 @@ export function QuestionSection({ session }: { session: Session }) {
         </p>
       )}
     </section>
+  );
+}
+
+/** An answer in words, for a question its CLI holds for the board. */
+function WrittenAnswer({ session }: { session: Session }) {
+  const [text, setText] = useState("");
+  const inputId = `written-${session.sessionId}`;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void sendWrittenAnswer(session, text).then((given) => given && setText(""));
+  };
+  return (
+    <form className="reply-form" data-testid="written-answer" onSubmit={submit}>
+      <label className="visually-hidden" htmlFor={inputId}>
+        Or answer in words
+      </label>
+      <input
+        id={inputId}
+        className="reply-input"
+        data-testid="written-answer-input"
+        type="text"
+        placeholder="Or answer in words"
+        autoComplete="off"
+        spellCheck={false}
+        maxLength={4000}
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+      />
+      <button
+        type="submit"
+        className="reply-send"
+        data-testid="written-answer-send"
+        disabled={text.trim() === ""}
+        title="Give it through its hook: nothing is typed into its terminal"
+      >
+        Answer
+      </button>
+    </form>
   );
 }
 

@@ -21,7 +21,7 @@ vi.mock("./ipc", async (importOriginal) => ({
   removeEnded: vi.fn(() => Promise.resolve(0)),
   jumpToTerminal: vi.fn(),
   sessionHistory: vi.fn(() => Promise.resolve([])),
-  answerQuestion: vi.fn(() => Promise.resolve({ pane: "%3", typed: "2" })),
+  answerQuestion: vi.fn(() => Promise.resolve({ pane: "%3", typed: "2", throughHook: false })),
 }));
 
 beforeAll(installFlowStubs);

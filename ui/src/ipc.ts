@@ -149,6 +149,19 @@ export async function answerQuestion(sessionId: string, option: number): Promise
   }
 }
 
+/**
+ * A written answer to the question on screen, given through the CLI's hook while it holds the
+ * question for the board (Claude Code with Allow / Deny on); rejects with the reason otherwise.
+ */
+export async function answerText(sessionId: string, text: string): Promise<Delivered> {
+  if (!isTauri()) throw notInApp;
+  try {
+    return await invoke<Delivered>("answer_text", { sessionId, text });
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
 /** Types the agent's next prompt into its own tmux pane, then Enter; rejects like {@link answerQuestion}. */
 export async function reply(sessionId: string, text: string): Promise<Delivered> {
   if (!isTauri()) throw notInApp;

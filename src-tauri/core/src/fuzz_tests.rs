@@ -543,7 +543,14 @@ fn check_change(
         }
     }
     if after.decision.is_some() {
-        assert_eq!(after.status, Some(AgentStatus::Blocked), "Allow / Deny only on a blocked session");
+        let question = after.status == Some(AgentStatus::Waiting)
+            && after.awaiting_input
+            && !after.questions.is_empty()
+            && crate::agent(&after.agent).is_some_and(|agent| agent.answers_in_hook);
+        assert!(
+            after.status == Some(AgentStatus::Blocked) || question,
+            "Allow / Deny only on a blocked session, an answer only on a held question"
+        );
         let kept = before.is_some_and(|session| session.decision == after.decision);
         assert!(kept || event.decision == after.decision, "an offer comes from a held event");
     }

@@ -256,20 +256,23 @@ impl Reducer {
         session_id: &str,
         id: u64,
         allow: bool,
+        said: Option<&str>,
         at: Millis,
         window_focused: bool,
     ) -> Option<Change> {
         let session = self.get(session_id).filter(|s| s.decision == Some(id))?;
         let verb = if allow { "Allowed" } else { "Denied" };
-        let message = match &session.message {
-            Some(what) => format!("{verb} from Switchboard: {what}"),
-            None => format!("{verb} from Switchboard"),
+        let message = match (said, &session.message) {
+            (Some(said), _) => format!("Answered from Switchboard: {said}"),
+            (None, Some(what)) => format!("{verb} from Switchboard: {what}"),
+            (None, None) => format!("{verb} from Switchboard"),
         };
         let event = StatusEvent {
             agent: session.agent.clone(),
             session_id: session_id.to_owned(),
             status: Some(AgentStatus::Working),
-            cue: Cue::Approved,
+            // A held question's answer goes on like the CLI's own next event would.
+            cue: if said.is_some() { Cue::Plain } else { Cue::Approved },
             message: Some(message),
             ts: at,
             ..StatusEvent::default()
@@ -576,18 +579,28 @@ fn apply_commit(state: &mut SessionState, event: &StatusEvent, commit: Commit, w
 /// held PermissionRequest that made the session `blocked` offers it; any later event of the main
 /// agent withdraws it (the user answered at the terminal, the turn moved on) — except Claude's
 /// generic permission notice, which only repeats that the same prompt is still there.
+///
+/// A held question (issue 24: a CLI whose decision hook also takes its question tool's answers)
+/// is offered the same way while the session waits on it.
 fn track_decision(session: &mut Session, event: &StatusEvent) {
     let blocked = session.status == Some(AgentStatus::Blocked);
-    if !blocked {
+    let asking = session.status == Some(AgentStatus::Waiting)
+        && session.awaiting_input
+        && !session.questions.is_empty()
+        && crate::agent(&session.agent).is_some_and(|agent| agent.answers_in_hook);
+    let offered = blocked || asking;
+    if !offered {
         session.decision_until = None;
+    }
+    if !blocked {
         session.command = None;
     } else if event.command.is_some() {
         session.command = clip(&event.command);
     }
-    if event.decision.is_some() && blocked {
+    if event.decision.is_some() && offered {
         session.decision = event.decision;
         session.decision_until = event.decision_until;
-    } else if !blocked || (!event.is_subagent() && event.cue != Cue::PermissionNotice) {
+    } else if !offered || (!event.is_subagent() && event.cue != Cue::PermissionNotice) {
         session.decision = None;
         // A new prompt that is not held: nothing has expired on it.
         if event.status == Some(AgentStatus::Blocked) && event.cue != Cue::PermissionNotice {

@@ -121,10 +121,19 @@ pub enum Verdict {
     Deny,
 }
 
-/// The body of a held permission's `200`: `{"verdict":"allow"}` or `{"verdict":"deny"}`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// The body of a held permission's `200`: `{"verdict":"allow"}` or `{"verdict":"deny"}` — and,
+/// for a held question (issue 24), `{"verdict":"allow","answers":{"<question>":"<answer>"}}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HoldAnswer {
     pub verdict: Verdict,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answers: Option<std::collections::BTreeMap<String, String>>,
+}
+
+impl From<Verdict> for HoldAnswer {
+    fn from(verdict: Verdict) -> Self {
+        Self { verdict, answers: None }
+    }
 }
 
 #[cfg(test)]
@@ -133,9 +142,13 @@ mod tests {
 
     #[test]
     fn a_hold_answer_reads_back_and_anything_else_is_refused() {
-        let json = serde_json::to_string(&HoldAnswer { verdict: Verdict::Deny }).unwrap();
+        let json = serde_json::to_string(&HoldAnswer::from(Verdict::Deny)).unwrap();
         assert_eq!(json, r#"{"verdict":"deny"}"#);
         assert_eq!(serde_json::from_str::<HoldAnswer>(&json).unwrap().verdict, Verdict::Deny);
+        let answered = HoldAnswer { verdict: Verdict::Allow, answers: Some([("Which?".into(), "Blue".into())].into()) };
+        let json = serde_json::to_string(&answered).unwrap();
+        assert_eq!(json, r#"{"verdict":"allow","answers":{"Which?":"Blue"}}"#);
+        assert_eq!(serde_json::from_str::<HoldAnswer>(&json).unwrap(), answered);
         for bad in [r#"{"verdict":"maybe"}"#, "{}", "[]", r#"{"verdict":1}"#] {
             assert!(serde_json::from_str::<HoldAnswer>(bad).is_err(), "{bad}");
         }

@@ -1,7 +1,15 @@
 // Generated from the Rust types by ts-rs (src-tauri/engine/src/bindings.rs). Do not edit.
 
-export type Delivered = { pane: string, 
+export type Delivered = { 
 /**
- * The keys as the user would read them (`2`, or the reply's text).
+ * The pane typed into; empty when answered through the hook.
  */
-typed: string, };
+pane: string, 
+/**
+ * The keys as the user would read them (`2`, or the reply's text), or the answer given.
+ */
+typed: string, 
+/**
+ * Answered through the CLI's own hook (nothing typed).
+ */
+throughHook: boolean, };

@@ -38,6 +38,9 @@ pub struct Agent {
     /// Why its prompts cannot be answered from the board, when they cannot (shown beside its
     /// switch in Connections).
     pub why_not_decided: Option<&'static str>,
+    /// Its decision hook can also answer its question tool (Claude Code takes the answers in
+    /// `updatedInput.answers`, keyed by each question's text): a question is held like a permission.
+    pub answers_in_hook: bool,
     /// Its turn-end hook looks the same whether the turn finished or the user pressed Esc (Gemini
     /// CLI's AfterAgent): an interrupt its transcript records just after it corrects that done.
     pub turn_end_hides_interrupts: bool,

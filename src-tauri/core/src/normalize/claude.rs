@@ -66,6 +66,10 @@ pub static AGENT: Agent = Agent {
     // It takes `hookSpecificOutput.decision.behavior` = allow | deny (checked by the real-CLI harness).
     decision_event: Some("PermissionRequest"),
     why_not_decided: None,
+    // Claude Code 2.1.332 reads AskUserQuestion's `updatedInput.answers` from an allowing
+    // PermissionRequest hook; its own dialog is drawn ~0.4 s later all the same, and an answer
+    // given there wins (the hook's later answer is ignored).
+    answers_in_hook: true,
     turn_end_hides_interrupts: false,
     screen_cancel: None,
     silent_reply: None,

@@ -47,6 +47,7 @@ pub static AGENT: Agent = Agent {
     // Like Claude's (exit 0 only), and Codex draws its own prompt only after the hook returns.
     decision_event: Some("PermissionRequest"),
     why_not_decided: None,
+    answers_in_hook: false,
     turn_end_hides_interrupts: false,
     screen_cancel: None,
     silent_reply: None,

@@ -15,6 +15,7 @@ pub static AGENT: Agent = Agent {
     hook_events: &[],
     decision_event: None,
     why_not_decided: Some("a custom agent has no permission hook"),
+    answers_in_hook: false,
     turn_end_hides_interrupts: false,
     screen_cancel: None,
     silent_reply: None,

@@ -38,6 +38,7 @@ pub static AGENT: Agent = Agent {
     // 0.61.0: BeforeTool runs before every tool (not only those that will ask), ignores "allow",
     // and hides the confirmation while it runs.
     why_not_decided: Some("no hook of Gemini CLI 0.61 can approve a tool"),
+    answers_in_hook: false,
     turn_end_hides_interrupts: true,
     screen_cancel: Some("Request cancelled."),
     silent_reply: Some("{}"),

@@ -871,9 +871,18 @@ fn a_held_permission_offers_a_decision_until_the_main_agent_moves_on() {
 fn a_held_question_or_a_subagent_event_does_not_change_the_offer() {
     let mut run = Run::claude();
     run.feed("UserPromptSubmit", 0);
-    // A question is not a permission: nothing to allow.
+    // A held question is offered to be answered from the board (Claude's hook takes the answers)…
     run.feed_held("PreToolUse-AskUserQuestion", 500, 3);
-    assert_eq!((run.status(), run.session().decision), (Some(Waiting), None));
+    assert_eq!((run.status(), run.session().decision), (Some(Waiting), Some(3)));
+    // … and answering it says what was answered, in the history.
+    let answered = run.reducer.decided(&run.session_id.clone(), 3, true, Some("Blue"), T0 + 550, UNFOCUSED).unwrap();
+    assert_eq!(answered.session.status, Some(Working));
+    assert_eq!(answered.session.message.as_deref(), Some("Answered from Switchboard: Blue"));
+    assert!(!answered.session.awaiting_input && answered.session.decision.is_none());
+    // A CLI whose hook cannot answer its question: nothing to offer.
+    let mut codex = Run::codex();
+    codex.feed_held("PreToolUse-request_user_input", 0, 5);
+    assert_eq!((codex.status(), codex.session().decision), (Some(Waiting), None));
     run.feed("UserPromptSubmit", 600);
     run.feed_held("PermissionRequest", 1_000, 4);
     run.feed("SubagentStart", 1_500);

@@ -72,24 +72,32 @@ pub fn decide(state_dir: &Path, name: &str, verdict: Verdict) -> Result<Session,
     }
 }
 
-/// Option `n` of the question on screen, or the reply `text`: typed into the agent's own pane.
-/// What was typed, as the instance said.
-pub fn answer(
-    state_dir: &Path,
-    name: &str,
-    option: Option<usize>,
-    text: Option<&str>,
-) -> Result<(Session, Value), ActError> {
+/// What the user says to an agent from the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Said<'a> {
+    /// Option `n` of the question on screen.
+    Option(usize),
+    /// A written answer to the question on screen.
+    Answer(&'a str),
+    /// Its next prompt.
+    Reply(&'a str),
+}
+
+/// An answer or reply, given through the CLI's hook or typed into the agent's own pane. What was
+/// given, and where, as the instance said.
+pub fn answer(state_dir: &Path, name: &str, said: Said<'_>) -> Result<(Session, Value), ActError> {
     let session = find(state_dir, name)?;
     let endpoint = endpoint(state_dir)?;
-    let (path, body) = match option {
-        Some(n) => {
+    let (path, body) = match said {
+        Said::Option(n) => {
             (format!("{}&option={n}", session_action_path("answer", &session.session_id, &endpoint.key)), Vec::new())
         }
-        None => (
-            session_action_path("reply", &session.session_id, &endpoint.key),
-            text.unwrap_or_default().as_bytes().to_vec(),
-        ),
+        Said::Answer(text) => {
+            (session_action_path("answer", &session.session_id, &endpoint.key), text.as_bytes().to_vec())
+        }
+        Said::Reply(text) => {
+            (session_action_path("reply", &session.session_id, &endpoint.key), text.as_bytes().to_vec())
+        }
     };
     let response = super::request(endpoint.addr(), "POST", &path, &body, TIMEOUT).map_err(ActError::Unreachable)?;
     match response.status {

@@ -26,6 +26,20 @@ const READ_LIMIT: usize = 32 * 1024 * 1024;
 /// Longest string kept per field when a payload must shrink, from gentle to severe.
 const TRIM_STEPS: [usize; 4] = [16 * 1024, 2 * 1024, 256, 32];
 
+/// The board's answer to a held permission or question, with the tool input it was asked about
+/// (a question's answers go back inside it, as the CLI's `updatedInput`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoardAnswer {
+    pub answer: HoldAnswer,
+    pub tool_input: Option<Value>,
+}
+
+impl From<Verdict> for BoardAnswer {
+    fn from(verdict: Verdict) -> Self {
+        Self { answer: verdict.into(), tool_input: None }
+    }
+}
+
 /// Forwards one hook event. Every failure is swallowed: the command always succeeds. Returns the
 /// board's answer when the event was a permission held for one (the user opted this CLI in).
 pub fn forward(
@@ -33,7 +47,7 @@ pub fn forward(
     stdin: impl Read + Send + 'static,
     state_dir: Option<&Path>,
     deadline: Instant,
-) -> Option<Verdict> {
+) -> Option<BoardAnswer> {
     let body = read_until(stdin, deadline)?;
     let body = fit(body)?;
     let endpoint = state_dir.and_then(Endpoint::read)?;
@@ -41,7 +55,13 @@ pub fn forward(
         match hold(agent, &endpoint, &body) {
             // An instance without `/hold` (an older one still running): send it the plain way.
             Held::Unknown => {}
-            Held::Answered(verdict) => return verdict,
+            Held::Answered(answer) => {
+                let tool_input = || serde_json::from_slice::<Value>(&body).ok()?.get("tool_input").cloned();
+                return answer.map(|answer| BoardAnswer {
+                    tool_input: answer.answers.as_ref().and_then(|_| tool_input()),
+                    answer,
+                });
+            }
         }
     }
     let path = protocol::hook_path(agent, &endpoint.key);
@@ -91,12 +111,12 @@ fn hold(agent: &str, endpoint: &Endpoint, body: &[u8]) -> Held {
 
 /// How a hold went: answered (or not) by the instance, or not understood by it.
 enum Held {
-    Answered(Option<Verdict>),
+    Answered(Option<HoldAnswer>),
     Unknown,
 }
 
-fn verdict_of(body: &[u8]) -> Option<Verdict> {
-    serde_json::from_slice::<HoldAnswer>(body).ok().map(|answer| answer.verdict)
+fn verdict_of(body: &[u8]) -> Option<HoldAnswer> {
+    serde_json::from_slice::<HoldAnswer>(body).ok()
 }
 
 /// The agent's process for the [`PROCESS_HEADER`]; left out when unknown or not plain ASCII.
@@ -110,13 +130,20 @@ fn process_header() -> String {
 
 /// What the CLI expects on stdout: its silent reply (nothing; Gemini wants a JSON object) — or
 /// the board's answer to a held permission, in the words of its decision hook.
-pub fn reply(agent: &str, verdict: Option<Verdict>, stdout: &mut impl Write) {
+pub fn reply(agent: &str, answer: Option<&BoardAnswer>, stdout: &mut impl Write) {
     let Some(agent) = switchboard_core::agent(agent) else { return };
-    let text = match (agent.decision_event, verdict) {
-        (Some(event), Some(verdict)) => {
-            let decision = match verdict {
-                Verdict::Allow => json!({"behavior": "allow"}),
-                Verdict::Deny => json!({"behavior": "deny", "message": DENIED}),
+    let text = match (agent.decision_event, answer) {
+        (Some(event), Some(BoardAnswer { answer, tool_input })) => {
+            let decision = match (answer.verdict, &answer.answers) {
+                // A question answered from the board: allowed, its answers inside its input
+                // (Claude Code reads `updatedInput.answers`, keyed by question text).
+                (Verdict::Allow, Some(answers)) => {
+                    let mut input = tool_input.clone().filter(Value::is_object).unwrap_or_else(|| json!({}));
+                    input["answers"] = json!(answers);
+                    json!({"behavior": "allow", "updatedInput": input})
+                }
+                (Verdict::Allow, None) => json!({"behavior": "allow"}),
+                (Verdict::Deny, _) => json!({"behavior": "deny", "message": DENIED}),
             };
             json!({"hookSpecificOutput": {"hookEventName": event, "decision": decision}}).to_string()
         }
@@ -195,8 +222,8 @@ fn floor_char_boundary(text: &str, at: usize) -> usize {
 pub fn run(agent: &str) {
     let deadline = Instant::now() + DEADLINE;
     let state_dir = crate::state_dir::state_dir();
-    let verdict = forward(agent, io::stdin(), state_dir.as_deref(), deadline);
-    reply(agent, verdict, &mut io::stdout().lock());
+    let answer = forward(agent, io::stdin(), state_dir.as_deref(), deadline);
+    reply(agent, answer.as_ref(), &mut io::stdout().lock());
 }
 
 #[cfg(test)]
@@ -300,11 +327,33 @@ mod tests {
         assert_eq!(out, b"{}\n");
         for (verdict, behavior) in [(Verdict::Allow, "allow"), (Verdict::Deny, "deny")] {
             let mut out = Vec::new();
-            reply("claude", Some(verdict), &mut out);
+            reply("claude", Some(&verdict.into()), &mut out);
             let said: Value = serde_json::from_slice(&out).unwrap();
             assert_eq!(said["hookSpecificOutput"]["hookEventName"], "PermissionRequest");
             assert_eq!(said["hookSpecificOutput"]["decision"]["behavior"], behavior);
+            assert!(said["hookSpecificOutput"]["decision"].get("updatedInput").is_none());
         }
+    }
+
+    /// Issue 24: a question answered from the board goes back as the allowed tool's input with
+    /// the answers in it, the questions as they were asked.
+    #[test]
+    fn a_question_answered_from_the_board_carries_its_answers_in_the_updated_input() {
+        let questions = json!([{"question": "Which color?", "header": "Color", "multiSelect": false,
+                                "options": [{"label": "Red"}, {"label": "Blue"}]}]);
+        let answer = BoardAnswer {
+            answer: HoldAnswer {
+                verdict: Verdict::Allow,
+                answers: Some([("Which color?".into(), "Blue".into())].into()),
+            },
+            tool_input: Some(json!({"questions": questions})),
+        };
+        let mut out = Vec::new();
+        reply("claude", Some(&answer), &mut out);
+        let said: Value = serde_json::from_slice(&out).unwrap();
+        let decision = &said["hookSpecificOutput"]["decision"];
+        assert_eq!(decision["behavior"], "allow");
+        assert_eq!(decision["updatedInput"], json!({"questions": questions, "answers": {"Which color?": "Blue"}}));
     }
 
     #[test]

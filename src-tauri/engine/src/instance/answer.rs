@@ -7,6 +7,11 @@
 //! the reason (and the board offers Jump instead): a key typed into the wrong agent is worse than
 //! none.
 //!
+//! A CLI whose decision hook can carry its question tool's answers (Claude Code: the held
+//! PermissionRequest answers AskUserQuestion with `updatedInput.answers`) is answered through
+//! that hook instead — in any terminal, nothing typed, a written answer too; its own dialog,
+//! drawn meanwhile, closes. Only while the question is held for the board (Allow / Deny on).
+//!
 //! What is typed: the option's number alone (in all three CLIs' question dialogs the key `2`
 //! answers option 2 at once), or the reply's text as literal keys (`send-keys -l`, newlines made
 //! spaces, at most [`MAX_REPLY`] characters) and Enter.
@@ -18,6 +23,7 @@ use std::time::Duration;
 use serde::Serialize;
 use switchboard_core::{AgentStatus, Session};
 
+use super::decide::Decisions;
 use crate::process;
 
 /// The longest reply typed (characters).
@@ -50,6 +56,8 @@ impl Screen {
 pub enum Answer {
     /// Option `n` (from 1) of the question on screen.
     Option(usize),
+    /// A written answer to the question on screen (only through the CLI's hook).
+    Text(String),
     /// The agent's next prompt (a done or idle agent).
     Reply(String),
 }
@@ -69,6 +77,8 @@ pub enum AnswerError {
     QuestionOnScreen,
     #[error("the reply is empty")]
     Empty,
+    #[error("a written answer goes through the CLI's hook, which does not hold this question (Claude Code with Allow / Deny on does): choose an option, or answer in its terminal (Jump)")]
+    TextNeedsHook,
     #[error("{0} is another machine's agent: answer it on that board for now")]
     Remote(String),
     #[error("it does not run in tmux ({0}): use Jump to go to its terminal")]
@@ -90,9 +100,51 @@ pub enum AnswerError {
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Delivered {
+    /// The pane typed into; empty when answered through the hook.
     pub pane: String,
-    /// The keys as the user would read them (`2`, or the reply's text).
+    /// The keys as the user would read them (`2`, or the reply's text), or the answer given.
     pub typed: String,
+    /// Answered through the CLI's own hook (nothing typed).
+    pub through_hook: bool,
+}
+
+/// Delivers `answer`: through the CLI's own hook when it holds the question for the board, else
+/// typed into the session's tied tmux pane.
+pub fn deliver_with(decisions: &Decisions, session: &Session, answer: &Answer) -> Result<Delivered, AnswerError> {
+    match through_hook(decisions, session, answer) {
+        Some(result) => result,
+        None => deliver(session, answer),
+    }
+}
+
+/// The answer given through the held question's hook, or `None` when it is not held (or it is
+/// not an answer to a question).
+fn through_hook(decisions: &Decisions, session: &Session, answer: &Answer) -> Option<Result<Delivered, AnswerError>> {
+    let id = session.decision?;
+    let held = session.is_local()
+        && session.status == Some(AgentStatus::Waiting)
+        && session.awaiting_input
+        && switchboard_core::agent(&session.agent).is_some_and(|agent| agent.answers_in_hook);
+    let question = session.questions.first().filter(|_| held)?;
+    let given = match answer {
+        Answer::Reply(_) => return None,
+        Answer::Option(n) => match keys_for(session, answer) {
+            Ok(_) => question.options[*n - 1].label.clone(),
+            Err(refused) => return Some(Err(refused)),
+        },
+        Answer::Text(text) => match one_line(text) {
+            Some(text) if session.questions.len() == 1 => text,
+            Some(_) => return Some(Err(AnswerError::SeveralChoices)),
+            None => return Some(Err(AnswerError::Empty)),
+        },
+    };
+    let answers = [(question.question.clone(), given.clone())].into();
+    Some(
+        decisions
+            .answer_question(&session.session_id, id, answers, given.clone())
+            .map(|()| Delivered { pane: String::new(), typed: given, through_hook: true })
+            .map_err(|_| AnswerError::NotAsking),
+    )
 }
 
 /// Types `answer` into the session's own tmux pane, once it is tied to that agent.
@@ -111,7 +163,7 @@ pub fn deliver(session: &Session, answer: &Answer) -> Result<Delivered, AnswerEr
             text.clone()
         }
     };
-    Ok(Delivered { pane: pane.0, typed })
+    Ok(Delivered { pane: pane.0, typed, through_hook: false })
 }
 
 /// The last lines of the agent's pane, once it is tied to that agent.
@@ -149,6 +201,7 @@ fn keys_for(session: &Session, answer: &Answer) -> Result<Keys, AnswerError> {
             }
             Ok(Keys::Digit(n.to_string()))
         }
+        Answer::Text(_) => Err(AnswerError::TextNeedsHook),
         Answer::Reply(text) => {
             match session.status {
                 Some(AgentStatus::Working) => return Err(AnswerError::Busy("working")),
@@ -158,22 +211,25 @@ fn keys_for(session: &Session, answer: &Answer) -> Result<Keys, AnswerError> {
                 }
                 _ => {}
             }
-            let line: String = text
-                .split(['\n', '\r'])
-                .map(str::trim)
-                .filter(|part| !part.is_empty())
-                .collect::<Vec<_>>()
-                .join(" ")
-                .chars()
-                .filter(|c| !c.is_control())
-                .take(MAX_REPLY)
-                .collect();
-            if line.trim().is_empty() {
-                return Err(AnswerError::Empty);
-            }
-            Ok(Keys::Line(line))
+            one_line(text).map(Keys::Line).ok_or(AnswerError::Empty)
         }
     }
+}
+
+/// A reply or written answer as one line: newlines made spaces, control characters dropped, at
+/// most [`MAX_REPLY`] characters; `None` when nothing is left.
+fn one_line(text: &str) -> Option<String> {
+    let line: String = text
+        .split(['\n', '\r'])
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_REPLY)
+        .collect();
+    (!line.trim().is_empty()).then_some(line)
 }
 
 struct Pane(String);

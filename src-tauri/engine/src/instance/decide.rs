@@ -18,7 +18,7 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 
 use super::hub::{Input, Inputs, Update};
-use crate::protocol::Verdict;
+use crate::protocol::{HoldAnswer, Verdict};
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DecideError {
@@ -32,7 +32,7 @@ pub enum DecideError {
 
 struct Pending {
     id: u64,
-    answer: oneshot::Sender<Verdict>,
+    answer: oneshot::Sender<HoldAnswer>,
     /// The reducer has shown this hold on the session: from then on, a session update without it
     /// means the offer was withdrawn.
     shown: bool,
@@ -52,7 +52,7 @@ pub struct Decisions {
 pub struct Held {
     pub id: u64,
     session_id: String,
-    answer: oneshot::Receiver<Verdict>,
+    answer: oneshot::Receiver<HoldAnswer>,
     decisions: Arc<Decisions>,
 }
 
@@ -100,6 +100,22 @@ impl Decisions {
     /// The board's answer to hold `id`. The hold is answered at once; the session is told
     /// through the hub (`working`, the decision in its history).
     pub fn answer(&self, session_id: &str, id: u64, verdict: Verdict) -> Result<(), DecideError> {
+        self.resolve(session_id, id, HoldAnswer::from(verdict), None)
+    }
+
+    /// The board's answer to a held question (issue 24): the CLI's hook allows its question tool
+    /// with these `answers` (keyed by question text); `said` goes into the session's history.
+    pub fn answer_question(
+        &self,
+        session_id: &str,
+        id: u64,
+        answers: std::collections::BTreeMap<String, String>,
+        said: String,
+    ) -> Result<(), DecideError> {
+        self.resolve(session_id, id, HoldAnswer { verdict: Verdict::Allow, answers: Some(answers) }, Some(said))
+    }
+
+    fn resolve(&self, session_id: &str, id: u64, answer: HoldAnswer, said: Option<String>) -> Result<(), DecideError> {
         let pending = {
             let mut pending = self.pending();
             match pending.get(session_id) {
@@ -113,9 +129,10 @@ impl Decisions {
         }
         // Queued before the hold wakes: its end (`DecisionEnded`) must not reach the reducer
         // first and withdraw the offer this answer is for.
+        let verdict = answer.verdict;
         let (session_id, allow, at) = (session_id.to_owned(), verdict == Verdict::Allow, crate::clock::now_millis());
-        self.inputs.push(Input::Decided { session_id: session_id.clone(), id, allow, at });
-        pending.answer.send(verdict).map_err(|_| DecideError::NotWaiting)?;
+        self.inputs.push(Input::Decided { session_id: session_id.clone(), id, allow, said, at });
+        pending.answer.send(answer).map_err(|_| DecideError::NotWaiting)?;
         tracing::info!(%session_id, ?verdict, "permission answered from Switchboard");
         Ok(())
     }
@@ -165,7 +182,7 @@ impl Decisions {
 impl Held {
     /// Waits for the board's answer for at most `limit`; `None` when there is none (time out,
     /// answered at the terminal, replaced by a newer hold).
-    pub async fn wait(mut self, limit: Duration) -> Option<Verdict> {
+    pub async fn wait(mut self, limit: Duration) -> Option<HoldAnswer> {
         tokio::time::timeout(limit, &mut self.answer).await.ok()?.ok()
     }
 }
@@ -214,7 +231,7 @@ mod tests {
         assert_eq!(decisions.answer("s1", id + 1, Verdict::Allow), Err(DecideError::NotWaiting), "another hold");
         assert_eq!(decisions.answer("s1", id, Verdict::Deny), Ok(()));
         assert_eq!(decisions.answer("s1", id, Verdict::Allow), Err(DecideError::NotWaiting), "already answered");
-        assert_eq!(held.wait(Duration::from_secs(5)).await, Some(Verdict::Deny));
+        assert_eq!(held.wait(Duration::from_secs(5)).await, Some(Verdict::Deny.into()));
         assert!(matches!(queue.try_recv(), Some(Input::Decided { id: got, allow: false, .. }) if got == id));
         assert!(matches!(queue.try_recv(), Some(Input::DecisionEnded { .. })), "the offer goes with the hold");
         assert!(decisions.is_empty());
@@ -256,6 +273,20 @@ mod tests {
         let newer = decisions.hold("s1");
         assert_eq!(older.wait(Duration::from_secs(5)).await, None);
         assert_eq!(decisions.answer("s1", newer.id, Verdict::Allow), Ok(()));
-        assert_eq!(newer.wait(Duration::from_secs(5)).await, Some(Verdict::Allow));
+        assert_eq!(newer.wait(Duration::from_secs(5)).await, Some(Verdict::Allow.into()));
+    }
+
+    #[tokio::test]
+    async fn a_held_question_is_answered_with_its_answers_and_says_so_in_the_history() {
+        let (inputs, mut queue) = inputs(16);
+        let decisions = Decisions::new(inputs);
+        let held = decisions.hold("s1");
+        let answers: std::collections::BTreeMap<String, String> = [("Which color?".into(), "Blue".into())].into();
+        assert_eq!(decisions.answer_question("s1", held.id, answers.clone(), "Blue".into()), Ok(()));
+        let got = held.wait(Duration::from_secs(5)).await.unwrap();
+        assert_eq!((got.verdict, got.answers), (Verdict::Allow, Some(answers)));
+        assert!(
+            matches!(queue.try_recv(), Some(Input::Decided { allow: true, said: Some(said), .. }) if said == "Blue")
+        );
     }
 }

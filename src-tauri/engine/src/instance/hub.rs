@@ -44,7 +44,8 @@ pub enum Input {
     /// What a part of the instance needs the user to know (`None`: resolved), by source.
     Notice { source: &'static str, text: Option<String> },
     /// The user answered the held permission `id` from Switchboard (issue "act from the board").
-    Decided { session_id: String, id: u64, allow: bool, at: Millis },
+    /// `said`: what was answered, for a held question.
+    Decided { session_id: String, id: u64, allow: bool, said: Option<String>, at: Millis },
     /// The hold `id` ended unanswered (timed out, or the CLI stopped waiting for its hook).
     DecisionEnded { session_id: String, id: u64 },
     /// The clock: stale and archived flags are recomputed for the silence at `now`.
@@ -357,9 +358,9 @@ impl State {
             Input::Reading { session_id, reading } => {
                 self.update(|reducer| reducer.set_reading(&session_id, reading).map(|s| s.session_id));
             }
-            Input::Decided { session_id, id, allow, at } => {
+            Input::Decided { session_id, id, allow, said, at } => {
                 let focused = self.window_focused;
-                let change = self.reducer.decided(&session_id, id, allow, at, focused);
+                let change = self.reducer.decided(&session_id, id, allow, said.as_deref(), at, focused);
                 self.publish_status(change);
             }
             Input::DecisionEnded { session_id, id } => {

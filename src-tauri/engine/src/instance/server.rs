@@ -180,7 +180,13 @@ async fn hold(
         Err(status) => return closing(status),
     };
     let permission = event.status == Some(AgentStatus::Blocked) && !event.awaiting_input;
-    if !permission {
+    // A question, for a CLI whose hook can carry its answers (issue 24): its own dialog is drawn
+    // all the same, and whichever answer comes first wins.
+    let question = event.status == Some(AgentStatus::Waiting)
+        && event.awaiting_input
+        && !event.questions.is_empty()
+        && switchboard_core::agent(&event.agent).is_some_and(|agent| agent.answers_in_hook);
+    if !permission && !question {
         state.inputs.send(Input::Hook(Box::new(event)));
         return StatusCode::NO_CONTENT.into_response();
     }
@@ -189,7 +195,7 @@ async fn hold(
     event.decision_until = Some(event.ts.saturating_add(u64::try_from(limit.as_millis()).unwrap_or(u64::MAX)));
     state.inputs.send(Input::Hook(Box::new(event)));
     match held.wait(limit).await {
-        Some(verdict) => axum::Json(HoldAnswer { verdict }).into_response(),
+        Some(answer) => axum::Json::<HoldAnswer>(answer).into_response(),
         None => StatusCode::NO_CONTENT.into_response(),
     }
 }
@@ -228,20 +234,35 @@ async fn decision(
     }
 }
 
-/// `POST /answer/<session>?key=…&option=N`: the option typed into the agent's own pane (issue 24).
+/// `POST /answer/<session>?key=…&option=N`: that option of the question on screen (issue 24),
+/// through the CLI's hook or typed into the agent's own pane; without `option`, the body is a
+/// written answer (through the hook only).
 async fn answer(
     State(state): State<Arc<ServerState>>,
     id: Result<Path<String>, PathRejection>,
     RawQuery(query): RawQuery,
+    body: Body,
 ) -> Response {
     if !key_matches(query.as_deref(), &state.key) {
         return StatusCode::UNAUTHORIZED.into_response();
     }
-    let Some(option) = query_param(query.as_deref(), "option").and_then(|n| n.parse::<usize>().ok()) else {
-        return StatusCode::BAD_REQUEST.into_response();
-    };
     let Ok(Path(id)) = id else { return StatusCode::NOT_FOUND.into_response() };
-    deliver(&state, &id, super::answer::Answer::Option(option)).await
+    let answer = match query_param(query.as_deref(), "option") {
+        Some(n) => match n.parse::<usize>() {
+            Ok(option) => super::answer::Answer::Option(option),
+            Err(_) => return StatusCode::BAD_REQUEST.into_response(),
+        },
+        None => {
+            let Ok(bytes) = axum::body::to_bytes(body, BODY_LIMIT).await else {
+                return StatusCode::PAYLOAD_TOO_LARGE.into_response();
+            };
+            match String::from_utf8(bytes.to_vec()) {
+                Ok(text) if !text.trim().is_empty() => super::answer::Answer::Text(text),
+                _ => return StatusCode::BAD_REQUEST.into_response(),
+            }
+        }
+    };
+    deliver(&state, &id, answer).await
 }
 
 /// `POST /reply/<session>?key=…` with the text as the body: the agent's next prompt (issue 24).
@@ -265,7 +286,8 @@ async fn reply(
 /// `200` with what was typed where; `404` unknown session; `409` with the reason it was not.
 async fn deliver(state: &ServerState, session_id: &str, what: super::answer::Answer) -> Response {
     let Some(session) = state.hub.session(session_id) else { return StatusCode::NOT_FOUND.into_response() };
-    let typed = tokio::task::spawn_blocking(move || super::answer::deliver(&session, &what)).await;
+    let decisions = Arc::clone(&state.decisions);
+    let typed = tokio::task::spawn_blocking(move || super::answer::deliver_with(&decisions, &session, &what)).await;
     match typed {
         Ok(Ok(delivered)) => axum::Json(delivered).into_response(),
         Ok(Err(refused)) => conflict(&refused),

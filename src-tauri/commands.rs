@@ -181,6 +181,16 @@ async fn deliver(state: &State<'_>, session_id: &str, what: answer::Answer) -> R
         .map_err(|refused| CommandError::new(ErrorKind::NotDelivered, refused.to_string()))
 }
 
+/// The session's last turn from its transcript, for the details panel (issue 24).
+#[tauri::command]
+pub async fn last_turn(
+    state: State<'_>,
+    session_id: String,
+) -> Result<Vec<switchboard_core::turn::TurnItem>, CommandError> {
+    let session = state.hub.session(&session_id).ok_or_else(|| CommandError::unknown_session(&session_id))?;
+    tauri::async_runtime::spawn_blocking(move || answer::last_turn(&session)).await.map_err(CommandError::internal)
+}
+
 /// The agent's screen (its tmux pane's last lines) for the details panel, read when asked — the
 /// panel asks while it is open, never otherwise.
 #[tauri::command]

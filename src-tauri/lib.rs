@@ -85,6 +85,7 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
             commands::remotes,
             commands::answer_question,
             commands::answer_text,
+            commands::last_turn,
             commands::reply,
             commands::peek_screen,
             commands::new_agent,

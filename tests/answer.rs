@@ -93,7 +93,16 @@ fn answers_are_typed_into_the_agents_own_pane_and_nowhere_else() {
     let process = reported(pid, Some(&pane), &tmux.socket);
 
     // Its question, with options, as Claude's AskUserQuestion reports it.
-    post_from(&serve, &claude("PreToolUse-AskUserQuestion", "asks"), &process);
+    // Its transcript: a real Claude Code one (a prompt, a tool call, its result, the interrupt).
+    let transcript = dir.path().join("transcript.jsonl");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real-transcripts/claude/esc-during-tool.jsonl"),
+        &transcript,
+    )
+    .unwrap();
+    let mut asked = claude("PreToolUse-AskUserQuestion", "asks");
+    asked["transcript_path"] = json!(transcript);
+    post_from(&serve, &asked, &process);
     serve.wait_for("asks", |s| s["status"] == "waiting" && s["questions"][0]["options"][1]["label"] == "Vue");
 
     let peek = run(serve.home(), &["peek", "asks"], b"");
@@ -101,6 +110,10 @@ fn answers_are_typed_into_the_agents_own_pane_and_nowhere_else() {
     assert!(peek.status.success(), "{text}");
     assert!(text.contains("Asks: Which framework?") && text.contains("  2. Vue — Use Vue"), "{text}");
     assert!(text.contains("STAND-IN AGENT"), "its screen: {text}");
+    assert!(
+        text.contains("--- its last turn ---\n> Run the slow script [[scenario:sleep]]\n  ⏺ Bash: ./slow.sh\n"),
+        "its last turn, from the transcript: {text}"
+    );
 
     let wrong = run(serve.home(), &["answer", "asks", "5"], b"");
     assert!(!wrong.status.success());

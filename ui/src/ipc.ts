@@ -1,6 +1,7 @@
 // The one place that talks to the Rust side. Tests replace this module with vi.mock("./ipc").
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import type { TurnItem } from "./bindings/TurnItem";
 import type { DoctorReport } from "./bindings/DoctorReport";
 import type { HistoryEntry } from "./bindings/HistoryEntry";
 import type { Session } from "./bindings/Session";
@@ -157,6 +158,16 @@ export async function answerText(sessionId: string, text: string): Promise<Deliv
   if (!isTauri()) throw notInApp;
   try {
     return await invoke<Delivered>("answer_text", { sessionId, text });
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
+/** The session's last turn, read from its transcript (issue 24). */
+export async function lastTurn(sessionId: string): Promise<TurnItem[]> {
+  if (!isTauri()) throw notInApp;
+  try {
+    return await invoke<TurnItem[]>("last_turn", { sessionId });
   } catch (err) {
     throw toIpcError(err);
   }

@@ -9,6 +9,7 @@ use ts_rs::TS;
 use crate::reducer::{HistoryEntry, Position, Session, SessionsChanged, Snapshot};
 use crate::session::{Attention, Question, QuestionOption};
 use crate::status::{AgentProcess, AgentStatus, SessionKind};
+use crate::turn::{TurnItem, TurnPart};
 use crate::usage::{Footprint, GitInfo, Usage};
 
 fn generated() -> Vec<(String, String)> {
@@ -31,6 +32,8 @@ fn generated() -> Vec<(String, String)> {
     add(QuestionOption::name(), QuestionOption::decl(), &[]);
     add(Question::name(), Question::decl(), &["QuestionOption"]);
     add(Usage::name(), Usage::decl(), &[]);
+    add(TurnPart::name(), TurnPart::decl(), &[]);
+    add(TurnItem::name(), TurnItem::decl(), &["TurnPart"]);
     add(Footprint::name(), Footprint::decl(), &[]);
     add(GitInfo::name(), GitInfo::decl(), &[]);
     add(

@@ -11,6 +11,7 @@ pub mod notify;
 pub mod reducer;
 pub mod session;
 pub mod status;
+pub mod turn;
 pub mod usage;
 pub mod view;
 

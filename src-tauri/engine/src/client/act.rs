@@ -163,12 +163,41 @@ pub fn peek_text(peeked: &Value) -> String {
     if let Some(message) = &session.message {
         out.push_str(&format!("\nLast message: {message}\n"));
     }
+    let turn: Vec<switchboard_core::turn::TurnItem> =
+        peeked["lastTurn"].as_array().map(|items| items.iter().filter_map(turn_item).collect()).unwrap_or_default();
+    if !turn.is_empty() {
+        out.push_str("\n--- its last turn ---\n");
+        for item in &turn {
+            use switchboard_core::turn::TurnPart::*;
+            let lead = match item.part {
+                Prompt => "> ",
+                Text => "",
+                Tool => "  ⏺ ",
+                Result => "    ⎿ ",
+                Note => "  · ",
+            };
+            let text = item.text.replace('\n', &format!("\n{}", " ".repeat(lead.chars().count())));
+            out.push_str(&format!("{lead}{text}\n"));
+        }
+    }
     match (peeked["screen"].as_str(), peeked["noScreen"].as_str()) {
         (Some(screen), _) => out.push_str(&format!("\n--- its screen ---\n{screen}\n")),
         (None, Some(why)) => out.push_str(&format!("\n(no screen: {why})\n")),
         _ => {}
     }
     out
+}
+
+fn turn_item(value: &Value) -> Option<switchboard_core::turn::TurnItem> {
+    use switchboard_core::turn::{TurnItem, TurnPart};
+    let part = match value["part"].as_str()? {
+        "prompt" => TurnPart::Prompt,
+        "text" => TurnPart::Text,
+        "tool" => TurnPart::Tool,
+        "result" => TurnPart::Result,
+        _ => TurnPart::Note,
+    };
+    Some(TurnItem { part, text: value["text"].as_str()?.to_owned() })
 }
 
 fn short(id: &str) -> String {

@@ -51,6 +51,30 @@ impl Screen {
     }
 }
 
+/// How much of a transcript's end is read for its last turn.
+const LAST_TURN_BYTES: u64 = 512 * 1024;
+
+/// The session's last turn from its transcript's end (issue 24): its prompt, what the agent said,
+/// the tools it called and their results, clipped. Empty when there is no transcript to read
+/// here (not written yet, another machine's, a CLI Switchboard cannot read).
+pub fn last_turn(session: &Session) -> Vec<switchboard_core::turn::TurnItem> {
+    use std::io::{Read, Seek, SeekFrom};
+    let Some(path) = session.transcript_path.as_deref().filter(|_| session.is_local()) else { return Vec::new() };
+    let Ok(mut file) = crate::files::open_regular(Path::new(path)) else { return Vec::new() };
+    let length = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let start = length.saturating_sub(LAST_TURN_BYTES);
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(start)).is_err() || file.take(LAST_TURN_BYTES).read_to_end(&mut bytes).is_err() {
+        return Vec::new();
+    }
+    let mut lines = bytes.split(|b| *b == b'\n');
+    if start > 0 {
+        lines.next(); // starts mid-line
+    }
+    let records: Vec<serde_json::Value> = lines.filter_map(|line| serde_json::from_slice(line).ok()).collect();
+    switchboard_core::turn::last_turn(&session.agent, &records)
+}
+
 /// What the user answers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {

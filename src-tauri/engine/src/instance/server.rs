@@ -326,13 +326,16 @@ async fn peek(
         Err(status) => return status.into_response(),
     };
     let looked = session.clone();
-    let screen = tokio::task::spawn_blocking(move || super::answer::Screen::of(&looked)).await;
-    let screen = screen.unwrap_or_else(|_| super::answer::Screen {
-        text: None,
-        reason: Some("the screen could not be read".to_owned()),
+    let read =
+        tokio::task::spawn_blocking(move || (super::answer::Screen::of(&looked), super::answer::last_turn(&looked)));
+    let (screen, turn) = read.await.unwrap_or_else(|_| {
+        let unread = super::answer::Screen { text: None, reason: Some("the screen could not be read".to_owned()) };
+        (unread, Vec::new())
     });
-    axum::Json(serde_json::json!({ "session": session, "screen": screen.text, "noScreen": screen.reason }))
-        .into_response()
+    axum::Json(serde_json::json!({
+        "session": session, "screen": screen.text, "noScreen": screen.reason, "lastTurn": turn,
+    }))
+    .into_response()
 }
 
 /// `POST /end/<session>?key=…`: SIGTERM to its agent (issue 25). `204`, `404`, or `409` with why.

@@ -319,6 +319,40 @@ fn a_box_over_real_ssh_from_nothing_through_a_cut_link_and_a_stopped_sshd() {
     desktop.wait_for("box:s1", |s| s["status"] == "working");
     // The same answer again is refused: nothing waits for it any more.
     assert_eq!(request(desktop.addr(), "POST", &decision, b"").0, 409);
+    // Its question (issue 24), held there like a permission: answered from this board, down the
+    // link, through Claude's hook on the box.
+    let questions = json!([{ "question": "Which region?", "header": "Region", "multiSelect": false,
+        "options": [{ "label": "eu-west", "description": null }, { "label": "us-east", "description": null }] }]);
+    let question = claude(
+        "PermissionRequest",
+        "s1",
+        json!({ "tool_name": "AskUserQuestion", "tool_input": { "questions": questions }, "permission_suggestions": [] }),
+    );
+    let mut forwarder = Command::new("runuser")
+        .args(["-u", USER, "--", "env", &format!("HOME={}", remote.home.display())])
+        .arg(remote.binary())
+        .args(["hook", "claude"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    forwarder.stdin.take().unwrap().write_all(question.to_string().as_bytes()).unwrap();
+    eventually(PATIENCE, || desktop.session("box:s1").filter(|s| s["status"] == "waiting" && s["decision"].is_u64()))
+        .expect("its question held there, an answer on offer here");
+    let answer_path = format!("/answer/box%3As1?key={}&option=2", desktop.endpoint.key);
+    let (status, body) = request(desktop.addr(), "POST", &answer_path, b"");
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    let delivered: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!((delivered["throughHook"].as_bool(), delivered["typed"].as_str()), (Some(true), Some("us-east")));
+    let answer = forwarder.wait_with_output().unwrap();
+    let answer: Value = serde_json::from_slice(&answer.stdout).expect("the box's hook said its decision");
+    assert_eq!(
+        answer["hookSpecificOutput"]["decision"]["updatedInput"]["answers"],
+        json!({ "Which region?": "us-east" })
+    );
+    desktop.wait_for("box:s1", |s| s["message"] == "Answered from Switchboard: us-east");
+    let (status, body) = request(desktop.addr(), "POST", &answer_path, b"");
+    assert_eq!(status, 409, "answered: the box says nothing waits ({})", String::from_utf8_lossy(&body));
     remote.post("claude", &claude("Stop", "s1", json!({ "last_assistant_message": "Deployed." })));
     let done = desktop.wait_for("box:s1", |s| s["status"] == "done");
     assert_eq!(done["message"], "Deployed.");

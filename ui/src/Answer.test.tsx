@@ -170,10 +170,18 @@ describe("a question in the details panel", () => {
     await settle();
   });
 
-  it("a remote agent's question is answered on its own board", async () => {
+  it("a remote agent's question is answered through its box, which says where it went", async () => {
     openPanel(asked({ sessionId: "devbox:q", host: "devbox" }));
+    fireEvent.click(screen.getByTestId("details-option-2"));
+    expect(ipc.answerQuestion).toHaveBeenCalledWith("devbox:q", 2);
+    await settle();
+    expect(screen.getByTestId("details-answer-note")).toHaveTextContent("Typed 2 into pane %3 on devbox");
+  });
+
+  it("while its box is unreachable, a remote's question cannot be answered from here", async () => {
+    openPanel(asked({ sessionId: "devbox:q", host: "devbox", unreachableSince: NOW - 60_000 }));
     expect(within(screen.getByTestId("details-question")).queryAllByRole("button")).toHaveLength(0);
-    expect(screen.getByTestId("details-answer-elsewhere")).toHaveTextContent("Answer on devbox's own board for now.");
+    expect(screen.getByTestId("details-answer-elsewhere")).toHaveTextContent("devbox is unreachable");
     await settle();
   });
 
@@ -244,10 +252,10 @@ describe("the reply box", () => {
     await settle();
   });
 
-  it("a remote's session has no box, but says where to answer", async () => {
-    openPanel(makeSession({ sessionId: "devbox:r", host: "devbox", status: "done" }));
+  it("a remote's session takes a reply through its box, but not while the box is unreachable", async () => {
+    openPanel(makeSession({ sessionId: "devbox:r", host: "devbox", status: "done", unreachableSince: NOW - 1_000 }));
     expect(screen.queryByTestId("reply-input")).toBeNull();
-    expect(screen.getByTestId("reply-remote")).toHaveTextContent("answer on devbox's own board for now");
+    expect(screen.getByTestId("reply-remote")).toHaveTextContent("devbox is unreachable");
     await settle();
   });
 

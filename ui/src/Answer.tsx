@@ -79,7 +79,7 @@ export function asking(session: Session): boolean {
  * end in what to do instead; `null` when one option answers it.
  */
 export function cannotPick(session: Session): string | null {
-  if (isRemote(session)) return `Answer on ${session.host}'s own board for now.`;
+  if (unreachable(session)) return `${session.host} is unreachable — answer when it is back, or in its terminal.`;
   if (session.questions.length > 1) return `${session.questions.length} questions — answer in its terminal.`;
   if (session.questions[0]?.multiSelect) return "Several choices — answer in its terminal.";
   return null;
@@ -128,7 +128,7 @@ export async function pickOption(session: Session, option: number): Promise<void
       const mine = s.sent[id];
       return mine?.key === key ? { sent: { ...s.sent, [id]: { ...mine, typed: true } } } : {};
     });
-    setNote("optionNotes", id, plain(deliveredNote(delivered), false));
+    setNote("optionNotes", id, plain(deliveredNote(delivered, session), false));
   } catch (err) {
     useAnswers.setState((s) => {
       const sent = { ...s.sent };
@@ -139,11 +139,21 @@ export async function pickOption(session: Session, option: number): Promise<void
   }
 }
 
-/** What became of an answer Rust delivered, in the user's words. */
-export function deliveredNote(delivered: Delivered): string {
+/** What became of an answer Rust delivered (a remote's, by its own board), in the user's words. */
+export function deliveredNote(delivered: Delivered, session: Session): string {
   return delivered.throughHook
-    ? `Answered “${delivered.typed}” through its hook`
-    : `Typed ${delivered.typed} into pane ${delivered.pane}`;
+    ? `Answered “${delivered.typed}” through its hook${where(session)}`
+    : `Typed ${delivered.typed} into pane ${delivered.pane}${where(session)}`;
+}
+
+/** ` on devbox` for a remote's session. */
+function where(session: Session): string {
+  return isRemote(session) ? ` on ${session.host}` : "";
+}
+
+/** A remote's link is down: nothing can be sent to its agents until it is back. */
+function unreachable(session: Session): boolean {
+  return isRemote(session) && session.unreachableSince != null;
 }
 
 /**
@@ -152,7 +162,7 @@ export function deliveredNote(delivered: Delivered): string {
  * words, whatever terminal it runs in.
  */
 export function canAnswerInWords(session: Session): boolean {
-  return asking(session) && session.decision != null && session.questions.length === 1 && !isRemote(session);
+  return asking(session) && session.decision != null && session.questions.length === 1 && !unreachable(session);
 }
 
 /** Sends a written answer through the CLI's hook; true once it was given. */
@@ -170,7 +180,7 @@ export async function sendWrittenAnswer(session: Session, text: string): Promise
       const mine = s.sent[id];
       return mine?.key === key ? { sent: { ...s.sent, [id]: { ...mine, typed: true } } } : {};
     });
-    setNote("optionNotes", id, plain(deliveredNote(delivered), false));
+    setNote("optionNotes", id, plain(deliveredNote(delivered, session), false));
     return true;
   } catch (err) {
     useAnswers.setState((s) => {
@@ -192,12 +202,12 @@ export function canReply(session: Session): boolean {
 /** Types the reply into the session's pane, then Enter; true once it was typed. */
 export async function sendReply(session: Session, text: string): Promise<boolean> {
   const id = session.sessionId;
-  if (!canReply(session) || isRemote(session) || text.trim() === "" || useAnswers.getState().replying[id]) return false;
+  if (!canReply(session) || unreachable(session) || text.trim() === "" || useAnswers.getState().replying[id]) return false;
   useAnswers.setState((s) => ({ replying: { ...s.replying, [id]: true } }));
   setNote("replyNotes", id, null);
   try {
     const delivered = await ipc.reply(id, text);
-    setNote("replyNotes", id, plain(`Sent to pane ${delivered.pane}`, false));
+    setNote("replyNotes", id, plain(`Sent to pane ${delivered.pane}${where(session)}`, false));
     return true;
   } catch (err) {
     setNote("replyNotes", id, plain(`Not sent: ${ipc.toIpcError(err).message}`, true));
@@ -423,17 +433,17 @@ function WrittenAnswer({ session }: { session: Session }) {
   );
 }
 
-/** Its next prompt, typed into its pane; only for this machine's agents. */
+/** Its next prompt, typed into its pane (a remote's, by its own board). */
 export function ReplyBox({ session }: { session: Session }) {
   const id = session.sessionId;
   const [text, setText] = useState("");
   const sending = useAnswers((s) => s.replying[id] === true);
   const note = useReplyNote(id);
   if (!canReply(session)) return null;
-  if (isRemote(session)) {
+  if (unreachable(session)) {
     return (
       <p className="details-note" data-testid="reply-remote">
-        Reply: answer on {session.host}'s own board for now.
+        Reply: {session.host} is unreachable — its reply waits until it is back.
       </p>
     );
   }

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use crate::endpoint::Endpoint;
 use crate::instance::journal::HEARTBEAT;
-use crate::protocol::link::{encode, FrameError, FrameReader, LinkErrorKind, LinkFrame, PeerFrame};
+use crate::protocol::link::{encode, FrameError, FrameReader, LinkErrorKind, LinkFrame, PeerFrame, Said};
 use crate::protocol::{decision_path, updates_path, Verdict};
 
 /// The instance sends at least an `alive` every [`HEARTBEAT`]: silence thrice as long means it
@@ -129,6 +129,10 @@ impl<W: Write> Link<W> {
                 }
                 Event::Peer(Ok(PeerFrame::Decide { session_id, id, verdict })) => {
                     let answer = decide(&endpoint, &session_id, id, verdict);
+                    self.send(&answer)
+                }
+                Event::Peer(Ok(PeerFrame::Answer { session_id, said })) => {
+                    let answer = answer(&endpoint, &session_id, &said);
                     self.send(&answer)
                 }
                 Event::Peer(Err(error)) => {
@@ -363,6 +367,31 @@ fn decide(endpoint: &Endpoint, session_id: &str, id: u64, verdict: Verdict) -> L
         }
         Ok(response) => error(format!("the instance refused the decision (HTTP {})", response.status)),
         Err(failed) => error(format!("the decision did not reach the instance: {failed}")),
+    }
+}
+
+/// Hands the peer's answer or reply to the instance (`POST /answer` or `/reply`), which gives it
+/// through the CLI's hook or types it into the agent's own pane — or says why not.
+fn answer(endpoint: &Endpoint, session_id: &str, said: &Said) -> LinkFrame {
+    let action = |action: &str| crate::protocol::session_action_path(action, session_id, &endpoint.key);
+    let (path, body) = match said {
+        Said::Option(n) => (format!("{}&option={n}", action("answer")), Vec::new()),
+        Said::Text(text) => (action("answer"), text.as_bytes().to_vec()),
+        Said::Reply(text) => (action("reply"), text.as_bytes().to_vec()),
+    };
+    let error = |message: String| LinkFrame::Error { kind: LinkErrorKind::Answer, message };
+    match super::request(endpoint.addr(), "POST", &path, &body, DECISION_TIMEOUT) {
+        Ok(response) if response.status == 200 => LinkFrame::Answered {
+            session_id: session_id.to_owned(),
+            delivered: serde_json::from_slice(&response.body).unwrap_or(serde_json::Value::Null),
+        },
+        Ok(response) if response.status == 409 => {
+            let why: serde_json::Value = serde_json::from_slice(&response.body).unwrap_or_default();
+            error(why["error"].as_str().unwrap_or("the instance there refused it").to_owned())
+        }
+        Ok(response) if response.status == 404 => error(format!("no session {session_id} there any more")),
+        Ok(response) => error(format!("the instance refused the answer (HTTP {})", response.status)),
+        Err(failed) => error(format!("the answer did not reach the instance: {failed}")),
     }
 }
 

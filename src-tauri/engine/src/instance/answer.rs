@@ -103,8 +103,10 @@ pub enum AnswerError {
     Empty,
     #[error("a written answer goes through the CLI's hook, which does not hold this question (Claude Code with Allow / Deny on does): choose an option, or answer in its terminal (Jump)")]
     TextNeedsHook,
-    #[error("{0} is another machine's agent: answer it on that board for now")]
+    #[error("{0} is another machine's agent, and it is not followed from here")]
     Remote(String),
+    #[error("{0}")]
+    RemoteRefused(String),
     #[error("it does not run in tmux ({0}): use Jump to go to its terminal")]
     NotInTmux(String),
     #[error("its tmux pane {0} is gone, or tmux does not answer")]
@@ -120,7 +122,7 @@ pub enum AnswerError {
 }
 
 /// What was typed, and where.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Delivered {
@@ -135,9 +137,31 @@ pub struct Delivered {
 /// Delivers `answer`: through the CLI's own hook when it holds the question for the board, else
 /// typed into the session's tied tmux pane.
 pub fn deliver_with(decisions: &Decisions, session: &Session, answer: &Answer) -> Result<Delivered, AnswerError> {
+    if !session.is_local() {
+        return through_link(decisions, session, answer);
+    }
     match through_hook(decisions, session, answer) {
         Some(result) => result,
         None => deliver(session, answer),
+    }
+}
+
+/// A remote's session: the answer goes down its link, and its box delivers it as it would its
+/// own (through the hook, or typed into the agent's tied pane there) — or says why not.
+fn through_link(decisions: &Decisions, session: &Session, answer: &Answer) -> Result<Delivered, AnswerError> {
+    use crate::protocol::link::Said;
+    let said = match answer {
+        Answer::Option(n) => Said::Option(*n),
+        Answer::Text(text) => Said::Text(text.clone()),
+        Answer::Reply(text) => Said::Reply(text.clone()),
+    };
+    let remotes = decisions.remotes().ok_or_else(|| AnswerError::Remote(session.host.clone()))?;
+    match remotes.answer(&session.session_id, said) {
+        None => Err(AnswerError::Remote(session.host.clone())),
+        Some(Err(refused)) => Err(AnswerError::RemoteRefused(refused.to_string())),
+        Some(Ok(delivered)) => serde_json::from_value(delivered).map_err(|_| {
+            AnswerError::RemoteRefused(format!("{} answered something this version cannot read", session.host))
+        }),
     }
 }
 

@@ -71,6 +71,8 @@ pub enum LinkFrame {
     Resumed { after: u64 },
     /// The peer's decision reached the held permission.
     Decided { session_id: String, id: u64, verdict: Verdict },
+    /// The peer's answer or reply reached the agent (issue 24): what was given, and where.
+    Answered { session_id: String, delivered: serde_json::Value },
     /// Something the peer should know went wrong; see `kind`.
     Error { kind: LinkErrorKind, message: String },
 }
@@ -83,6 +85,17 @@ pub enum PeerFrame {
     Resume { instance: String, after: u64 },
     /// Allow or deny the held permission `id` of a session.
     Decide { session_id: String, id: u64, verdict: Verdict },
+    /// Answer a session's question, or send it its next prompt (issue 24).
+    Answer { session_id: String, said: Said },
+}
+
+/// What the peer says to an agent: an option of its question, an answer in words, or a reply.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Said {
+    Option(usize),
+    Text(String),
+    Reply(String),
 }
 
 /// Why an `error` frame was sent.
@@ -99,6 +112,8 @@ pub enum LinkErrorKind {
     InstanceGone,
     /// The decision did not reach a held permission (answered already, or none waits).
     Decision,
+    /// The answer or reply was not given (the instance there said why).
+    Answer,
 }
 
 /// Why a frame could not be read.

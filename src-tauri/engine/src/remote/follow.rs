@@ -20,7 +20,7 @@ use crate::clock::now_millis;
 use crate::instance::hub::{Input, Inputs, RemoteReport};
 use crate::instance::journal::HEARTBEAT;
 use crate::instance::settings::RemoteSpec;
-use crate::protocol::link::{encode, FrameReader, LinkErrorKind, LinkFrame, PeerFrame, PROTOCOL_VERSION};
+use crate::protocol::link::{encode, FrameReader, LinkErrorKind, LinkFrame, PeerFrame, Said, PROTOCOL_VERSION};
 use crate::protocol::Verdict;
 
 /// What the shell on the remote is told: run its `switchboard link`, starting its instance if
@@ -107,10 +107,12 @@ pub struct Shared {
     pending: Mutex<VecDeque<Pending>>,
 }
 
+/// A decision (`id`) or an answer (`None`) sent down the link, waiting for the link's word:
+/// what was given (an answer's `Delivered`), or why not.
 struct Pending {
     session_id: String,
-    id: u64,
-    answer: mpsc::Sender<Result<(), RemoteDecideError>>,
+    id: Option<u64>,
+    answer: mpsc::Sender<Result<serde_json::Value, RemoteDecideError>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -155,14 +157,31 @@ impl Shared {
     /// Answers the held permission `id` of the remote's session `session_id` through the link,
     /// and waits for the link's answer.
     pub fn decide(&self, session_id: &str, id: u64, verdict: Verdict) -> Result<(), RemoteDecideError> {
+        let frame = PeerFrame::Decide { session_id: session_id.to_owned(), id, verdict };
+        self.ask(session_id, Some(id), &frame).map(|_| ())
+    }
+
+    /// Gives the remote's session `session_id` an answer or reply through the link (the remote
+    /// delivers it as it would its own); what was given there, as its instance said.
+    pub fn answer(&self, session_id: &str, said: Said) -> Result<serde_json::Value, RemoteDecideError> {
+        let frame = PeerFrame::Answer { session_id: session_id.to_owned(), said };
+        self.ask(session_id, None, &frame)
+    }
+
+    /// Sends `frame` and waits for the link's word on it.
+    fn ask(
+        &self,
+        session_id: &str,
+        id: Option<u64>,
+        frame: &PeerFrame,
+    ) -> Result<serde_json::Value, RemoteDecideError> {
         let name = &self.spec.name;
         let (answer, answered) = mpsc::channel();
         {
             // Queued before it is sent: the answer can come back at once.
             let mut pending = lock(&self.pending);
             pending.push_back(Pending { session_id: session_id.to_owned(), id, answer });
-            let frame = PeerFrame::Decide { session_id: session_id.to_owned(), id, verdict };
-            if !self.send(&frame) {
+            if !self.send(frame) {
                 pending.pop_back();
                 return Err(RemoteDecideError::Unreachable(name.clone()));
             }
@@ -172,11 +191,18 @@ impl Shared {
             .unwrap_or_else(|_| Err(RemoteDecideError::NoAnswer(name.clone(), DECISION_TIMEOUT.as_secs())))
     }
 
-    fn answered(&self, session_id: Option<&str>, id: Option<u64>, result: Result<(), RemoteDecideError>) {
+    /// The link's word on a decision (`id`) or answer (`None`) of `session_id`; an error frame,
+    /// which names neither, is the oldest one's (the link answers in order).
+    fn answered(
+        &self,
+        session_id: Option<&str>,
+        id: Option<u64>,
+        result: Result<serde_json::Value, RemoteDecideError>,
+    ) {
         let mut pending = lock(&self.pending);
-        let at = match (session_id, id) {
-            (Some(session_id), Some(id)) => pending.iter().position(|p| p.session_id == session_id && p.id == id),
-            _ => (!pending.is_empty()).then_some(0),
+        let at = match session_id {
+            Some(session_id) => pending.iter().position(|p| p.session_id == session_id && p.id == id),
+            None => (!pending.is_empty()).then_some(0),
         };
         if let Some(waiting) = at.and_then(|at| pending.remove(at)) {
             let _ = waiting.answer.send(result);
@@ -389,7 +415,11 @@ impl Link<'_> {
                 return Ok(());
             }
             LinkFrame::Decided { session_id, id, .. } => {
-                self.shared.answered(Some(&session_id), Some(id), Ok(()));
+                self.shared.answered(Some(&session_id), Some(id), Ok(serde_json::Value::Null));
+                return Ok(());
+            }
+            LinkFrame::Answered { session_id, delivered } => {
+                self.shared.answered(Some(&session_id), None, Ok(delivered));
                 return Ok(());
             }
             LinkFrame::Error { kind, message } => return self.error(kind, message),
@@ -438,7 +468,7 @@ impl Link<'_> {
 
     fn error(&mut self, kind: LinkErrorKind, message: String) -> Result<(), String> {
         match kind {
-            LinkErrorKind::Decision => {
+            LinkErrorKind::Decision | LinkErrorKind::Answer => {
                 self.shared.answered(None, None, Err(RemoteDecideError::Refused(message)));
                 Ok(())
             }

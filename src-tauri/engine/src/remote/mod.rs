@@ -156,6 +156,18 @@ impl Remotes {
         Some(follower.decide(remote_id, id, verdict))
     }
 
+    /// Hands an answer or reply for a remote's session to that remote, which delivers it as it
+    /// would its own; `None` when the session is not a followed remote's. Waits (up to 5 s).
+    pub fn answer(
+        &self,
+        session_id: &str,
+        said: crate::protocol::link::Said,
+    ) -> Option<Result<serde_json::Value, RemoteDecideError>> {
+        let (host, remote_id) = session_id.split_once(':')?;
+        let follower = self.followers().get(host)?.handle();
+        Some(follower.answer(remote_id, said))
+    }
+
     /// Stops every follower (the instance is stopping).
     pub fn stop(&self) {
         for (_, follower) in std::mem::take(&mut *self.followers()) {

@@ -212,7 +212,9 @@ fn a_held_claude_question_is_answered_through_the_hook_by_option_or_in_words() {
     let session_id = payload["session_id"].as_str().unwrap().to_owned();
     let question = payload["tool_input"]["questions"][0]["question"].as_str().unwrap().to_owned();
     let second = payload["tool_input"]["questions"][0]["options"][1]["label"].as_str().unwrap().to_owned();
-    for (said, option, expected) in [("", Some(2), second.as_str()), ("Teal, like the logo", None, "Teal, like the logo")] {
+    for (said, option, expected) in
+        [("", Some(2), second.as_str()), ("Teal, like the logo", None, "Teal, like the logo")]
+    {
         let running = hook(&serve, "claude", &payload);
         let asked = serve.wait_for(&session_id, |s| s["decision"].is_u64());
         assert_eq!((asked["status"].as_str(), asked["awaitingInput"].as_bool()), (Some("waiting"), Some(true)));

@@ -19,6 +19,7 @@ mod many;
 mod measure;
 mod notifications;
 mod remote;
+mod usage;
 mod window;
 
 use std::time::{Duration, Instant};

@@ -25,7 +25,9 @@ import { canDecide, DecideButtons, DecideWhat, useDecideNote } from "./Decide";
 import { jump, JumpNoteText, useJumpNote } from "./jump";
 import { CopyButton } from "./Connections";
 import { asking, pickOption, QuestionSection, ReplyBox, useRefused } from "./Answer";
+import { LastTurn } from "./LastTurn";
 import { ScreenPeek } from "./ScreenPeek";
+import { UsagePanel } from "./UsagePanel";
 import { isTypingTarget, optionOf, shortcutFor } from "./shortcuts";
 
 type Loaded = { phase: "loading" } | { phase: "ok"; entries: HistoryEntry[] } | { phase: "failed"; message: string };
@@ -367,7 +369,9 @@ function Details({ id }: { id: string }) {
       )}
       {!session.ended && <JumpButton id={id} />}
       {!isRemote(session) && <EndAgent session={session} />}
+      <LastTurn session={session} />
       {!session.ended && <ScreenPeek sessionId={id} />}
+      <UsagePanel session={session} now={now} />
 
       <h3 className="details-subhead">Recent history</h3>
       {history.phase === "failed" && (

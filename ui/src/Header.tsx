@@ -5,6 +5,8 @@ import { ArchiveIcon, LogoMark } from "./icons";
 import * as ipc from "./ipc";
 import { ConnectionsToggle } from "./Connections";
 import { NewAgentButton } from "./NewAgent";
+import { useClock } from "./clock";
+import { dayCost, formatCost } from "./usage";
 
 const CHIPS: Array<{ category: Category; label: (n: number) => string; hint: string }> = [
   { category: "needs", label: (n) => (n === 1 ? "needs you" : "need you"), hint: "Has a question or needs permission" },
@@ -101,6 +103,28 @@ function ClearEnded() {
   );
 }
 
+/**
+ * "$1.23 today": the estimated cost of the sessions active since local midnight; its tooltip
+ * gives each project's share. Nothing until one of today's sessions has a price.
+ */
+export function TodayCost() {
+  const sessions = useSwitchboard((s) => s.sessions);
+  const projects = useSwitchboard((s) => s.projects);
+  const now = useClock((s) => s.now);
+  const today = dayCost(sessions, projects, now);
+  if (today.priced === 0) return null;
+  const lines = today.projects.map((p) => `${p.label}  ${formatCost(p.micros)}`);
+  if (today.unpriced > 0) {
+    lines.push(`${today.unpriced} more ${today.unpriced === 1 ? "session has" : "sessions have"} no price in pricing.json`);
+  }
+  const title = `Estimated cost of the sessions active today (prices from pricing.json):\n${lines.join("\n")}`;
+  return (
+    <span className="today-cost" data-testid="today-cost" data-micros={today.micros} title={title}>
+      <span className="today-figure">{formatCost(today.micros)}</span> today
+    </span>
+  );
+}
+
 export function Header() {
   const hasSessions = useSwitchboard((s) => s.order.length > 0);
   return (
@@ -121,6 +145,7 @@ export function Header() {
           </span>
         ))}
       </nav>
+      <TodayCost />
       <div className="header-actions">
         <NewAgentButton />
         <OlderToggle />

@@ -24,6 +24,8 @@ import * as ipc from "./ipc";
 import { canDecide, DecideButtons, DecideWhat, useDecideNote } from "./Decide";
 import { jump, JumpNoteText, useJumpNote } from "./jump";
 import { asking, QuestionOnCard } from "./Answer";
+import { CardBranch, CardCost, ContextBar, HoldingMark } from "./UsageOnCard";
+import { contextPercent, idleHolding } from "./usage";
 
 type CardProps = {
   id: string;
@@ -166,8 +168,12 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
     )
   );
   const decidable = canDecide(session);
+  const holding = idleHolding(session, now);
 
   classes.push("is-card");
+  if (holding) classes.push("is-holding");
+  // Room at the foot for the context bar.
+  if (contextPercent(session.usage) != null) classes.push("has-context");
   return (
     <div className={classes.join(" ")} {...rootProps} data-form="card">
       <div className="node-status">
@@ -195,7 +201,10 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
           </span>
         )}
         {session.restored && " "}
-        {unreachable ? (
+        {holding && !unreachable ? (
+          // In the age's place: it says how long it has been silent, and what that costs.
+          <HoldingMark holding={holding} />
+        ) : unreachable ? (
           // In the age's place: how old its last news is matters less than that none can come.
           <span
             className="unreachable-mark"
@@ -240,12 +249,23 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
             </span>
           </>
         )}
+        {session.git?.branch && (
+          <>
+            {" "}
+            <span className="node-sep" aria-hidden="true">
+              ·
+            </span>{" "}
+            <CardBranch git={session.git} />
+          </>
+        )}
         {subagents > 0 && " "}
         {subagents > 0 && (
           <span className="node-subagents">
             {subagents} {subagents === 1 ? "subagent" : "subagents"}
           </span>
         )}
+        {" "}
+        <CardCost usage={session.usage} />
       </div>
 
       {decidable ? (
@@ -271,6 +291,8 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
           {jumpNote.brief ?? <JumpNoteText note={jumpNote} />}
         </div>
       )}
+
+      <ContextBar usage={session.usage} place="card" />
 
       {unreadDot}
 

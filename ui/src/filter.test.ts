@@ -101,3 +101,36 @@ describe("sessions on other machines", () => {
     expect(find("devbox gpu")).toEqual([]);
   });
 });
+
+describe("the branch filter", () => {
+  const onBranch = (sessionId: string, branch: string | null) =>
+    makeSession({ sessionId, title: sessionId, git: { branch, worktree: null, dirty: false } });
+  const branches = {
+    login: onBranch("login", "feature/login-passkeys"),
+    main: onBranch("main", "main"),
+    detached: onBranch("detached", null),
+    nogit: makeSession({ sessionId: "nogit", title: "nogit" }),
+  };
+  const ids = Object.keys(branches);
+  const lit = (branch: string, text = "") => [...(filterMatches(branches, ids, {}, { text, category: null, branch }) ?? [])];
+
+  it("keeps the sessions whose git branch contains it, case-insensitively", () => {
+    expect(lit("LOGIN")).toEqual(["login"]);
+    expect(lit("feature/")).toEqual(["login"]);
+    expect(lit("ma")).toEqual(["main"]);
+  });
+
+  it("matches no detached HEAD and no folder outside git", () => {
+    expect(lit("a")).toEqual(["login", "main"]);
+  });
+
+  it("filters on its own, and together with the text", () => {
+    expect(isFiltering({ text: "", category: null, branch: " main " })).toBe(true);
+    expect(isFiltering({ text: "", category: null, branch: "  " })).toBe(false);
+    expect(lit("main", "login")).toEqual([]);
+  });
+
+  it("is also found by the quick filter's text, as the card shows it", () => {
+    expect(lit("", "passkeys")).toEqual(["login"]);
+  });
+});

@@ -4,12 +4,21 @@ import type { Session } from "./bindings/Session";
 import { badgeOf, categoryOf, type Category } from "./status";
 import { agentName, isRemote, lastFolder, shortenHome, titleOf } from "./sessionLabels";
 
-export type Filter = { text: string; category: Category | null };
+/** `branch`: the filter bar's branch field, matched against each session's git branch. */
+export type Filter = { text: string; category: Category | null; branch?: string };
 
-export const NO_FILTER: Filter = { text: "", category: null };
+export const NO_FILTER: Filter = { text: "", category: null, branch: "" };
 
 export function isFiltering(filter: Filter): boolean {
-  return filter.category != null || filter.text.trim() !== "";
+  return filter.category != null || filter.text.trim() !== "" || (filter.branch ?? "").trim() !== "";
+}
+
+/** Its git branch contains every term of the branch field (a detached or unknown one matches none). */
+function onBranch(session: Session, field: string | undefined): boolean {
+  const terms = (field ?? "").toLowerCase().split(/\s+/).filter(Boolean);
+  if (terms.length === 0) return true;
+  const branch = session.git?.branch?.toLowerCase();
+  return branch != null && terms.every((term) => branch.includes(term));
 }
 
 /** Words a session answers to: its title, project, agent and status (in the UI's words too), the
@@ -27,6 +36,8 @@ function wordsOf(session: Session, project: string | null): string {
     words.push(q.header ?? "", q.question, ...q.options.map((o) => o.label));
   }
   if (session.status) words.push(session.status);
+  // The branch the card shows.
+  if (session.git?.branch) words.push(session.git.branch);
   const category = categoryOf(session);
   if (category === "needs") words.push("needs you");
   if (session.unread) words.push("unread");
@@ -42,6 +53,7 @@ function wordsOf(session: Session, project: string | null): string {
 /** Every whitespace-separated term must appear somewhere (see `wordsOf`). */
 export function matchesFilter(session: Session, project: string | null, filter: Filter): boolean {
   if (filter.category != null && categoryOf(session) !== filter.category) return false;
+  if (!onBranch(session, filter.branch)) return false;
   const terms = filter.text.toLowerCase().split(/\s+/).filter(Boolean);
   if (terms.length === 0) return true;
   const words = wordsOf(session, project);

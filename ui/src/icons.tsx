@@ -166,3 +166,17 @@ export function SearchIcon({ className }: IconProps) {
     </svg>
   );
 }
+
+/** A git branch: two commits on a line and one off it. */
+export function BranchIcon({ className }: IconProps) {
+  return (
+    <svg className={className} viewBox="0 0 16 16" width="11" height="11" aria-hidden="true">
+      <g fill="none" stroke="currentColor" strokeWidth="1.5" strokeLinecap="round">
+        <circle cx="5" cy="3.6" r="1.6" />
+        <circle cx="5" cy="12.4" r="1.6" />
+        <circle cx="11" cy="5.4" r="1.6" />
+        <path d="M5 5.2v5.6M11 7c0 2.4-2.2 2.9-5.2 4" />
+      </g>
+    </svg>
+  );
+}

@@ -100,6 +100,64 @@ describe("ordering: what needs the user first", () => {
   });
 });
 
+describe("ordering: a sort the user chose (cost, context, memory)", () => {
+  const reading = (layout: Layout, ids: string[]) =>
+    ids
+      .filter((id) => layout.positions[id])
+      .sort((a, b) => layout.positions[a]!.y - layout.positions[b]!.y || layout.positions[a]!.x - layout.positions[b]!.x);
+
+  it("orders each project's region by its place in the sort, whatever the status", () => {
+    const items: LayoutItem[] = [
+      { id: "working", project: "/p/a", rank: 3, place: 2 },
+      { id: "done", project: "/p/a", rank: 5, place: 0 },
+      { id: "unread", project: "/p/a", rank: 2, place: 1 },
+    ];
+    const layout = layoutCanvas(items, {}, PANE);
+    expect(reading(layout, ["working", "done", "unread"])).toEqual(["done", "unread", "working"]);
+  });
+
+  it("keeps the lane's blocked before waiting, sorting within each", () => {
+    const items: LayoutItem[] = [
+      { id: "wait-cheap", project: "/p/a", rank: 1, place: 3 },
+      { id: "block-cheap", project: "/p/a", rank: 0, place: 2 },
+      { id: "wait-dear", project: "/p/a", rank: 1, place: 0 },
+      { id: "block-dear", project: "/p/b", rank: 0, place: 1 },
+    ];
+    const layout = layoutCanvas(items, {}, PANE);
+    expect(layout.regions.map((r) => r.id)).toEqual(["needs-you"]);
+    expect(reading(layout, items.map((i) => i.id))).toEqual(["block-dear", "block-cheap", "wait-dear", "wait-cheap"]);
+  });
+
+  it("moves nodes inside their regions only: the regions keep their places", () => {
+    const items: LayoutItem[] = [
+      { id: "a1", project: "/p/a", rank: 3 },
+      { id: "b1", project: "/p/b", rank: 3 },
+      { id: "a2", project: "/p/a", rank: 3 },
+      { id: "b2", project: "/p/b", rank: 5 },
+    ];
+    const plain = layoutCanvas(items, {}, PANE);
+    const places: Record<string, number> = { b2: 0, a2: 1, b1: 2, a1: 3 };
+    const sorted = layoutCanvas(items.map((i) => ({ ...i, place: places[i.id]! })), {}, PANE);
+    expect(sorted.regions.map(({ id, x, y }) => ({ id, x, y }))).toEqual(plain.regions.map(({ id, x, y }) => ({ id, x, y })));
+    expect(reading(plain, ["a1", "a2"])).toEqual(["a1", "a2"]);
+    expect(reading(sorted, ["a1", "a2"])).toEqual(["a2", "a1"]);
+    expect(reading(sorted, ["b1", "b2"])).toEqual(["b2", "b1"]);
+    // The same cells, handed out in another order.
+    expect(new Set(Object.values(sorted.positions).map((p) => `${p.x},${p.y}`))).toEqual(
+      new Set(Object.values(plain.positions).map((p) => `${p.x},${p.y}`)),
+    );
+  });
+
+  it("leaves dragged nodes where the user put them", () => {
+    const items: LayoutItem[] = [
+      { id: "a1", project: "/p/a", rank: 3, place: 1 },
+      { id: "a2", project: "/p/a", rank: 3, place: 0 },
+    ];
+    const layout = layoutCanvas(items, { a1: { x: 900, y: 600 } }, PANE);
+    expect(layout.positions.a1).toEqual({ x: 900, y: 600 });
+  });
+});
+
 describe("grouping by project", () => {
   it("groups by cwd, a cwd inside another session's cwd counting as the same project", () => {
     const projects = projectsOf([

@@ -177,8 +177,11 @@ export function compareHosts(a: string, b: string): number {
 
 // ── Packing ──────────────────────────────────────────────────────────────────────────────────
 
-/** `host`: the machine the session runs on (`"local"` when not given). */
-export type LayoutItem = { id: string; project: string | null; rank: number; host?: string };
+/**
+ * `host`: the machine the session runs on (`"local"` when not given). `place`: its place in the
+ * order the user sorts by (cost, context, memory; lower first), absent in the default order.
+ */
+export type LayoutItem = { id: string; project: string | null; rank: number; host?: string; place?: number };
 
 export type Region = {
   /** "needs-you", or "project:<path>" (a remote's: "project:<host>:<path>", see `projectRegionId`). */
@@ -355,7 +358,13 @@ export function layoutCanvas(
 ): Layout {
   const usable = pane.width > 0 && pane.height > 0 ? pane : DEFAULT_PANE;
   const arrival = new Map(items.map((item, i) => [item.id, i]));
-  const byNeed = (a: LayoutItem, b: LayoutItem) => a.rank - b.rank || arrival.get(a.id)! - arrival.get(b.id)!;
+  const byArrival = (a: LayoutItem, b: LayoutItem) => arrival.get(a.id)! - arrival.get(b.id)!;
+  const byPlace = (a: LayoutItem, b: LayoutItem) => (a.place ?? 0) - (b.place ?? 0);
+  // A sort the user chose orders each project's region; the lane keeps blocked before waiting
+  // and sorts within that. Regions keep their places either way: only nodes move inside them.
+  const byNeed = (a: LayoutItem, b: LayoutItem) => a.rank - b.rank || byPlace(a, b) || byArrival(a, b);
+  const bySort = (a: LayoutItem, b: LayoutItem) => byPlace(a, b) || a.rank - b.rank || byArrival(a, b);
+  const sorted = items.some((item) => item.place != null);
   const free = items.filter((item) => !pinned[item.id]);
 
   const lane = free.filter((item) => item.rank <= NEEDS_YOU_RANK).sort(byNeed);
@@ -403,7 +412,7 @@ export function layoutCanvas(
           count: list.length,
           needsYou: needsYouByRegion.get(id) ?? 0,
         },
-        items: [...list].sort(byNeed),
+        items: [...list].sort(sorted ? bySort : byNeed),
         size: rest,
       });
     }

@@ -25,6 +25,7 @@ import { filterMatches, isFiltering, NO_FILTER, type Filter } from "./filter";
 import * as ipc from "./ipc";
 import { DOCTOR_SESSION_PREFIX } from "./bindings/doctor";
 import { titleOf } from "./sessionLabels";
+import { sortPlaces, type SortBy } from "./usage";
 
 /**
  * A canvas node carries no session data, only the size of its cell: the node component reads
@@ -68,6 +69,8 @@ type Data = {
    */
   heldPlaces: Record<string, number>;
   filter: Filter;
+  /** What orders the nodes inside each region (the filter bar's sort); "default": what needs you first. */
+  sort: SortBy;
   /** Sessions the filter lets through; `null` when nothing is filtered. */
   matches: ReadonlySet<string> | null;
   filterOpen: boolean;
@@ -98,6 +101,10 @@ type Actions = {
   holdPlace(id: string): void;
   releasePlace(id: string): void;
   setFilterText(text: string): void;
+  /** The filter bar's branch field: only sessions whose git branch contains it stay lit. */
+  setFilterBranch(branch: string): void;
+  /** Order the nodes inside each region by a usage figure (or back to the default order). */
+  setSort(sort: SortBy): void;
   /** A header chip: show only that state; the same chip again shows everything. */
   toggleCategory(category: Category): void;
   setFilterOpen(open: boolean): void;
@@ -136,6 +143,7 @@ export function initialData(): Data {
     layoutKey: "",
     heldPlaces: {},
     filter: NO_FILTER,
+    sort: "default",
     matches: null,
     filterOpen: false,
     showMatches: 0,
@@ -246,7 +254,7 @@ function withSelection(nodes: SessionNodeType[], id: string | null): SessionNode
 
 type LayoutInput = Pick<
   Data,
-  "sessions" | "order" | "nodes" | "pane" | "dragged" | "layoutKey" | "regions" | "heldPlaces"
+  "sessions" | "order" | "nodes" | "pane" | "dragged" | "layoutKey" | "regions" | "heldPlaces" | "sort"
 >;
 
 /**
@@ -256,11 +264,13 @@ type LayoutInput = Pick<
 function relayout(state: LayoutInput): Partial<Data> {
   const { sessions, order, nodes, pane, dragged } = state;
   const projects = projectsOf(order.map((id) => sessions[id]!));
+  const places = sortPlaces(sessions, order, state.sort);
   const items = order.map((id) => ({
     id,
     project: projects[id] ?? null,
     rank: state.heldPlaces[id] ?? rankOf(sessions[id]!),
     host: sessions[id]!.host,
+    ...(places ? { place: places[id]! } : {}),
   }));
   const existing = new Map(nodes.map((n) => [n.id, n]));
   const pinned: Record<string, XY> = {};
@@ -441,6 +451,18 @@ export const useSwitchboard = create<SwitchboardState>()((set, get) => ({
 
   setFilterText(text) {
     set((state) => withFilter(state, { ...state.filter, text }));
+  },
+
+  setFilterBranch(branch) {
+    set((state) => withFilter(state, { ...state.filter, branch }));
+  },
+
+  setSort(sort) {
+    set((state) => {
+      if (state.sort === sort) return {};
+      const base = { ...state, sort };
+      return { ...base, ...relayout(base) };
+    });
   },
 
   toggleCategory(category) {

@@ -112,6 +112,7 @@ describe("the full card", () => {
       lastEventAt: NOW - 3 * HOUR,
       process,
       footprint: { ...footprint, rssBytes: 1.2 * 1024 * MIB },
+      idleHolding: true,
     });
     expect(within(node).getByTestId("holding-mark")).toHaveTextContent("idle 3 h · holds 1.2 GiB");
     expect(node).toHaveClass("is-holding");
@@ -183,6 +184,7 @@ describe("the details panel's Usage section", () => {
       lastEventAt: NOW - 3 * HOUR,
       process,
       footprint: { ...footprint, rssBytes: 1.2 * 1024 * MIB },
+      idleHolding: true,
     });
     const note = within(details).getByTestId("details-holding");
     expect(note).toHaveTextContent("idle 3 h · holds 1.2 GiB — End agent?");
@@ -197,6 +199,7 @@ describe("the details panel's Usage section", () => {
       lastEventAt: NOW - 3 * HOUR,
       process: null,
       footprint: { ...footprint, rssBytes: 1.2 * 1024 * MIB },
+      idleHolding: true,
     });
     expect(within(details).getByTestId("details-holding")).toHaveTextContent("idle 3 h · holds 1.2 GiB");
     expect(within(details).queryByTestId("holding-end")).toBeNull();

@@ -115,23 +115,19 @@ describe("context use", () => {
 describe("an idle agent holding memory", () => {
   const footprint = (rssBytes: number) => ({ cpuTenths: 0, rssBytes, processes: 3, startedAt: NOW - 5 * HOUR });
   const idle = (fields: Parameters<typeof makeSession>[0]) =>
-    idleHolding(makeSession({ status: "done", lastEventAt: NOW - 3 * HOUR, footprint: footprint(1.2 * GIB), ...fields }), NOW);
+    idleHolding(
+      makeSession({ status: "done", lastEventAt: NOW - 3 * HOUR, footprint: footprint(1.2 * GIB), idleHolding: true, ...fields }),
+      NOW,
+    );
 
-  it("is marked when done or waiting, silent for 2 h and holding 200 MiB", () => {
+  it("is what Rust marked, with how long and how much", () => {
     expect(idle({ sessionId: "a" })).toEqual({ idleMs: 3 * HOUR, rssBytes: 1.2 * GIB });
-    expect(idle({ sessionId: "b", status: "waiting" })).not.toBeNull();
-    expect(idle({ sessionId: "c", lastEventAt: NOW - 2 * HOUR, footprint: footprint(200 * MIB) })).not.toBeNull();
+    expect(idle({ sessionId: "b", footprint: footprint(200 * MIB) })).toEqual({ idleMs: 3 * HOUR, rssBytes: 200 * MIB });
   });
 
   it.each([
-    ["working", { status: "working" as const }],
-    ["blocked", { status: "blocked" as const }],
-    ["not started", { status: null }],
-    ["silent for less than 2 h", { lastEventAt: NOW - 2 * HOUR + 1 }],
-    ["holding less than 200 MiB", { footprint: footprint(200 * MIB - 1) }],
-    ["with no footprint known", { footprint: null }],
-    ["ended", { ended: true }],
-    ["whose process exited", { exited: true }],
+    ["Rust did not mark it", { idleHolding: false }],
+    ["no footprint is known", { footprint: null }],
   ])("is not marked when %s", (_, fields) => {
     expect(idle({ sessionId: "x", ...fields })).toBeNull();
   });

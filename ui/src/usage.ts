@@ -96,23 +96,16 @@ export function contextLine(usage: Usage): string {
 
 // ── An idle agent holding memory ─────────────────────────────────────────────────────────────
 
-export const IDLE_HOLDING_AFTER_MS = 2 * 60 * 60_000;
-export const IDLE_HOLDING_BYTES = 200 * MIB;
-
 export type Holding = { idleMs: number; rssBytes: number };
 
 /**
- * An agent that is done or waiting, silent for 2 hours or more, while its process tree holds
- * 200 MiB or more: worth ending. `null` for every other session (working, blocked, ended, gone,
- * footprint not known).
+ * How long an idle agent holding memory has been idle, and what it holds — for a session Rust
+ * marked so (`idleHolding`: done or waiting, silent for 2 hours, its tree holding 200 MiB or
+ * more; the rule is core's `usage::idle_holding`). `null` for every other session.
  */
 export function idleHolding(session: Session, now: number): Holding | null {
-  if (session.ended || session.exited || !session.footprint) return null;
-  if (session.status !== "done" && session.status !== "waiting") return null;
-  const idleMs = now - session.lastEventAt;
-  const { rssBytes } = session.footprint;
-  if (idleMs < IDLE_HOLDING_AFTER_MS || rssBytes < IDLE_HOLDING_BYTES) return null;
-  return { idleMs, rssBytes };
+  if (!session.idleHolding || !session.footprint) return null;
+  return { idleMs: Math.max(0, now - session.lastEventAt), rssBytes: session.footprint.rssBytes };
 }
 
 /** "idle 3 h · holds 1.2 GiB". */

@@ -73,6 +73,7 @@ impl SessionState {
                 usage: None,
                 footprint: None,
                 git: None,
+                idle_holding: false,
             },
             seq,
             event_title: None,
@@ -330,8 +331,8 @@ impl Reducer {
     }
 
     /// Flags sessions by their silence: `working` with no event for `ages.stale_after` ms is
-    /// stale; anything silent for `ages.archive_after` ms is archived. Returns the sessions
-    /// whose flags changed.
+    /// stale; anything silent for `ages.archive_after` ms is archived; an idle agent holding
+    /// memory is marked (`usage::idle_holding`). Returns the sessions whose flags changed.
     pub fn mark_silence(&mut self, now: Millis, ages: Ages) -> Vec<Session> {
         let mut changed: Vec<&SessionState> = Vec::new();
         // A remote's instance flags its own sessions.
@@ -340,9 +341,11 @@ impl Reducer {
             let silence = now.saturating_sub(session.last_event_at);
             let stale = session.status == Some(AgentStatus::Working) && silence >= ages.stale_after;
             let archived = silence >= ages.archive_after;
-            if (stale, archived) != (session.stale, session.archived) {
+            let holding = crate::usage::idle_holding(session, now);
+            if (stale, archived, holding) != (session.stale, session.archived, session.idle_holding) {
                 session.stale = stale;
                 session.archived = archived;
+                session.idle_holding = holding;
                 state.refresh();
                 changed.push(state);
             }
@@ -424,6 +427,7 @@ fn apply_metadata(state: &mut SessionState, event: &StatusEvent) {
     session.stale = false;
     session.restored = false;
     session.archived = false;
+    session.idle_holding = false;
     if !event.agent.is_empty() {
         session.agent.clone_from(&event.agent);
     }

@@ -97,6 +97,10 @@ pub struct Session {
     /// The git branch and state of its folder; `null` when not a repository (or not looked yet).
     #[serde(default)]
     pub git: Option<crate::usage::GitInfo>,
+    /// Done or waiting, silent for [`crate::usage::IDLE_HOLDING_AFTER_MS`] while its process tree
+    /// holds [`crate::usage::IDLE_HOLDING_BYTES`] or more: worth ending. Stamped by the clock.
+    #[serde(default)]
+    pub idle_holding: bool,
 }
 
 /// One question of an agent's question tool.

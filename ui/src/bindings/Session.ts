@@ -95,4 +95,9 @@ footprint: Footprint | null,
 /**
  * The git branch and state of its folder; `null` when not a repository (or not looked yet).
  */
-git: GitInfo | null, };
+git: GitInfo | null, 
+/**
+ * Done or waiting, silent for [`crate::usage::IDLE_HOLDING_AFTER_MS`] while its process tree
+ * holds [`crate::usage::IDLE_HOLDING_BYTES`] or more: worth ending. Stamped by the clock.
+ */
+idleHolding: boolean, };

@@ -39,6 +39,7 @@ export function makeSession(overrides: Partial<Session> & { sessionId: string })
     usage: null,
     footprint: null,
     git: null,
+    idleHolding: false,
     ...overrides,
   };
   // What the reducer stamps (core/src/view.rs), unless the test says otherwise.

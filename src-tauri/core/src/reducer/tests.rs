@@ -964,3 +964,25 @@ fn the_meters_readings_stay_on_the_session_and_unchanged_ones_report_nothing() {
     assert!(run.reducer.set_reading(&id, Reading::Footprint(None)).is_some_and(|s| s.footprint.is_none()));
     assert!(run.reducer.set_reading("nobody", Reading::Git(None)).is_none());
 }
+
+/// Issue 25: a done agent silent for two hours while holding 200 MiB is marked by the clock, and
+/// unmarked by its next event; a small one, or a working one, is not.
+#[test]
+fn an_idle_agent_holding_memory_is_marked_by_the_clock_and_its_next_event_clears_it() {
+    use crate::usage::{Footprint, Reading, IDLE_HOLDING_AFTER_MS, IDLE_HOLDING_BYTES};
+    let ages = Ages { stale_after: u64::MAX, archive_after: u64::MAX };
+    let mut run = Run::claude();
+    run.feed("Stop", 0);
+    let id = run.session_id.clone();
+    let holds = |rss_bytes| Reading::Footprint(Some(Footprint { rss_bytes, processes: 2, ..Footprint::default() }));
+    run.reducer.set_reading(&id, holds(IDLE_HOLDING_BYTES - 1));
+    assert!(run.reducer.mark_silence(T0 + IDLE_HOLDING_AFTER_MS, ages).is_empty(), "small: not worth ending");
+    run.reducer.set_reading(&id, holds(IDLE_HOLDING_BYTES));
+    assert!(run.reducer.mark_silence(T0 + IDLE_HOLDING_AFTER_MS - 1, ages).is_empty(), "not silent long enough");
+    let marked = run.reducer.mark_silence(T0 + IDLE_HOLDING_AFTER_MS, ages);
+    assert_eq!(marked.iter().map(|s| s.idle_holding).collect::<Vec<_>>(), [true]);
+    run.feed("UserPromptSubmit", IDLE_HOLDING_AFTER_MS + 10);
+    assert!(!run.session().idle_holding, "it works again");
+    let later = T0 + 3 * IDLE_HOLDING_AFTER_MS;
+    assert!(run.reducer.mark_silence(later, ages).is_empty(), "working is not idle, however long");
+}

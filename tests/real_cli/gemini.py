@@ -146,7 +146,11 @@ class Run:
     def expect(self, what: str, predicate: Callable[[dict], bool], timeout: float = 15,
                sid: Optional[str] = None) -> Optional[dict]:
         found = self.wait(predicate, timeout, sid)
-        self.report.check(what, found is not None, f"session is {brief(self.session(sid))}")
+        detail = f"session is {brief(self.session(sid))}"
+        if found is None and self.tmux:
+            lines = [line for line in self.tmux.screen().splitlines() if line.strip()]
+            detail += "\n      screen: " + "\n      ".join(lines[-12:])
+        self.report.check(what, found is not None, detail)
         return found
 
     def exited(self, timeout: float) -> bool:

@@ -8,6 +8,7 @@ mod bindings;
 mod commands;
 mod emit;
 mod single_instance;
+mod terminal;
 mod tray;
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -88,9 +89,14 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
             commands::peek_screen,
             commands::new_agent,
             commands::end_agent,
+            commands::terminal_open,
+            commands::terminal_write,
+            commands::terminal_resize,
+            commands::terminal_close,
             tray::autostart,
             tray::set_autostart
         ])
+        .manage(Arc::new(terminal::LiveTerminal::default()))
         .setup(move |app| {
             let handle = app.handle().clone();
             let lock = lock.lock().unwrap_or_else(PoisonError::into_inner).take().expect("setup runs once");

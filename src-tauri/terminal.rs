@@ -407,8 +407,11 @@ mod tests {
         }
     }
 
+    /// What a test's sink saw: the bytes, and the end the client reported.
+    type Seen = Arc<Mutex<(Vec<u8>, Option<String>)>>;
+
     /// A sink that keeps everything, readable from the test.
-    fn recorder() -> (Sink, Arc<Mutex<(Vec<u8>, Option<String>)>>) {
+    fn recorder() -> (Sink, Seen) {
         let seen = Arc::new(Mutex::new((Vec::new(), None)));
         let into = Arc::clone(&seen);
         let sink: Sink = Box::new(move |output| {

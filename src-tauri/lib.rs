@@ -1,7 +1,7 @@
 //! The desktop app: the Tauri builder, window focus, notifications' actions and the tray. This is
 //! the only code that says `use tauri`; everything else lives in the engine and core. Each job has
 //! its file: `commands` (what the web view calls), `emit` (what it is told), `single_instance`
-//! (a second launch), `tray`.
+//! (a second launch), `terminal` (the one live terminal), `tray`.
 
 #[cfg(test)]
 mod bindings;

@@ -5,6 +5,7 @@
 
 use ts_rs::TS;
 
+use crate::terminal::TerminalEnded;
 use crate::{CommandError, FOCUS_SESSION, NOTICES_CHANGED, SESSIONS_CHANGED};
 
 #[test]
@@ -15,6 +16,7 @@ fn ipc_bindings_are_up_to_date() {
             "CommandError.ts",
             format!("{header}import type {{ ErrorKind }} from \"./ErrorKind\";\n\nexport {}\n", CommandError::decl()),
         ),
+        ("TerminalEnded.ts", format!("{header}\nexport {}\n", TerminalEnded::decl())),
         (
             "events.ts",
             format!(

@@ -12,7 +12,9 @@ use switchboard_engine::instance::{answer, launch};
 use switchboard_engine::protocol::Verdict;
 use switchboard_engine::setup::doctor::DoctorReport;
 use switchboard_engine::{Config, Input, Instance};
+use tauri::ipc::{Channel, InvokeResponseBody};
 
+use crate::terminal::{LiveTerminal, Output, Sink, Target, TerminalEnded, TerminalError};
 use crate::AppState;
 
 /// An error the web view can show.
@@ -197,6 +199,72 @@ pub async fn last_turn(
 pub async fn peek_screen(state: State<'_>, session_id: String) -> Result<answer::Screen, CommandError> {
     let session = state.hub.session(&session_id).ok_or_else(|| CommandError::unknown_session(&session_id))?;
     tauri::async_runtime::spawn_blocking(move || answer::Screen::of(&session)).await.map_err(CommandError::internal)
+}
+
+impl From<TerminalError> for CommandError {
+    fn from(error: TerminalError) -> Self {
+        let kind = match error {
+            TerminalError::Start(_) | TerminalError::Resize(_) => ErrorKind::Io,
+            _ => ErrorKind::NotDelivered,
+        };
+        Self::new(kind, error.to_string())
+    }
+}
+
+/// Opens the one live terminal on the session's tmux pane (ending any other), once the pane is
+/// tied to its agent; refused with the reason otherwise. Its output comes through `output`:
+/// bytes as an `ArrayBuffer`, then a [`TerminalEnded`] if tmux lets go by itself. Returns the
+/// terminal's id, which the other `terminal_*` commands take.
+#[tauri::command]
+pub async fn terminal_open(
+    state: State<'_>,
+    terminal: tauri::State<'_, Arc<LiveTerminal>>,
+    session_id: String,
+    cols: u16,
+    rows: u16,
+    output: Channel<InvokeResponseBody>,
+) -> Result<u64, CommandError> {
+    let session = state.hub.session(&session_id).ok_or_else(|| CommandError::unknown_session(&session_id))?;
+    let terminal = Arc::clone(&terminal);
+    let sink: Sink = Box::new(move |out| match out {
+        Output::Bytes(bytes) => output.send(InvokeResponseBody::Raw(bytes)).is_ok(),
+        Output::Ended(ended) => serde_json::to_string(&TerminalEnded { ended })
+            .is_ok_and(|json| output.send(InvokeResponseBody::Json(json)).is_ok()),
+    });
+    tauri::async_runtime::spawn_blocking(move || terminal.open(&Target::of(&session)?, cols, rows, sink))
+        .await
+        .map_err(CommandError::internal)?
+        .map_err(CommandError::from)
+}
+
+/// The user's keys for live terminal `id`, queued for its tmux client.
+#[tauri::command]
+pub fn terminal_write(
+    terminal: tauri::State<'_, Arc<LiveTerminal>>,
+    id: u64,
+    data: String,
+) -> Result<(), CommandError> {
+    Ok(terminal.write(id, data.as_bytes())?)
+}
+
+/// The web view's terminal changed size.
+#[tauri::command]
+pub fn terminal_resize(
+    terminal: tauri::State<'_, Arc<LiveTerminal>>,
+    id: u64,
+    cols: u16,
+    rows: u16,
+) -> Result<(), CommandError> {
+    Ok(terminal.resize(id, cols, rows)?)
+}
+
+/// Ends live terminal `id` (its tmux client is killed); nothing when it already ended or another
+/// replaced it.
+#[tauri::command]
+pub async fn terminal_close(terminal: tauri::State<'_, Arc<LiveTerminal>>, id: u64) -> Result<(), CommandError> {
+    let terminal = Arc::clone(&terminal);
+    tauri::async_runtime::spawn_blocking(move || terminal.close(id)).await.map_err(CommandError::internal)?;
+    Ok(())
 }
 
 /// "New agent": the CLI started in Switchboard's own tmux server (issue 24).

@@ -1,13 +1,14 @@
 //! The desktop app: the Tauri builder, window focus, notifications' actions and the tray. This is
 //! the only code that says `use tauri`; everything else lives in the engine and core. Each job has
 //! its file: `commands` (what the web view calls), `emit` (what it is told), `single_instance`
-//! (a second launch), `tray`.
+//! (a second launch), `terminal` (the one live terminal), `tray`.
 
 #[cfg(test)]
 mod bindings;
 mod commands;
 mod emit;
 mod single_instance;
+mod terminal;
 mod tray;
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -90,9 +91,14 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
             commands::peek_screen,
             commands::new_agent,
             commands::end_agent,
+            commands::terminal_open,
+            commands::terminal_write,
+            commands::terminal_resize,
+            commands::terminal_close,
             tray::autostart,
             tray::set_autostart
         ])
+        .manage(Arc::new(terminal::LiveTerminal::default()))
         .setup(move |app| {
             let handle = app.handle().clone();
             let lock = lock.lock().unwrap_or_else(PoisonError::into_inner).take().expect("setup runs once");

@@ -19,6 +19,7 @@ mod many;
 mod measure;
 mod notifications;
 mod remote;
+mod terminal;
 mod usage;
 mod window;
 

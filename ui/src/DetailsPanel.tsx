@@ -1,7 +1,7 @@
 // The side panel for the selected node (or the session picked in the Older list): who it is,
-// what it asks (answered with a click or 1–9) or a reply to it, its screen on request, and its
-// recent history as a timeline, newest last. The history is fetched from Rust when the panel
-// opens and again whenever that session changes (its sessions-changed).
+// what it asks (answered with a click or 1–9) or a reply to it, its screen and its live terminal
+// on request, and its recent history as a timeline, newest last. The history is fetched from Rust
+// when the panel opens and again whenever that session changes (its sessions-changed).
 import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
 import type { HistoryEntry } from "./bindings/HistoryEntry";
 import type { Session } from "./bindings/Session";
@@ -27,6 +27,7 @@ import { CopyButton } from "./Connections";
 import { asking, pickOption, QuestionSection, ReplyBox, useRefused } from "./Answer";
 import { LastTurn } from "./LastTurn";
 import { ScreenPeek } from "./ScreenPeek";
+import { hasPane, LiveTerminal } from "./LiveTerminal";
 import { UsagePanel } from "./UsagePanel";
 import { isTypingTarget, optionOf, shortcutFor } from "./shortcuts";
 
@@ -262,6 +263,8 @@ function Details({ id }: { id: string }) {
   const now = useClock((s) => s.now);
   const [history, setHistory] = useState<Loaded>({ phase: "loading" });
   const list = useRef<HTMLOListElement>(null);
+  // The live terminal: closed with the panel, and with another session (a new panel).
+  const [terminalOpen, setTerminalOpen] = useState(false);
 
   // `session` is a new object on every sessions-changed for this id: that is when to refetch.
   useEffect(() => {
@@ -288,6 +291,7 @@ function Details({ id }: { id: string }) {
   const badge = badgeOf(session, now);
   const title = titleOf(session);
   const folder = session.cwd ? shortenHome(session.cwd) : null;
+  const terminal = hasPane(session);
 
   // Keys 1–9 in the panel answer its session's question (the canvas answers the selected node's).
   const onKeyDown = (event: KeyboardEvent) => {
@@ -301,7 +305,7 @@ function Details({ id }: { id: string }) {
 
   return (
     <aside
-      className={`details-panel tone-${badge.tone}`}
+      className={`details-panel tone-${badge.tone}${terminal && terminalOpen ? " has-terminal" : ""}`}
       data-testid="details-panel"
       data-session-id={id}
       aria-label={`${title}: details`}
@@ -371,6 +375,7 @@ function Details({ id }: { id: string }) {
       {!isRemote(session) && <EndAgent session={session} />}
       <LastTurn session={session} />
       {!session.ended && <ScreenPeek sessionId={id} />}
+      {terminal && <LiveTerminal session={session} open={terminalOpen} onOpenChange={setTerminalOpen} />}
       <UsagePanel session={session} now={now} />
 
       <h3 className="details-subhead">Recent history</h3>

@@ -1,5 +1,5 @@
 // The one place that talks to the Rust side. Tests replace this module with vi.mock("./ipc").
-import { invoke } from "@tauri-apps/api/core";
+import { Channel, invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type { TurnItem } from "./bindings/TurnItem";
 import type { DoctorReport } from "./bindings/DoctorReport";
@@ -18,6 +18,7 @@ import type { Jump } from "./bindings/Jump";
 import type { Delivered } from "./bindings/Delivered";
 import type { Launched } from "./bindings/Launched";
 import type { Screen } from "./bindings/Screen";
+import type { TerminalEnded } from "./bindings/TerminalEnded";
 import { FOCUS_SESSION, NOTICES_CHANGED, SESSIONS_CHANGED } from "./bindings/events";
 
 /** The shape every error that reaches the UI has (see STYLE.md), generated from Rust; besides
@@ -228,6 +229,70 @@ export async function peekScreen(sessionId: string): Promise<Screen> {
   if (!isTauri()) return { text: null, reason: notInApp.message };
   try {
     return await invoke<Screen>("peek_screen", { sessionId });
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
+/** What the live terminal hands the web view: its tmux client's output, or why it ended by itself. */
+export type TerminalOutput = { bytes: Uint8Array } | TerminalEnded;
+
+function terminalOutput(message: unknown): TerminalOutput | null {
+  if (message instanceof ArrayBuffer) return { bytes: new Uint8Array(message) };
+  if (ArrayBuffer.isView(message)) return { bytes: new Uint8Array(message.buffer, message.byteOffset, message.byteLength) };
+  if (message && typeof message === "object" && typeof (message as { ended?: unknown }).ended === "string") {
+    return { ended: (message as TerminalEnded).ended };
+  }
+  return null;
+}
+
+/**
+ * Opens the one live terminal on the session's tmux pane (Rust ends any other first), sized
+ * `cols`×`rows`; `onOutput` gets what it draws. Resolves with its id for the calls below; rejects
+ * with an {@link IpcError} that says why it was not opened (not tied to its agent, remote, …).
+ */
+export async function terminalOpen(
+  sessionId: string,
+  cols: number,
+  rows: number,
+  onOutput: (output: TerminalOutput) => void,
+): Promise<number> {
+  if (!isTauri()) throw notInApp;
+  const output = new Channel<unknown>((message) => {
+    const out = terminalOutput(message);
+    if (out) onOutput(out);
+  });
+  try {
+    return await invoke<number>("terminal_open", { sessionId, cols, rows, output });
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
+/** Keys typed into live terminal `id` (at most 64 KiB a call; the caller splits a paste). */
+export async function terminalWrite(id: number, data: string): Promise<void> {
+  if (!isTauri()) throw notInApp;
+  try {
+    await invoke("terminal_write", { id, data });
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
+export async function terminalResize(id: number, cols: number, rows: number): Promise<void> {
+  if (!isTauri()) return;
+  try {
+    await invoke("terminal_resize", { id, cols, rows });
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
+/** Ends live terminal `id` (its tmux client); nothing when it ended already. */
+export async function terminalClose(id: number): Promise<void> {
+  if (!isTauri()) return;
+  try {
+    await invoke("terminal_close", { id });
   } catch (err) {
     throw toIpcError(err);
   }

@@ -280,11 +280,13 @@ fn one_line(text: &str) -> Option<String> {
     (!line.trim().is_empty()).then_some(line)
 }
 
-struct Pane(String);
+/// A tmux pane id (`%3`) tied to a session's agent by [`tied_pane`].
+pub struct Pane(pub String);
 
 /// The session's tmux pane, tied to its agent: the agent still runs, and the pane's process tree
-/// holds it (for Codex: a process there has the session's rollout open).
-fn tied_pane(session: &Session) -> Result<Pane, AnswerError> {
+/// holds it (for Codex: a process there has the session's rollout open). Answers, the Screen and
+/// the live terminal all go through this one check.
+pub fn tied_pane(session: &Session) -> Result<Pane, AnswerError> {
     if !session.is_local() {
         return Err(AnswerError::Remote(session.host.clone()));
     }

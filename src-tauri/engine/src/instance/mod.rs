@@ -17,6 +17,7 @@ pub mod launch;
 pub mod lock;
 pub mod mailbox;
 pub mod notifier;
+pub mod push;
 pub mod screen;
 pub mod server;
 pub mod settings;
@@ -34,6 +35,7 @@ use self::decide::Decisions;
 use self::hub::{inputs, Hub, Input, Inputs};
 use self::lock::{InstanceLock, LockError};
 use self::notifier::Notifier;
+use self::push::{Push, PushOptions};
 use self::server::{new_secret, HookServer, QUEUE_CAPACITY};
 use self::settings::{Settings, SettingsError};
 use self::store::{Store, StoreHandle};
@@ -62,6 +64,8 @@ pub struct Instance {
     pub decisions: Arc<Decisions>,
     /// The other machines followed (issue 23).
     pub remotes: Arc<crate::remote::Remotes>,
+    /// The push channels (issue 25): off until the settings turn one on.
+    pub push: Arc<Push>,
     settings: std::sync::Mutex<Settings>,
     pub store: Option<StoreHandle>,
     /// What the user should know about the session database (set aside, refused, …).
@@ -116,6 +120,9 @@ impl Instance {
         if let Some(decide) = &config.decide {
             settings = Settings { decide: decide.iter().cloned().collect(), ..settings }.cleaned();
         }
+        let push = Push::start(settings.reach.clone(), PushOptions::default());
+        push.follow(hub.updates());
+        server.set_push(Arc::clone(&push));
         endpoint_for(&server, &settings).write(&config.state_dir)?;
         let (clock, ages) = (inputs.clone(), config.ages);
         let silence = tokio::spawn(async move {
@@ -132,6 +139,7 @@ impl Instance {
             server,
             decisions,
             remotes,
+            push,
             settings,
             store,
             notices,
@@ -156,6 +164,7 @@ impl Instance {
             .write(&self.config.state_dir)
             .map_err(|EndpointError::Write { path, source }| SettingsError::Write { path, source })?;
         *self.settings.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = settings.clone();
+        self.push.set_reach(settings.reach.clone());
         self.remotes.reload();
         Ok(settings)
     }

@@ -5,7 +5,7 @@
 //! Nothing here is on the hook path: the push thread follows the hub's updates like any other
 //! subscriber, and each channel has its own sender thread with a bounded outbox (the oldest
 //! message goes when it is full), a deadline per attempt, and at most [`ATTEMPTS`] attempts.
-//! A 4xx answer is the receiver's final word and is not retried.
+//! A 4xx answer is the receiver's final word and is not retried; redirects are not followed.
 //!
 //! Without the channel's privacy switch a message says only the agent, the status, the host and
 //! a short session id: no title, project, question, command or folder.
@@ -348,16 +348,20 @@ fn client(timeout: Duration) -> ureq::Agent {
     ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
         .http_status_as_error(false)
+        // A message goes where the user said, not on to wherever that server points.
+        .max_redirects(0)
+        .max_redirects_will_error(false)
         .user_agent(concat!("switchboard/", env!("CARGO_PKG_VERSION")))
         .build()
         .into()
 }
 
-/// Up to [`ATTEMPTS`] attempts, waiting `backoff`, then twice that, between them; a 4xx ends it.
+/// Up to [`ATTEMPTS`] attempts, waiting `backoff`, then twice that, between them. Only a failure
+/// that may pass is tried again (no answer, a 5xx); a 4xx (or a redirect) is the server's word.
 fn deliver(client: &ureq::Agent, delivery: &Delivery, backoff: Duration) -> PushOutcome {
     let mut wait = backoff;
     let mut sent = attempt(client, delivery, 1);
-    while !sent.ok && sent.attempts < ATTEMPTS && !sent.status.is_some_and(|status| (400..500).contains(&status)) {
+    while !sent.ok && sent.attempts < ATTEMPTS && sent.status.is_none_or(|status| status >= 500) {
         std::thread::sleep(wait);
         wait *= 2;
         sent = attempt(client, delivery, sent.attempts + 1);

@@ -7,7 +7,8 @@ use std::sync::{Arc, PoisonError};
 use switchboard_core::{HistoryEntry, Position, Snapshot};
 use switchboard_engine::api::{self, ApiError, ErrorKind};
 use switchboard_engine::instance::jump::{self, Jump};
-use switchboard_engine::instance::settings::Settings;
+use switchboard_engine::instance::push::{PushKind, PushOutcome};
+use switchboard_engine::instance::settings::{PushChannel, Settings};
 use switchboard_engine::instance::{answer, launch};
 use switchboard_engine::protocol::Verdict;
 use switchboard_engine::setup::doctor::DoctorReport;
@@ -315,6 +316,17 @@ pub fn set_settings(state: State<'_>, settings: Settings) -> Result<Settings, Co
     let instance = state.instance.lock().unwrap_or_else(PoisonError::into_inner);
     let instance = instance.as_ref().ok_or_else(CommandError::stopping)?;
     instance.set_settings(settings).map_err(|error| CommandError::new(ErrorKind::Io, error.to_string()))
+}
+
+/// A push channel's Test button (issue 25): one test message through the channel as the panel
+/// shows it (saved or not), now; what the receiver answered, or why it did not.
+#[tauri::command]
+pub async fn test_push(state: State<'_>, kind: PushKind, channel: PushChannel) -> Result<PushOutcome, CommandError> {
+    let push = {
+        let instance = state.instance.lock().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(&instance.as_ref().ok_or_else(CommandError::stopping)?.push)
+    };
+    tauri::async_runtime::spawn_blocking(move || push.test(kind, &channel)).await.map_err(CommandError::internal)
 }
 
 /// The "Connect my CLIs" button: the same as `switchboard install <agent>`, with the hooks

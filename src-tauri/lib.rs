@@ -83,6 +83,7 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
             commands::decide,
             commands::settings,
             commands::set_settings,
+            commands::test_push,
             commands::remotes,
             commands::answer_question,
             commands::answer_text,

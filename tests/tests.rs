@@ -12,6 +12,7 @@ mod launch;
 mod link;
 mod observed;
 mod persistence;
+mod push;
 mod remote;
 mod support;
 mod titles;

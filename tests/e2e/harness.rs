@@ -183,6 +183,9 @@ impl App {
         let mut capabilities = serde_json::Map::new();
         capabilities.insert("browserName".into(), json!("wry"));
         capabilities.insert("tauri:options".into(), json!({ "application": app_path() }));
+        // The test build links rustls with two crypto providers (ring for the engine's push
+        // client, aws-lc-rs for this WebDriver client), so rustls cannot pick one by itself.
+        let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
         let mut builder = ClientBuilder::rustls().expect("rustls");
         builder.capabilities(capabilities);
         let url = format!("http://{addr}");
@@ -203,7 +206,7 @@ impl App {
         Self { client, endpoint, window, _driver: driver, home, probes: 0, decoy: None, _serial: serial }
     }
 
-    async fn wait_for_ui(&self) {
+    pub async fn wait_for_ui(&self) {
         let started = Instant::now();
         loop {
             let ready = self

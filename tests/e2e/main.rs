@@ -18,6 +18,7 @@ mod jump;
 mod many;
 mod measure;
 mod notifications;
+mod reach;
 mod remote;
 mod terminal;
 mod usage;

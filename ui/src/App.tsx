@@ -7,6 +7,7 @@ import { OlderDrawer } from "./OlderDrawer";
 import { ConnectionsDrawer } from "./Connections";
 import { DetailsPanel } from "./DetailsPanel";
 import { Notices } from "./Notices";
+import { useReachSound } from "./Reach";
 import { useSwitchboard } from "./store";
 import { startSync } from "./sync";
 import { startClock } from "./clock";
@@ -14,6 +15,7 @@ import { startClock } from "./clock";
 export function App() {
   useEffect(() => startSync(), []);
   useEffect(() => startClock(), []);
+  useReachSound();
   const loaded = useSwitchboard((s) => s.loaded);
   const empty = useSwitchboard((s) => s.order.length === 0);
   const olderCount = useSwitchboard((s) => s.older.length);

@@ -38,13 +38,14 @@ beforeEach(() => {
   vi.mocked(ipc.doctor).mockReset();
   vi.mocked(ipc.doctor).mockResolvedValue(healthyReport());
   vi.mocked(ipc.settings).mockReset();
-  vi.mocked(ipc.settings).mockResolvedValue({ decide: [], holdSeconds: 30, remotes: [] });
+  vi.mocked(ipc.settings).mockResolvedValue({ decide: [], holdSeconds: 30, remotes: [], reach: ipc.DEFAULT_REACH });
   vi.mocked(ipc.setSettings).mockReset();
   // Like Rust: keeps the known CLIs, clamps the wait to 5..120.
   vi.mocked(ipc.setSettings).mockImplementation(async (next) => ({
     decide: next.decide.filter((a) => ["claude", "codex"].includes(a)).sort(),
     holdSeconds: Math.min(120, Math.max(5, next.holdSeconds)),
     remotes: next.remotes,
+    reach: next.reach,
   }));
 });
 
@@ -254,7 +255,7 @@ describe("answering permissions from Switchboard (settings)", () => {
   });
 
   it("shows what is saved and saves a toggle at once", async () => {
-    vi.mocked(ipc.settings).mockResolvedValue({ decide: ["codex"], holdSeconds: 45, remotes: [] });
+    vi.mocked(ipc.settings).mockResolvedValue({ decide: ["codex"], holdSeconds: 45, remotes: [], reach: ipc.DEFAULT_REACH });
     const section = await openSettings();
     expect(within(section).getByTestId("decide-setting-codex")).toBeChecked();
     expect(within(section).getByTestId("decide-setting-claude")).not.toBeChecked();
@@ -262,10 +263,10 @@ describe("answering permissions from Switchboard (settings)", () => {
     expect(section).toHaveTextContent("waits up to 45 s");
 
     fireEvent.click(within(section).getByTestId("decide-setting-claude"));
-    expect(ipc.setSettings).toHaveBeenLastCalledWith({ decide: ["codex", "claude"], holdSeconds: 45, remotes: [] });
+    expect(ipc.setSettings).toHaveBeenLastCalledWith({ decide: ["codex", "claude"], holdSeconds: 45, remotes: [], reach: ipc.DEFAULT_REACH });
     await waitFor(() => expect(within(section).getByTestId("decide-setting-claude")).toBeChecked());
     fireEvent.click(within(section).getByTestId("decide-setting-codex"));
-    expect(ipc.setSettings).toHaveBeenLastCalledWith({ decide: ["claude"], holdSeconds: 45, remotes: [] });
+    expect(ipc.setSettings).toHaveBeenLastCalledWith({ decide: ["claude"], holdSeconds: 45, remotes: [], reach: ipc.DEFAULT_REACH });
     await waitFor(() => expect(within(section).getByTestId("decide-setting-codex")).not.toBeChecked());
     expect(within(section).getByTestId("decide-setting-claude")).toBeChecked();
   });
@@ -278,12 +279,12 @@ describe("answering permissions from Switchboard (settings)", () => {
     fireEvent.change(hold, { target: { value: "300" } });
     expect(ipc.setSettings).not.toHaveBeenCalled();
     fireEvent.blur(hold);
-    expect(ipc.setSettings).toHaveBeenCalledWith({ decide: [], holdSeconds: 300, remotes: [] });
+    expect(ipc.setSettings).toHaveBeenCalledWith({ decide: [], holdSeconds: 300, remotes: [], reach: ipc.DEFAULT_REACH });
     await waitFor(() => expect(hold).toHaveValue(120));
     expect(section).toHaveTextContent("waits up to 120 s");
     fireEvent.change(hold, { target: { value: "12" } });
     fireEvent.keyDown(hold, { key: "Enter" });
-    expect(ipc.setSettings).toHaveBeenLastCalledWith({ decide: [], holdSeconds: 12, remotes: [] });
+    expect(ipc.setSettings).toHaveBeenLastCalledWith({ decide: [], holdSeconds: 12, remotes: [], reach: ipc.DEFAULT_REACH });
     await waitFor(() => expect(hold).toHaveValue(12));
   });
 

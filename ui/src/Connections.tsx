@@ -15,6 +15,7 @@ import type { Tone } from "./status";
 import { CloseIcon, PlugIcon, StatusGlyph } from "./icons";
 import * as ipc from "./ipc";
 import { PathText } from "./jump";
+import { ReachSettings } from "./Reach";
 import { RemotesSettings } from "./Remotes";
 import { useSwitchboard } from "./store";
 
@@ -417,13 +418,14 @@ export function DecideSettings({ settings }: { settings: SavedSettings }) {
   );
 }
 
-/** The switches and the remotes: both save the one settings file, so they share what was read. */
+/** The switches, the remotes and reach: all save the one settings file, so they share what was read. */
 function SettingsSections() {
   const settings = useSavedSettings();
   return (
     <>
       <DecideSettings settings={settings} />
       <RemotesSettings settings={settings} />
+      <ReachSettings settings={settings} />
     </>
   );
 }

@@ -27,6 +27,7 @@ const SAVED: Settings = {
     { name: "lab", command: ["ssh", "lab"] },
     { name: "fresh", command: ["ssh", "fresh"] },
   ],
+  reach: ipc.DEFAULT_REACH,
 };
 
 function link(fields: Partial<RemoteState> & { name: string }): RemoteState {

@@ -6,6 +6,10 @@ import type { DoctorReport } from "./bindings/DoctorReport";
 import type { HistoryEntry } from "./bindings/HistoryEntry";
 import type { Session } from "./bindings/Session";
 import type { RemoteState } from "./bindings/RemoteState";
+import type { PushChannel } from "./bindings/PushChannel";
+import type { PushKind } from "./bindings/PushKind";
+import type { PushOutcome } from "./bindings/PushOutcome";
+import type { Reach } from "./bindings/Reach";
 import type { Settings } from "./bindings/Settings";
 import type { Verdict } from "./bindings/Verdict";
 import type { Snapshot } from "./bindings/Snapshot";
@@ -309,8 +313,16 @@ export async function remotes(): Promise<RemoteState[]> {
   }
 }
 
-/** What a fresh install has: no CLI waits for Switchboard, no remote is followed. */
-export const DEFAULT_SETTINGS: Settings = { decide: [], holdSeconds: 30, remotes: [] };
+/** Reach as a fresh install has it: no sound, no quiet hours, no push channel on (issue 25). */
+export const DEFAULT_REACH: Reach = {
+  sound: [],
+  quietHours: { enabled: false, from: "22:00", to: "07:00" },
+  ntfy: { enabled: false, url: "", includeText: false },
+  webhook: { enabled: false, url: "", includeText: false },
+};
+
+/** What a fresh install has: no CLI waits for Switchboard, no remote is followed, no reach. */
+export const DEFAULT_SETTINGS: Settings = { decide: [], holdSeconds: 30, remotes: [], reach: DEFAULT_REACH };
 
 /** Which CLIs' permission prompts wait for Allow / Deny here, and for how long. */
 export async function settings(): Promise<Settings> {
@@ -327,6 +339,19 @@ export async function setSettings(next: Settings): Promise<Settings> {
   if (!isTauri()) throw notInApp;
   try {
     return await invoke<Settings>("set_settings", { settings: next });
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
+/**
+ * A push channel's Test button: one test message through `channel` as shown (saved or not), now.
+ * Resolves with the receiver's answer or why there was none; rejects only when it could not try.
+ */
+export async function testPush(kind: PushKind, channel: PushChannel): Promise<PushOutcome> {
+  if (!isTauri()) throw notInApp;
+  try {
+    return await invoke<PushOutcome>("test_push", { kind, channel });
   } catch (err) {
     throw toIpcError(err);
   }

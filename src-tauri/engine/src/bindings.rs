@@ -11,7 +11,8 @@ use crate::api::ErrorKind;
 use crate::instance::answer::{Delivered, Screen};
 use crate::instance::jump::Jump;
 use crate::instance::launch::Launched;
-use crate::instance::settings::{RemoteSpec, Settings};
+use crate::instance::push::{PushKind, PushOutcome};
+use crate::instance::settings::{PushChannel, QuietHours, Reach, RemoteSpec, Settings};
 use crate::protocol::{Verdict, DOCTOR_SESSION_PREFIX};
 use crate::remote::{LinkState, RemoteState};
 use crate::setup::doctor::{AgentReport, Check, DoctorReport, Outcome};
@@ -35,7 +36,12 @@ fn generated() -> Vec<(&'static str, String)> {
         ("Delivered.ts", file(Delivered::decl(), &[])),
         ("Screen.ts", file(Screen::decl(), &[])),
         ("Launched.ts", file(Launched::decl(), &[])),
-        ("Settings.ts", file(Settings::decl(), &["RemoteSpec"])),
+        ("Settings.ts", file(Settings::decl(), &["Reach", "RemoteSpec"])),
+        ("Reach.ts", file(Reach::decl(), &["PushChannel", "QuietHours"])),
+        ("PushChannel.ts", file(PushChannel::decl(), &[])),
+        ("QuietHours.ts", file(QuietHours::decl(), &[])),
+        ("PushKind.ts", file(PushKind::decl(), &[])),
+        ("PushOutcome.ts", file(PushOutcome::decl(), &[])),
         ("RemoteSpec.ts", file(RemoteSpec::decl(), &[])),
         ("LinkState.ts", file(LinkState::decl(), &[])),
         ("RemoteState.ts", file(RemoteState::decl(), &["LinkState"])),

@@ -58,6 +58,9 @@ pub mod routes {
     pub const PEEK: &str = "/peek/{id}";
     /// `POST`: SIGTERM to the session's agent (its own process group), the user having confirmed.
     pub const END: &str = "/end/{id}";
+    /// `POST`: one test message through the saved push channel `?channel=ntfy|webhook` now;
+    /// answers what came of it (issue 25).
+    pub const PUSH_TEST: &str = "/push/test";
 }
 
 /// `/answer/<id>`, `/reply/<id>` or `/peek/<id>` for a session.

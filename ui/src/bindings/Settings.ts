@@ -1,4 +1,5 @@
 // Generated from the Rust types by ts-rs (src-tauri/engine/src/bindings.rs). Do not edit.
+import type { Reach } from "./Reach";
 import type { RemoteSpec } from "./RemoteSpec";
 
 export type Settings = { 
@@ -13,4 +14,8 @@ holdSeconds: number,
 /**
  * Other machines whose agents are on this board (issue 23), each reached by its command.
  */
-remotes: Array<RemoteSpec>, };
+remotes: Array<RemoteSpec>, 
+/**
+ * How a session that needs the user reaches them away from the board (issue 25).
+ */
+reach: Reach, };

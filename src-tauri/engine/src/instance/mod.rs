@@ -18,6 +18,7 @@ pub mod lock;
 pub mod mailbox;
 pub mod meter;
 pub mod notifier;
+pub mod push;
 pub mod screen;
 pub mod server;
 pub mod settings;
@@ -35,6 +36,7 @@ use self::decide::Decisions;
 use self::hub::{inputs, Hub, Input, Inputs};
 use self::lock::{InstanceLock, LockError};
 use self::notifier::Notifier;
+use self::push::{Push, PushOptions};
 use self::server::{new_secret, HookServer, QUEUE_CAPACITY};
 use self::settings::{Settings, SettingsError};
 use self::store::{Store, StoreHandle};
@@ -63,6 +65,8 @@ pub struct Instance {
     pub decisions: Arc<Decisions>,
     /// The other machines followed (issue 23).
     pub remotes: Arc<crate::remote::Remotes>,
+    /// The push channels (issue 25): off until the settings turn one on.
+    pub push: Arc<Push>,
     settings: std::sync::Mutex<Settings>,
     pub store: Option<StoreHandle>,
     /// What the user should know about the session database (set aside, refused, …).
@@ -118,6 +122,9 @@ impl Instance {
         if let Some(decide) = &config.decide {
             settings = Settings { decide: decide.iter().cloned().collect(), ..settings }.cleaned();
         }
+        let push = Push::start(settings.reach.clone(), PushOptions::default());
+        push.follow(hub.updates());
+        server.set_push(Arc::clone(&push));
         endpoint_for(&server, &settings).write(&config.state_dir)?;
         let (clock, ages) = (inputs.clone(), config.ages);
         let silence = tokio::spawn(async move {
@@ -134,6 +141,7 @@ impl Instance {
             server,
             decisions,
             remotes,
+            push,
             settings,
             store,
             notices,
@@ -158,6 +166,7 @@ impl Instance {
             .write(&self.config.state_dir)
             .map_err(|EndpointError::Write { path, source }| SettingsError::Write { path, source })?;
         *self.settings.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = settings.clone();
+        self.push.set_reach(settings.reach.clone());
         self.remotes.reload();
         Ok(settings)
     }

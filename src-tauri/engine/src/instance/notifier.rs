@@ -57,29 +57,7 @@ impl Notifier {
     /// [`FINISHED_CONFIRM`], unless the turn turned out to be the user's interrupt by then.
     pub fn follow(updates: super::mailbox::Updates, on_action: Option<OnAction>) {
         let notifier = Self::start(on_action);
-        let spawned = std::thread::Builder::new().name("notify-updates".into()).spawn(move || {
-            let mut waiting = Waiting::default();
-            loop {
-                let timeout = waiting
-                    .next_due()
-                    .map_or(Duration::from_secs(3600), |due| due.saturating_duration_since(Instant::now()));
-                match updates.recv_timeout(timeout) {
-                    Ok(update) => {
-                        if let Some(session) = waiting.see(update, Instant::now()) {
-                            notifier.notify(&session);
-                        }
-                    }
-                    Err(mpsc::RecvTimeoutError::Timeout) => {}
-                    Err(mpsc::RecvTimeoutError::Disconnected) => return,
-                }
-                for session in waiting.due(Instant::now()) {
-                    notifier.notify(&session);
-                }
-            }
-        });
-        if let Err(error) = spawned {
-            tracing::warn!(%error, "cannot start notifications");
-        }
+        follow_held("notify-updates", updates, |change| change.notify, move |session| notifier.notify(session));
     }
 
     pub fn start(on_action: Option<OnAction>) -> Self {
@@ -132,13 +110,58 @@ impl Notifier {
 /// "Request cancelled." is read within a watch tick or two of it.
 pub const FINISHED_CONFIRM: Duration = Duration::from_secs(1);
 
-/// Notifications held back for [`FINISHED_CONFIRM`], by session.
-#[derive(Default)]
+/// Follows the hub's updates on a thread named `name`: `act` runs for each session whose change
+/// `picks` chose — at once, or after [`FINISHED_CONFIRM`] for a "finished" that may yet turn out
+/// to be the user's interrupt (see [`Waiting`]). The OS notifications and push share it.
+pub(super) fn follow_held(
+    name: &str,
+    updates: super::mailbox::Updates,
+    picks: fn(&switchboard_core::Change) -> bool,
+    mut act: impl FnMut(&Session) + Send + 'static,
+) {
+    let spawned = std::thread::Builder::new().name(name.into()).spawn(move || {
+        let mut waiting = Waiting::new(picks);
+        loop {
+            let timeout = waiting
+                .next_due()
+                .map_or(Duration::from_secs(3600), |due| due.saturating_duration_since(Instant::now()));
+            match updates.recv_timeout(timeout) {
+                Ok(update) => {
+                    if let Some(session) = waiting.see(update, Instant::now()) {
+                        act(&session);
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            }
+            for session in waiting.due(Instant::now()) {
+                act(&session);
+            }
+        }
+    });
+    if let Err(error) = spawned {
+        tracing::warn!(%error, name, "cannot follow the updates");
+    }
+}
+
+/// Notifications (or pushes) held back for [`FINISHED_CONFIRM`], by session.
 struct Waiting {
     held: HashMap<String, (Session, Instant)>,
+    /// Which changes call for one: the notify policy's pick, or push's (any focus).
+    picks: fn(&switchboard_core::Change) -> bool,
+}
+
+impl Default for Waiting {
+    fn default() -> Self {
+        Self::new(|change| change.notify)
+    }
 }
 
 impl Waiting {
+    fn new(picks: fn(&switchboard_core::Change) -> bool) -> Self {
+        Self { held: HashMap::new(), picks }
+    }
+
     /// The session to notify about now, if this update calls for one at once.
     fn see(&mut self, update: Update, now: Instant) -> Option<Session> {
         let changed = match update {
@@ -150,13 +173,12 @@ impl Waiting {
             Update::Notices(_) => return None,
         };
         let session = changed.change.session.clone();
-        if !changed.change.notify {
+        if !(self.picks)(&changed.change) {
             // Anything that changed the held session's done (the interrupt, a read, a new turn)
-            // withdraws its "finished".
-            let still = self
-                .held
-                .get(&session.session_id)
-                .is_some_and(|(held, _)| session.status == held.status && !session.interrupted && session.unread);
+            // withdraws its "finished". (A done seen with the window focused was never unread.)
+            let still = self.held.get(&session.session_id).is_some_and(|(held, _)| {
+                session.status == held.status && !session.interrupted && (session.unread || !held.unread)
+            });
             if !still {
                 self.held.remove(&session.session_id);
             }

@@ -26,6 +26,7 @@ use tower_http::timeout::TimeoutLayer;
 use super::decide::Decisions;
 use super::hub::{Hub, Input, Inputs};
 use super::journal::Journal;
+use super::push::{Push, PushKind};
 use crate::clock::now_millis;
 use crate::protocol::{
     routes, HoldAnswer, Verdict, BODY_LIMIT, DEFAULT_HOLD, MAX_HOLD, PROCESS_HEADER, PROCESS_HEADER_LIMIT,
@@ -58,6 +59,8 @@ struct ServerState {
     journal: std::sync::OnceLock<Arc<Journal>>,
     /// Cancelled when the server stops: long-lived streams end with it.
     shutdown: CancellationToken,
+    /// The push channels, once the instance started them (`POST /push/test`).
+    push: std::sync::OnceLock<Arc<Push>>,
 }
 
 /// The routes, testable without a socket.
@@ -73,6 +76,10 @@ fn router(state: Arc<ServerState>) -> Router {
         .route(routes::PEEK, get(peek))
         .route(routes::END, post(end_agent))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, READ_TIMEOUT));
+    // A test push waits for the receiver's answer (one attempt, its own deadline).
+    let tested = Router::new()
+        .route(routes::PUSH_TEST, post(push_test))
+        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, READ_TIMEOUT * 3));
     // A held permission waits for the user; its body still has [`BODY_TIMEOUT`] to arrive.
     let held = Router::new()
         .route(routes::HOLD, post(hold))
@@ -82,6 +89,7 @@ fn router(state: Arc<ServerState>) -> Router {
     let streamed = Router::new().route(routes::UPDATES, get(updates));
     quick
         .merge(held)
+        .merge(tested)
         .merge(streamed)
         // Refuses a declared Content-Length over the cap at once, and a streamed body as soon as
         // it passes the cap; axum's own default limit is lifted in favour of this one.
@@ -363,6 +371,23 @@ async fn remotes(State(state): State<Arc<ServerState>>, RawQuery(query): RawQuer
     axum::Json(list).into_response()
 }
 
+/// `POST /push/test?channel=ntfy|webhook`: one test message through the saved channel, now.
+async fn push_test(State(state): State<Arc<ServerState>>, RawQuery(query): RawQuery) -> Response {
+    if !key_matches(query.as_deref(), &state.key) {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    let channel = query_param(query.as_deref(), "channel").unwrap_or_default();
+    let Some(kind) = PushKind::parse(channel) else {
+        return (StatusCode::BAD_REQUEST, super::push::unknown_channel(channel)).into_response();
+    };
+    let Some(push) = state.push.get().cloned() else { return StatusCode::NOT_FOUND.into_response() };
+    let sent = tokio::task::spawn_blocking(move || push.test(kind, &push.channel(kind))).await;
+    match sent {
+        Ok(sent) => axum::Json(sent).into_response(),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
 /// `POST /remotes`: the settings' remotes changed (`remote add`, `remote remove`): follow them.
 async fn reload_remotes(State(state): State<Arc<ServerState>>, RawQuery(query): RawQuery) -> StatusCode {
     if !key_matches(query.as_deref(), &state.key) {
@@ -468,6 +493,7 @@ pub struct HookServer {
     key: String,
     shutdown: CancellationToken,
     accept: tokio::task::JoinHandle<()>,
+    state: Arc<ServerState>,
 }
 
 impl HookServer {
@@ -489,10 +515,23 @@ impl HookServer {
         let addr = listener.local_addr()?;
         let shutdown = CancellationToken::new();
         let journal = std::sync::OnceLock::new();
-        let state =
-            Arc::new(ServerState { key: key.clone(), hub, inputs, decisions, journal, shutdown: shutdown.clone() });
-        let accept = tokio::spawn(accept_loop(listener, router(state), key.clone(), shutdown.clone()));
-        Ok(Self { addr, key, shutdown, accept })
+        let push = std::sync::OnceLock::new();
+        let state = Arc::new(ServerState {
+            key: key.clone(),
+            hub,
+            inputs,
+            decisions,
+            journal,
+            shutdown: shutdown.clone(),
+            push,
+        });
+        let accept = tokio::spawn(accept_loop(listener, router(Arc::clone(&state)), key.clone(), shutdown.clone()));
+        Ok(Self { addr, key, shutdown, accept, state })
+    }
+
+    /// Lets `POST /push/test` reach the instance's push channels.
+    pub fn set_push(&self, push: Arc<Push>) {
+        let _ = self.state.push.set(push);
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -657,6 +696,7 @@ mod tests {
             inputs,
             decisions,
             shutdown: CancellationToken::new(),
+            push: std::sync::OnceLock::new(),
         }));
         let call = |method: &str, uri: String, body: &'static str| {
             let request = Request::builder().method(method).uri(uri).body(Body::from(body)).unwrap();

@@ -23,6 +23,106 @@ pub struct Settings {
     pub hold_seconds: u32,
     /// Other machines whose agents are on this board (issue 23), each reached by its command.
     pub remotes: Vec<RemoteSpec>,
+    /// How a session that needs the user reaches them away from the board (issue 25).
+    pub reach: Reach,
+}
+
+/// Sound, quiet hours and push channels; all off by default.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase", default)]
+pub struct Reach {
+    /// The statuses (`waiting`, `blocked`, `done`) that play a tone in the board when a session
+    /// newly reaches one; none by default.
+    pub sound: Vec<String>,
+    pub quiet_hours: QuietHours,
+    /// An ntfy topic URL (`https://ntfy.sh/<topic>` or a self-hosted server's).
+    pub ntfy: PushChannel,
+    /// A URL that takes a JSON POST per session that needs the user.
+    pub webhook: PushChannel,
+}
+
+/// A daily window of local time in which sound and push stay silent (OS notifications do not).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase", default)]
+pub struct QuietHours {
+    pub enabled: bool,
+    /// `HH:MM`, local time; the window may cross midnight (22:00–07:00).
+    pub from: String,
+    pub to: String,
+}
+
+impl Default for QuietHours {
+    fn default() -> Self {
+        Self { enabled: false, from: "22:00".into(), to: "07:00".into() }
+    }
+}
+
+impl QuietHours {
+    /// Whether `minute` (of the local day, 0..1440) falls in the window; never when off or when
+    /// a time does not read.
+    pub fn covers(&self, minute: u16) -> bool {
+        let (Some(from), Some(to)) = (minute_of_day(&self.from), minute_of_day(&self.to)) else { return false };
+        if !self.enabled || from == to {
+            return false;
+        }
+        if from < to {
+            (from..to).contains(&minute)
+        } else {
+            minute >= from || minute < to
+        }
+    }
+}
+
+/// `HH:MM` (24 h) as minutes since midnight.
+pub fn minute_of_day(text: &str) -> Option<u16> {
+    let (hours, minutes) = text.trim().split_once(':')?;
+    let (hours, minutes): (u16, u16) = (hours.parse().ok()?, minutes.parse().ok()?);
+    (hours < 24 && minutes < 60 && text.trim().len() <= 5).then_some(hours * 60 + minutes)
+}
+
+/// One outbound push channel.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase", default)]
+pub struct PushChannel {
+    pub enabled: bool,
+    pub url: String,
+    /// The privacy switch: only when on does a message carry the session's words — its title,
+    /// project, question or command, and folder. Off: agent, status, host and a short id.
+    pub include_text: bool,
+}
+
+/// Longest push URL kept.
+pub const MAX_URL: usize = 2_048;
+/// The statuses a tone can be chosen for.
+pub const SOUND_STATUSES: [&str; 3] = ["waiting", "blocked", "done"];
+
+impl PushChannel {
+    /// Why `url` cannot be posted to, if it cannot: an `http(s)://host…` URL without spaces.
+    pub fn url_problem(url: &str) -> Option<String> {
+        let url = url.trim();
+        if url.is_empty() {
+            return Some("enter a URL".into());
+        }
+        if url.len() > MAX_URL {
+            return Some(format!("a URL has at most {MAX_URL} characters"));
+        }
+        let Some(rest) = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://")) else {
+            return Some("the URL must start with https:// or http://".into());
+        };
+        let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        if host.is_empty() || host.starts_with(':') || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Some("the URL needs a host and no spaces".into());
+        }
+        None
+    }
+
+    /// Enabled with a URL that can be posted to.
+    pub fn active(&self) -> bool {
+        self.enabled && Self::url_problem(&self.url).is_none()
+    }
 }
 
 /// A remote: a name for the board, and the command that gives a pipe to it (`ssh devbox`,
@@ -62,7 +162,12 @@ impl RemoteSpec {
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { decide: BTreeSet::new(), hold_seconds: DEFAULT_HOLD.as_secs() as u32, remotes: Vec::new() }
+        Self {
+            decide: BTreeSet::new(),
+            hold_seconds: DEFAULT_HOLD.as_secs() as u32,
+            remotes: Vec::new(),
+            reach: Reach::default(),
+        }
     }
 }
 
@@ -99,7 +204,28 @@ impl Settings {
         let mut names = BTreeSet::new();
         self.remotes.retain(|remote| remote.problem().is_none() && names.insert(remote.name.clone()));
         self.remotes.truncate(MAX_REMOTES);
+        let mut sounds = BTreeSet::new();
+        self.reach.sound.retain(|status| SOUND_STATUSES.contains(&status.as_str()) && sounds.insert(status.clone()));
+        for channel in [&mut self.reach.ntfy, &mut self.reach.webhook] {
+            channel.url = channel.url.trim().to_owned();
+            if channel.url.len() > MAX_URL {
+                channel.url.clear();
+            }
+            // A channel without a URL it can post to stays off (the URL is kept to be fixed).
+            channel.enabled &= Self::active_url(&channel.url);
+        }
+        let quiet = &mut self.reach.quiet_hours;
+        for (time, default) in [(&mut quiet.from, "22:00"), (&mut quiet.to, "07:00")] {
+            *time = match minute_of_day(time) {
+                Some(minute) => format!("{:02}:{:02}", minute / 60, minute % 60),
+                None => default.to_owned(),
+            };
+        }
         self
+    }
+
+    fn active_url(url: &str) -> bool {
+        PushChannel::url_problem(url).is_none()
     }
 
     pub fn hold(&self) -> Duration {
@@ -126,6 +252,7 @@ mod tests {
                 RemoteSpec { name: "a b".into(), command: vec!["ssh".into()] },
                 RemoteSpec { name: "empty".into(), command: vec![] },
             ],
+            reach: Reach::default(),
         };
         chosen.save(dir.path()).unwrap();
         let loaded = Settings::load(dir.path());
@@ -136,5 +263,57 @@ mod tests {
         assert_eq!(mode, 0o600);
         std::fs::write(Settings::path(dir.path()), b"{not json").unwrap();
         assert_eq!(Settings::load(dir.path()), Settings::default());
+    }
+
+    /// Issue 25: a settings file from before reach loads with reach off; what reach cannot use is
+    /// cleaned (unknown statuses, bad times, a channel on without a URL it can post to).
+    #[test]
+    fn reach_is_off_in_old_files_and_cleaned_in_new_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(Settings::path(dir.path()), br#"{"decide":["claude"],"holdSeconds":30,"remotes":[]}"#).unwrap();
+        let old = Settings::load(dir.path());
+        assert_eq!(old.decide, ["claude".to_owned()].into());
+        assert_eq!(old.reach, Reach::default());
+        assert!(!old.reach.ntfy.enabled && !old.reach.webhook.enabled && old.reach.sound.is_empty());
+        assert!(!old.reach.quiet_hours.enabled);
+
+        let json = br#"{"reach":{"sound":["blocked","working","blocked","done"],
+            "quietHours":{"enabled":true,"from":"7:5","to":"25:00"},
+            "ntfy":{"enabled":true,"url":" https://ntfy.sh/my-topic ","includeText":true},
+            "webhook":{"enabled":true,"url":"not a url"}}}"#;
+        std::fs::write(Settings::path(dir.path()), json).unwrap();
+        let reach = Settings::load(dir.path()).reach;
+        assert_eq!(reach.sound, ["blocked", "done"]);
+        assert_eq!((reach.quiet_hours.from.as_str(), reach.quiet_hours.to.as_str()), ("07:05", "07:00"));
+        assert_eq!(
+            reach.ntfy,
+            PushChannel { enabled: true, url: "https://ntfy.sh/my-topic".into(), include_text: true }
+        );
+        assert_eq!(reach.webhook, PushChannel { enabled: false, url: "not a url".into(), include_text: false });
+    }
+
+    #[test]
+    fn a_push_url_is_http_or_https_with_a_host() {
+        for good in ["https://ntfy.sh/topic", "http://127.0.0.1:8080/hook", "https://hooks.example.com/a?b=c"] {
+            assert_eq!(PushChannel::url_problem(good), None, "{good}");
+        }
+        for bad in ["", "ntfy.sh/topic", "ftp://x/y", "https://", "https:///path", "https://a b/c", "https://:80/x"] {
+            assert!(PushChannel::url_problem(bad).is_some(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn quiet_hours_may_cross_midnight() {
+        let window = |from: &str, to: &str| QuietHours { enabled: true, from: from.into(), to: to.into() };
+        let night = window("22:00", "07:00");
+        assert!(night.covers(22 * 60) && night.covers(0) && night.covers(6 * 60 + 59));
+        assert!(!night.covers(7 * 60) && !night.covers(21 * 60 + 59));
+        let lunch = window("12:00", "13:30");
+        assert!(lunch.covers(12 * 60) && lunch.covers(13 * 60 + 29) && !lunch.covers(13 * 60 + 30));
+        assert!(!window("09:00", "09:00").covers(9 * 60), "an empty window covers nothing");
+        assert!(!QuietHours { enabled: false, ..night }.covers(23 * 60));
+        assert_eq!(minute_of_day("24:00"), None);
+        assert_eq!(minute_of_day("23:59"), Some(1439));
+        assert_eq!(minute_of_day("noon"), None);
     }
 }

@@ -1,0 +1,425 @@
+//! Push (issue 25): a session that newly needs the user is posted to an ntfy topic and to a
+//! webhook, when the user turned them on — for this machine's sessions and the remotes', whether
+//! the window has the focus or not (the user is away from the desk), never during quiet hours.
+//!
+//! Nothing here is on the hook path: the push thread follows the hub's updates like any other
+//! subscriber, and each channel has its own sender thread with a bounded outbox (the oldest
+//! message goes when it is full), a deadline per attempt, and at most [`ATTEMPTS`] attempts.
+//! A 4xx answer is the receiver's final word and is not retried; redirects are not followed.
+//!
+//! Without the channel's privacy switch a message says only the agent, the status, the host and
+//! a short session id: no title, project, question, command or folder.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use serde::Serialize;
+use switchboard_core::{notification_text, should_notify, Change, NotifyContext, Session};
+
+use super::mailbox::Updates;
+use super::notifier::follow_held;
+use super::settings::{PushChannel, Reach};
+
+/// Attempts per message, at most.
+pub const ATTEMPTS: u32 = 3;
+/// Messages waiting per channel; past it the oldest is dropped.
+pub const OUTBOX: usize = 32;
+/// The longest a receiver's answer is read.
+const ANSWER_LIMIT: u64 = 64 * 1024;
+/// Words of a message body, at most (characters).
+const TEXT_CHARS: usize = 300;
+
+/// Which channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum PushKind {
+    Ntfy,
+    Webhook,
+}
+
+impl PushKind {
+    pub const ALL: [Self; 2] = [Self::Ntfy, Self::Webhook];
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "ntfy" => Some(Self::Ntfy),
+            "webhook" => Some(Self::Webhook),
+            _ => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Ntfy => "ntfy",
+            Self::Webhook => "webhook",
+        }
+    }
+
+    pub fn channel(self, reach: &Reach) -> &PushChannel {
+        match self {
+            Self::Ntfy => &reach.ntfy,
+            Self::Webhook => &reach.webhook,
+        }
+    }
+}
+
+/// What one delivery came to: the receiver's HTTP status, or why there was none.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct PushOutcome {
+    /// A 2xx answer.
+    pub ok: bool,
+    pub status: Option<u16>,
+    /// Why it failed (the connection, the deadline, a refusal), in words.
+    pub error: Option<String>,
+    pub attempts: u32,
+}
+
+/// How deliveries are paced, and the clock quiet hours read.
+#[derive(Clone)]
+pub struct PushOptions {
+    /// One attempt's deadline: connecting, sending and reading the answer.
+    pub attempt_timeout: Duration,
+    /// The wait before the second attempt; doubled before the third.
+    pub backoff: Duration,
+    /// The minute of the local day now (quiet hours are local time).
+    pub local_minute: fn() -> u16,
+    /// This machine's name, for the `host` of its own sessions.
+    pub host: String,
+}
+
+impl Default for PushOptions {
+    fn default() -> Self {
+        Self {
+            attempt_timeout: Duration::from_secs(5),
+            backoff: Duration::from_secs(1),
+            local_minute: crate::clock::local_minute,
+            host: crate::clock::host_name(),
+        }
+    }
+}
+
+/// The push channels of a running instance.
+pub struct Push {
+    reach: Mutex<Reach>,
+    outboxes: [Arc<Outbox>; 2],
+    options: PushOptions,
+}
+
+impl Push {
+    /// Starts a sender per channel; nothing is sent until the settings turn a channel on.
+    pub fn start(reach: Reach, options: PushOptions) -> Arc<Self> {
+        let outboxes = PushKind::ALL.map(|kind| Outbox::start(kind, options.clone()));
+        Arc::new(Self { reach: Mutex::new(reach), outboxes, options })
+    }
+
+    /// Follows the hub's updates: each session that newly needs the user is pushed (after the
+    /// same [`super::notifier::FINISHED_CONFIRM`] wait as the OS notification for a CLI whose turn
+    /// end can hide an Esc).
+    pub fn follow(self: &Arc<Self>, updates: Updates) {
+        let push = Arc::clone(self);
+        follow_held("push-updates", updates, needs_you, move |session| push.needs_you(session));
+    }
+
+    pub fn set_reach(&self, reach: Reach) {
+        *self.lock() = reach;
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Reach> {
+        self.reach.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Queues a message per channel that is on, unless it is quiet hours; never blocks.
+    pub fn needs_you(&self, session: &Session) {
+        let reach = self.lock().clone();
+        if reach.quiet_hours.covers((self.options.local_minute)()) {
+            return;
+        }
+        for (kind, outbox) in PushKind::ALL.into_iter().zip(&self.outboxes) {
+            let channel = kind.channel(&reach);
+            if channel.active() {
+                let message = Message::of(session, channel.include_text, &self.options.host);
+                outbox.queue(Delivery { url: channel.url.clone(), request: message.request(kind) });
+            }
+        }
+    }
+
+    /// Sends one test message through `channel` now (one attempt) and says what came of it.
+    pub fn test(&self, kind: PushKind, channel: &PushChannel) -> PushOutcome {
+        send_test(kind, channel, &self.options)
+    }
+
+    /// The saved channel of that kind.
+    pub fn channel(&self, kind: PushKind) -> PushChannel {
+        kind.channel(&self.lock()).clone()
+    }
+}
+
+/// One test message through `channel`, at once, one attempt.
+pub fn send_test(kind: PushKind, channel: &PushChannel, options: &PushOptions) -> PushOutcome {
+    if let Some(problem) = PushChannel::url_problem(&channel.url) {
+        return PushOutcome { ok: false, status: None, error: Some(problem), attempts: 0 };
+    }
+    let message = Message::test(channel.include_text, &options.host);
+    let delivery = Delivery { url: channel.url.trim().to_owned(), request: message.request(kind) };
+    attempt(&client(options.attempt_timeout), &delivery, 1)
+}
+
+/// The push rule: the notify policy with the window taken as unfocused — a session that has just
+/// come to need the user (not one that needed them already, not an interrupt the user made).
+pub fn needs_you(change: &Change) -> bool {
+    let session = &change.session;
+    change.notify
+        || session.status.is_some_and(|next| {
+            !session.interrupted
+                && should_notify(change.previous, next, NotifyContext { known_session: true, window_focused: false })
+        })
+}
+
+/// What a message says; the `Option`s only with the privacy switch on.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Message {
+    pub version: u32,
+    /// The first characters of the session's id (the remote's own, for a remote session).
+    pub session: String,
+    pub agent: String,
+    pub status: String,
+    /// "needs permission", "has a question", "finished", "failed".
+    pub reason: String,
+    /// The machine the agent runs on.
+    pub host: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The question, the command waiting for permission, or the last message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub test: bool,
+}
+
+impl Message {
+    pub fn of(session: &Session, include_text: bool, this_host: &str) -> Self {
+        let local_id = session.session_id.strip_prefix(&format!("{}:", session.host)).unwrap_or(&session.session_id);
+        let host = if session.is_local() { this_host.to_owned() } else { session.host.clone() };
+        let words = include_text.then(|| notification_text(session)).flatten();
+        Self {
+            version: 1,
+            session: switchboard_core::view::short_id(local_id),
+            agent: session.agent.clone(),
+            status: session.status.map(|s| format!("{s:?}").to_lowercase()).unwrap_or_default(),
+            reason: switchboard_core::view::reason(session).unwrap_or("needs you").to_owned(),
+            host,
+            session_id: include_text.then(|| session.session_id.clone()),
+            project: include_text
+                .then(|| session.cwd.as_deref().and_then(switchboard_core::view::last_folder))
+                .flatten(),
+            title: include_text.then(|| session.title.clone()).flatten(),
+            text: words.map(|words| words.body).filter(|body| !body.is_empty()),
+            cwd: include_text.then(|| session.cwd.clone()).flatten(),
+            test: false,
+        }
+    }
+
+    fn test(include_text: bool, host: &str) -> Self {
+        Self {
+            version: 1,
+            session: "test".into(),
+            agent: "switchboard".into(),
+            status: "waiting".into(),
+            reason: "test message".into(),
+            host: host.to_owned(),
+            session_id: None,
+            project: None,
+            title: None,
+            text: include_text.then(|| "Test message from Switchboard: the session's words would be here.".into()),
+            cwd: None,
+            test: true,
+        }
+    }
+
+    fn agent_name(&self) -> String {
+        switchboard_core::agent(&self.agent).map_or_else(|| self.agent.clone(), |agent| agent.name.to_owned())
+    }
+
+    fn request(&self, kind: PushKind) -> Request {
+        match kind {
+            PushKind::Webhook => Request::Webhook { json: serde_json::to_vec(self).unwrap_or_default() },
+            PushKind::Ntfy => {
+                let who = self.title.clone().unwrap_or_else(|| self.agent_name());
+                let title = if self.test { "Switchboard test".to_owned() } else { format!("{who} {}", self.reason) };
+                let mut body = String::new();
+                if let Some(text) = &self.text {
+                    body.push_str(&switchboard_core::view::clip(text, TEXT_CHARS));
+                    body.push('\n');
+                }
+                let project = self.project.as_deref().map(|p| format!(" · {p}")).unwrap_or_default();
+                body.push_str(&format!(
+                    "{} {} on {}{project} · session {}",
+                    self.agent_name(),
+                    self.status,
+                    self.host,
+                    self.session
+                ));
+                let (tags, priority) = match self.status.as_str() {
+                    "blocked" => ("lock", "high"),
+                    "waiting" => ("question", "high"),
+                    _ if self.reason == "failed" => ("warning", "default"),
+                    _ => ("white_check_mark", "default"),
+                };
+                Request::Ntfy { title, body, tags, priority }
+            }
+        }
+    }
+}
+
+enum Request {
+    Ntfy { title: String, body: String, tags: &'static str, priority: &'static str },
+    Webhook { json: Vec<u8> },
+}
+
+struct Delivery {
+    url: String,
+    request: Request,
+}
+
+/// One channel's waiting messages and the thread that sends them, one at a time.
+struct Outbox {
+    kind: PushKind,
+    waiting: Mutex<VecDeque<Delivery>>,
+    ready: Condvar,
+}
+
+impl Outbox {
+    fn start(kind: PushKind, options: PushOptions) -> Arc<Self> {
+        let outbox = Arc::new(Self { kind, waiting: Mutex::new(VecDeque::new()), ready: Condvar::new() });
+        let sender = Arc::clone(&outbox);
+        let spawned = std::thread::Builder::new().name(format!("push-{}", kind.name())).spawn(move || {
+            let client = client(options.attempt_timeout);
+            loop {
+                let delivery = sender.next();
+                let sent = deliver(&client, &delivery, options.backoff);
+                if !sent.ok {
+                    tracing::warn!(channel = kind.name(), status = ?sent.status, error = ?sent.error, attempts = sent.attempts, "push not delivered");
+                }
+            }
+        });
+        if let Err(error) = spawned {
+            tracing::warn!(%error, "cannot start the push sender");
+        }
+        outbox
+    }
+
+    fn lock(&self) -> MutexGuard<'_, VecDeque<Delivery>> {
+        self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn queue(&self, delivery: Delivery) {
+        let mut waiting = self.lock();
+        if waiting.len() >= OUTBOX {
+            waiting.pop_front();
+            tracing::warn!(channel = self.kind.name(), "push outbox full; dropped the oldest message");
+        }
+        waiting.push_back(delivery);
+        self.ready.notify_one();
+    }
+
+    fn next(&self) -> Delivery {
+        let mut waiting = self.lock();
+        loop {
+            if let Some(delivery) = waiting.pop_front() {
+                return delivery;
+            }
+            waiting = self.ready.wait(waiting).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+fn client(timeout: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        // A message goes where the user said, not on to wherever that server points.
+        .max_redirects(0)
+        .max_redirects_will_error(false)
+        .user_agent(concat!("switchboard/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into()
+}
+
+/// Up to [`ATTEMPTS`] attempts, waiting `backoff`, then twice that, between them. Only a failure
+/// that may pass is tried again (no answer, a 5xx); a 4xx (or a redirect) is the server's word.
+fn deliver(client: &ureq::Agent, delivery: &Delivery, backoff: Duration) -> PushOutcome {
+    let mut wait = backoff;
+    let mut sent = attempt(client, delivery, 1);
+    while !sent.ok && sent.attempts < ATTEMPTS && sent.status.is_none_or(|status| status >= 500) {
+        std::thread::sleep(wait);
+        wait *= 2;
+        sent = attempt(client, delivery, sent.attempts + 1);
+    }
+    sent
+}
+
+fn attempt(client: &ureq::Agent, delivery: &Delivery, attempts: u32) -> PushOutcome {
+    let result = match &delivery.request {
+        Request::Webhook { json } => client.post(&delivery.url).content_type("application/json").send(json.as_slice()),
+        Request::Ntfy { title, body, tags, priority } => client
+            .post(&delivery.url)
+            .header("Title", header_text(title))
+            .header("Tags", *tags)
+            .header("Priority", *priority)
+            .content_type("text/plain; charset=utf-8")
+            .send(body.as_bytes()),
+    };
+    match result {
+        Ok(mut answer) => {
+            let status = answer.status().as_u16();
+            // Read (a little of) the answer, so the connection can be reused.
+            let _ = answer.body_mut().with_config().limit(ANSWER_LIMIT).read_to_vec();
+            PushOutcome { ok: (200..300).contains(&status), status: Some(status), error: None, attempts }
+        }
+        Err(error) => PushOutcome { ok: false, status: None, error: Some(error.to_string()), attempts },
+    }
+}
+
+/// A header value as ntfy reads it: ASCII as is, anything else as an RFC 2047 encoded word.
+fn header_text(text: &str) -> String {
+    let text: String = text.chars().filter(|c| !c.is_control()).collect();
+    if text.is_ascii() {
+        return text;
+    }
+    format!("=?UTF-8?B?{}?=", base64(text.as_bytes()))
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// What a push-test request is answered with when the channel name is wrong.
+pub fn unknown_channel(text: &str) -> String {
+    format!("`{text}` is not a push channel: use ntfy or webhook")
+}
+
+#[cfg(test)]
+mod tests;

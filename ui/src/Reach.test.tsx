@@ -1,0 +1,256 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { ConnectionsDrawer, useConnections } from "./Connections";
+import {
+  isQuiet,
+  localMinute,
+  outcomeWords,
+  resetTone,
+  shouldChime,
+  urlProblem,
+  useReach,
+  useReachSound,
+} from "./Reach";
+import type { Reach } from "./bindings/Reach";
+import type { Settings } from "./bindings/Settings";
+import { useSwitchboard } from "./store";
+import { healthyReport } from "./test/doctor";
+import { makeSession } from "./test/sessions";
+import * as ipc from "./ipc";
+
+vi.mock("./ipc", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("./ipc")>()),
+  doctor: vi.fn(),
+  settings: vi.fn(),
+  setSettings: vi.fn(),
+  remotes: vi.fn(),
+  testPush: vi.fn(),
+}));
+
+const SAVED: Settings = { decide: [], holdSeconds: 30, remotes: [], reach: ipc.DEFAULT_REACH };
+
+beforeEach(() => {
+  useConnections.setState({ open: false, report: null, checking: false, error: null });
+  vi.mocked(ipc.doctor).mockReset();
+  vi.mocked(ipc.doctor).mockResolvedValue(healthyReport());
+  vi.mocked(ipc.remotes).mockReset();
+  vi.mocked(ipc.remotes).mockResolvedValue([]);
+  vi.mocked(ipc.settings).mockReset();
+  vi.mocked(ipc.settings).mockResolvedValue(SAVED);
+  vi.mocked(ipc.setSettings).mockReset();
+  vi.mocked(ipc.setSettings).mockImplementation(async (next) => next);
+  vi.mocked(ipc.testPush).mockReset();
+});
+
+async function openReach(): Promise<HTMLElement> {
+  render(<ConnectionsDrawer />);
+  act(() => useConnections.getState().setOpen(true));
+  const section = await screen.findByTestId("reach-settings");
+  await waitFor(() => expect(within(section).getByTestId("push-ntfy-enabled")).toBeEnabled());
+  return section;
+}
+
+describe("push URLs", () => {
+  it("takes http(s) URLs with a host and says what is wrong with others", () => {
+    expect(urlProblem("https://ntfy.sh/my-topic")).toBeNull();
+    expect(urlProblem("http://127.0.0.1:8080/hook")).toBeNull();
+    expect(urlProblem("")).toBe("Enter a URL.");
+    expect(urlProblem("ntfy.sh/topic")).toBe("The URL must start with https:// or http://.");
+    expect(urlProblem("https://")).toBe("The URL needs a host and no spaces.");
+    expect(urlProblem("https://a b/c")).toBe("The URL needs a host and no spaces.");
+    expect(urlProblem(`https://x/${"a".repeat(3000)}`)).toMatch(/at most/);
+  });
+
+  it("shows the problem inline and saves nothing until the URL is right", async () => {
+    const section = await openReach();
+    const url = within(section).getByTestId("push-ntfy-url");
+    fireEvent.change(url, { target: { value: "ntfy.sh/topic" } });
+    fireEvent.click(within(section).getByTestId("push-ntfy-enabled"));
+    expect(within(section).getByTestId("push-ntfy-problem")).toHaveTextContent("must start with https://");
+    expect(url).toHaveAttribute("aria-invalid", "true");
+    expect(ipc.setSettings).not.toHaveBeenCalled();
+
+    fireEvent.change(url, { target: { value: "https://ntfy.sh/topic" } });
+    expect(within(section).queryByTestId("push-ntfy-problem")).toBeNull();
+    fireEvent.click(within(section).getByTestId("push-ntfy-enabled"));
+    await waitFor(() =>
+      expect(ipc.setSettings).toHaveBeenLastCalledWith({
+        ...SAVED,
+        reach: { ...ipc.DEFAULT_REACH, ntfy: { enabled: true, url: "https://ntfy.sh/topic", includeText: false } },
+      }),
+    );
+    await waitFor(() => expect(within(section).getByTestId("push-ntfy")).toHaveAttribute("data-enabled", "true"));
+  });
+
+  it("keeps the privacy switch off unless turned on, per channel", async () => {
+    const section = await openReach();
+    expect(within(section).getByTestId("push-webhook-include-text")).not.toBeChecked();
+    fireEvent.change(within(section).getByTestId("push-webhook-url"), { target: { value: "https://hooks.example.com/x" } });
+    fireEvent.click(within(section).getByTestId("push-webhook-include-text"));
+    await waitFor(() => expect(ipc.setSettings).toHaveBeenCalled());
+    const saved = vi.mocked(ipc.setSettings).mock.lastCall![0];
+    expect(saved.reach.webhook).toEqual({ enabled: false, url: "https://hooks.example.com/x", includeText: true });
+    expect(saved.reach.ntfy.includeText).toBe(false);
+  });
+});
+
+describe("the Test button", () => {
+  it("sends the channel as shown and says what the server answered", async () => {
+    vi.mocked(ipc.testPush).mockResolvedValue({ ok: true, status: 200, error: null, attempts: 1 });
+    const section = await openReach();
+    fireEvent.change(within(section).getByTestId("push-ntfy-url"), { target: { value: "https://ntfy.sh/t" } });
+    fireEvent.click(within(section).getByTestId("push-ntfy-test"));
+    expect(await within(section).findByTestId("push-ntfy-result")).toHaveTextContent("Sent: the server answered 200.");
+    expect(ipc.testPush).toHaveBeenCalledWith("ntfy", { enabled: false, url: "https://ntfy.sh/t", includeText: false });
+  });
+
+  it("shows a refusal or a connection error inline", async () => {
+    vi.mocked(ipc.testPush)
+      .mockResolvedValueOnce({ ok: false, status: 404, error: null, attempts: 1 })
+      .mockResolvedValueOnce({ ok: false, status: null, error: "Connection refused", attempts: 1 });
+    const section = await openReach();
+    fireEvent.change(within(section).getByTestId("push-webhook-url"), { target: { value: "http://127.0.0.1:9/x" } });
+    fireEvent.click(within(section).getByTestId("push-webhook-test"));
+    const result = await within(section).findByTestId("push-webhook-result");
+    expect(result).toHaveTextContent("Not delivered: the server answered 404.");
+    expect(result).toHaveAttribute("data-ok", "false");
+    fireEvent.click(within(section).getByTestId("push-webhook-test"));
+    await waitFor(() =>
+      expect(within(section).getByTestId("push-webhook-result")).toHaveTextContent("Not delivered: Connection refused."),
+    );
+  });
+
+  it("does not test a URL that cannot be used", async () => {
+    const section = await openReach();
+    fireEvent.change(within(section).getByTestId("push-webhook-url"), { target: { value: "hooks.example.com" } });
+    fireEvent.click(within(section).getByTestId("push-webhook-test"));
+    expect(within(section).getByTestId("push-webhook-problem")).toBeInTheDocument();
+    expect(ipc.testPush).not.toHaveBeenCalled();
+  });
+
+  it("words every outcome", () => {
+    expect(outcomeWords({ ok: true, status: 204, error: null, attempts: 1 })).toBe("Sent: the server answered 204.");
+    expect(outcomeWords({ ok: false, status: null, error: "timed out", attempts: 1 })).toBe("Not delivered: timed out.");
+  });
+});
+
+const REACH: Reach = { ...ipc.DEFAULT_REACH, sound: ["blocked", "waiting"] };
+const NIGHT = { enabled: true, from: "22:00", to: "07:00" };
+
+describe("quiet hours", () => {
+  it("may cross midnight and cover nothing when off", () => {
+    expect(isQuiet(NIGHT, 23 * 60)).toBe(true);
+    expect(isQuiet(NIGHT, 6 * 60 + 59)).toBe(true);
+    expect(isQuiet(NIGHT, 7 * 60)).toBe(false);
+    expect(isQuiet({ ...NIGHT, enabled: false }, 23 * 60)).toBe(false);
+    expect(isQuiet({ enabled: true, from: "12:00", to: "13:00" }, 12 * 60 + 30)).toBe(true);
+  });
+
+  it("saves the window from the panel", async () => {
+    const section = await openReach();
+    fireEvent.change(within(section).getByTestId("quiet-from"), { target: { value: "21:30" } });
+    fireEvent.blur(within(section).getByTestId("quiet-from"));
+    await waitFor(() => expect(ipc.setSettings).toHaveBeenCalled());
+    expect(vi.mocked(ipc.setSettings).mock.lastCall![0].reach.quietHours).toEqual({
+      enabled: false,
+      from: "21:30",
+      to: "07:00",
+    });
+  });
+});
+
+describe("the tone", () => {
+  const blocked = makeSession({ sessionId: "a", status: "blocked" });
+  const working = makeSession({ sessionId: "a", status: "working" });
+
+  it("is for a session that newly reaches a chosen status, outside quiet hours", () => {
+    const noon = 12 * 60;
+    expect(shouldChime(working, blocked, REACH, noon)).toBe(true);
+    expect(shouldChime(undefined, blocked, REACH, noon)).toBe(true);
+    expect(shouldChime(blocked, blocked, REACH, noon)).toBe(false);
+    expect(shouldChime(working, { ...blocked, status: "done" }, REACH, noon)).toBe(false);
+    expect(shouldChime(working, { ...blocked, status: "done", interrupted: true }, { ...REACH, sound: ["done"] }, noon)).toBe(false);
+    expect(shouldChime(blocked, working, REACH, noon)).toBe(false);
+    expect(shouldChime(working, blocked, { ...REACH, quietHours: NIGHT }, 23 * 60)).toBe(false);
+    expect(shouldChime(working, blocked, ipc.DEFAULT_REACH, noon)).toBe(false);
+  });
+
+  describe("in the board", () => {
+    let oscillators = 0;
+    class FakeAudioContext {
+      state = "running";
+      currentTime = 0;
+      destination = {};
+      resume = vi.fn();
+      createGain() {
+        return {
+          gain: { setValueAtTime: vi.fn(), exponentialRampToValueAtTime: vi.fn() },
+          connect: vi.fn(),
+        };
+      }
+      createOscillator() {
+        oscillators += 1;
+        return { type: "", frequency: { setValueAtTime: vi.fn() }, connect: vi.fn(), start: vi.fn(), stop: vi.fn() };
+      }
+    }
+
+    function Sound() {
+      useReachSound();
+      return null;
+    }
+
+    beforeEach(() => {
+      oscillators = 0;
+      resetTone();
+      vi.stubGlobal("AudioContext", FakeAudioContext);
+      useSwitchboard.setState({ sessions: { a: working, b: makeSession({ sessionId: "b", status: "working" }) }, loaded: true });
+    });
+
+    afterEach(() => {
+      vi.unstubAllGlobals();
+      vi.useRealTimers();
+    });
+
+    async function mounted(reach: Reach) {
+      vi.mocked(ipc.settings).mockResolvedValue({ ...SAVED, reach });
+      render(<Sound />);
+      await waitFor(() => expect(useReach.getState().reach).toEqual(reach));
+    }
+
+    function status(id: string, next: "working" | "blocked" | "waiting" | "done") {
+      act(() => {
+        const sessions = useSwitchboard.getState().sessions;
+        useSwitchboard.setState({ sessions: { ...sessions, [id]: { ...sessions[id]!, status: next } } });
+      });
+    }
+
+    it("plays for a chosen status, once per new need, and not for others", async () => {
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(new Date(2025, 5, 1, 12, 0));
+      await mounted(REACH);
+      status("a", "blocked");
+      expect(oscillators).toBe(2);
+      status("a", "blocked");
+      expect(oscillators).toBe(2);
+      status("b", "done");
+      expect(oscillators).toBe(2);
+      status("b", "waiting");
+      expect(oscillators).toBe(4);
+    });
+
+    it("stays silent in quiet hours", async () => {
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(new Date(2025, 5, 1, 23, 15));
+      expect(localMinute(new Date())).toBe(23 * 60 + 15);
+      await mounted({ ...REACH, quietHours: NIGHT });
+      status("a", "blocked");
+      expect(oscillators).toBe(0);
+    });
+
+    it("is off by default", async () => {
+      await mounted(ipc.DEFAULT_REACH);
+      status("a", "blocked");
+      expect(oscillators).toBe(0);
+    });
+  });
+});

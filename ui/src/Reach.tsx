@@ -1,0 +1,404 @@
+// Reach in the Connections panel (issue 25): how a session that needs you finds you away from
+// the board — a short tone here, quiet hours, and push to an ntfy topic or a webhook. Rust sends
+// the pushes (src-tauri/engine/src/instance/push.rs); the tone is the web view's own. All of it is
+// off until turned on, and a push carries the session's words only with its privacy switch on.
+import { useEffect, useState } from "react";
+import { create } from "zustand";
+import type { AgentStatus } from "./bindings/AgentStatus";
+import type { PushChannel } from "./bindings/PushChannel";
+import type { PushKind } from "./bindings/PushKind";
+import type { PushOutcome } from "./bindings/PushOutcome";
+import type { QuietHours } from "./bindings/QuietHours";
+import type { Reach } from "./bindings/Reach";
+import type { Session } from "./bindings/Session";
+import type { SavedSettings } from "./Connections";
+import * as ipc from "./ipc";
+import { useSwitchboard } from "./store";
+
+/** The statuses a tone can be chosen for, in the words the board uses for them. */
+export const SOUND_STATUSES: { status: AgentStatus; label: string }[] = [
+  { status: "blocked", label: "Needs permission" },
+  { status: "waiting", label: "Has a question" },
+  { status: "done", label: "Finished" },
+];
+
+/** Longest URL Rust keeps (settings.rs `MAX_URL`). */
+export const MAX_URL = 2048;
+
+/** Why a push URL cannot be used, or `null` when it can: http(s), a host, no spaces (as Rust checks). */
+export function urlProblem(url: string): string | null {
+  const trimmed = url.trim();
+  if (trimmed === "") return "Enter a URL.";
+  if (trimmed.length > MAX_URL) return `A URL has at most ${MAX_URL} characters.`;
+  const rest = trimmed.startsWith("https://") ? trimmed.slice(8) : trimmed.startsWith("http://") ? trimmed.slice(7) : null;
+  if (rest === null) return "The URL must start with https:// or http://.";
+  const host = rest.split(/[/?#]/)[0] ?? "";
+  if (host === "" || host.startsWith(":") || /[\s\p{Cc}]/u.test(trimmed)) return "The URL needs a host and no spaces.";
+  return null;
+}
+
+/** `HH:MM` as minutes since midnight, or `null`. */
+export function minuteOfDay(text: string): number | null {
+  const match = /^(\d{1,2}):(\d{1,2})$/.exec(text.trim());
+  if (!match) return null;
+  const [hours, minutes] = [Number(match[1]), Number(match[2])];
+  return hours < 24 && minutes < 60 ? hours * 60 + minutes : null;
+}
+
+/** Whether `minute` of the local day is in the quiet hours (the window may cross midnight). */
+export function isQuiet(quiet: QuietHours, minute: number): boolean {
+  const [from, to] = [minuteOfDay(quiet.from), minuteOfDay(quiet.to)];
+  if (!quiet.enabled || from === null || to === null || from === to) return false;
+  return from < to ? minute >= from && minute < to : minute >= from || minute < to;
+}
+
+export function localMinute(date: Date): number {
+  return date.getHours() * 60 + date.getMinutes();
+}
+
+/**
+ * Whether `next` calls for the tone: it newly needs you (the notify rule, whatever the focus: not
+ * a repeat of the status it had, not an interrupt you made) in a status chosen for a tone, outside
+ * quiet hours.
+ */
+export function shouldChime(prev: Session | undefined, next: Session, reach: Reach, minute: number): boolean {
+  const status = next.status;
+  if (status === null || status === "working") return false;
+  if (prev?.status === status || next.interrupted) return false;
+  if (!reach.sound.includes(status)) return false;
+  return !isQuiet(reach.quietHours, minute);
+}
+
+/** The reach settings the tone follows: read at start, replaced whenever the panel saves; `null`: off. */
+export const useReach = create<{ reach: Reach | null }>(() => ({ reach: null }));
+
+let context: AudioContext | null = null;
+
+/** A short two-note tone made on the spot (no sound file). */
+export function playTone(): void {
+  const Context = globalThis.AudioContext;
+  if (!Context) return;
+  try {
+    context ??= new Context();
+    const ctx = context;
+    if (ctx.state === "suspended") void ctx.resume();
+    const start = ctx.currentTime;
+    const gain = ctx.createGain();
+    gain.gain.setValueAtTime(0.0001, start);
+    gain.gain.exponentialRampToValueAtTime(0.18, start + 0.02);
+    gain.gain.exponentialRampToValueAtTime(0.0001, start + 0.32);
+    gain.connect(ctx.destination);
+    for (const [frequency, at] of [
+      [880, 0],
+      [1175, 0.12],
+    ] as const) {
+      const tone = ctx.createOscillator();
+      tone.type = "sine";
+      tone.frequency.setValueAtTime(frequency, start + at);
+      tone.connect(gain);
+      tone.start(start + at);
+      tone.stop(start + at + 0.2);
+    }
+  } catch (err) {
+    console.warn("cannot play the tone", err);
+  }
+}
+
+/** For tests: forget the audio context, so a new mock is used. */
+export function resetTone(): void {
+  context = null;
+}
+
+/**
+ * Plays the tone when a session on the board newly needs you in a chosen status. Mounted once,
+ * by the app. Sessions already there when the board first loads are not news.
+ */
+export function useReachSound(): void {
+  useEffect(() => {
+    let live = true;
+    ipc.settings().then(
+      (settings) => live && useReach.setState({ reach: settings.reach ?? null }),
+      () => {},
+    );
+    const unsubscribe = useSwitchboard.subscribe((state, prev) => {
+      if (!prev.loaded || state.sessions === prev.sessions) return;
+      const { reach } = useReach.getState();
+      if (!reach || reach.sound.length === 0) return;
+      const minute = localMinute(new Date());
+      const chime = Object.values(state.sessions).some((session) =>
+        shouldChime(prev.sessions[session.sessionId], session, reach, minute),
+      );
+      if (chime) playTone();
+    });
+    return () => {
+      live = false;
+      unsubscribe();
+    };
+  }, []);
+}
+
+type TestState = { busy: boolean; outcome: PushOutcome | null; error: string | null };
+
+/** The outcome of a Test in words. */
+export function outcomeWords(outcome: PushOutcome): string {
+  if (outcome.ok) return `Sent: the server answered ${outcome.status ?? "OK"}.`;
+  if (outcome.status !== null) return `Not delivered: the server answered ${outcome.status}.`;
+  return `Not delivered: ${outcome.error ?? "no answer"}.`;
+}
+
+const CHANNELS: { kind: PushKind; name: string; placeholder: string; note: string }[] = [
+  {
+    kind: "ntfy",
+    name: "ntfy",
+    placeholder: "https://ntfy.sh/your-secret-topic",
+    note: "A topic URL on ntfy.sh or your own server; subscribe to it in the ntfy app.",
+  },
+  {
+    kind: "webhook",
+    name: "Webhook",
+    placeholder: "https://example.com/hooks/switchboard",
+    note: "Gets a JSON POST per session that needs you.",
+  },
+];
+
+function ChannelRow({
+  kind,
+  name,
+  placeholder,
+  note,
+  saved,
+  disabled,
+  onSave,
+}: {
+  kind: PushKind;
+  name: string;
+  placeholder: string;
+  note: string;
+  saved: PushChannel;
+  disabled: boolean;
+  onSave(next: PushChannel): Promise<boolean>;
+}) {
+  const [url, setUrl] = useState(saved.url);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [test, setTest] = useState<TestState>({ busy: false, outcome: null, error: null });
+  useEffect(() => setUrl(saved.url), [saved.url]);
+
+  const typed = { ...saved, url: url.trim() };
+  const problemId = `push-problem-${kind}`;
+
+  const commitUrl = () => {
+    if (url.trim() === saved.url) return;
+    const wrong = url.trim() === "" && !saved.enabled ? null : urlProblem(url);
+    setProblem(wrong);
+    if (!wrong) void onSave(typed);
+  };
+
+  const toggle = (enabled: boolean) => {
+    const wrong = enabled ? urlProblem(url) : null;
+    setProblem(wrong);
+    if (!wrong) void onSave({ ...typed, enabled });
+  };
+
+  const runTest = async () => {
+    const wrong = urlProblem(url);
+    setProblem(wrong);
+    if (wrong) return;
+    setTest({ busy: true, outcome: null, error: null });
+    try {
+      const outcome = await ipc.testPush(kind, typed);
+      setTest({ busy: false, outcome, error: null });
+    } catch (err) {
+      setTest({ busy: false, outcome: null, error: ipc.toIpcError(err).message });
+    }
+  };
+
+  const result = test.outcome ? outcomeWords(test.outcome) : test.error;
+  const ok = test.outcome?.ok ?? false;
+
+  return (
+    <li className="push-channel" data-testid={`push-${kind}`} data-enabled={saved.enabled}>
+      <div className="push-channel-line">
+        <label className="decide-setting push-channel-name">
+          <input
+            type="checkbox"
+            data-testid={`push-${kind}-enabled`}
+            checked={saved.enabled}
+            disabled={disabled}
+            onChange={(event) => toggle(event.target.checked)}
+          />
+          {name}
+        </label>
+        <input
+          type="url"
+          className="remote-input push-url"
+          data-testid={`push-${kind}-url`}
+          aria-label={`${name} URL`}
+          placeholder={placeholder}
+          autoComplete="off"
+          spellCheck={false}
+          value={url}
+          disabled={disabled}
+          aria-invalid={problem !== null}
+          aria-describedby={problem ? problemId : undefined}
+          onChange={(event) => {
+            setUrl(event.target.value);
+            if (problem) setProblem(null);
+          }}
+          onBlur={commitUrl}
+          onKeyDown={(event) => {
+            if (event.key === "Enter") commitUrl();
+          }}
+        />
+        <button
+          type="button"
+          className="copy-button push-test"
+          data-testid={`push-${kind}-test`}
+          title={`Send one test message to this ${name} URL now`}
+          disabled={disabled || test.busy || url.trim() === ""}
+          onClick={() => void runTest()}
+        >
+          {test.busy ? "Sending…" : "Test"}
+        </button>
+      </div>
+      {problem && (
+        <p className="remote-problem" id={problemId} role="alert" data-testid={`push-${kind}-problem`}>
+          {problem}
+        </p>
+      )}
+      {result && (
+        <p
+          className={`push-result ${ok ? "is-ok" : "is-error"}`}
+          role="status"
+          data-testid={`push-${kind}-result`}
+          data-ok={ok}
+        >
+          {result}
+        </p>
+      )}
+      <label className="decide-setting push-privacy" title="Off: only the agent, the status, the machine and a short session id are sent">
+        <input
+          type="checkbox"
+          data-testid={`push-${kind}-include-text`}
+          checked={saved.includeText}
+          disabled={disabled}
+          onChange={(event) => void onSave({ ...typed, includeText: event.target.checked })}
+        />
+        Include the session&apos;s words (title, project, question or command, folder)
+      </label>
+      <p className="decide-settings-note">{note}</p>
+    </li>
+  );
+}
+
+/** Sound, quiet hours and the push channels. */
+export function ReachSettings({ settings }: { settings: SavedSettings }) {
+  const { saved, saving } = settings;
+  const reach = saved?.reach ?? ipc.DEFAULT_REACH;
+  const [from, setFrom] = useState(reach.quietHours.from);
+  const [to, setTo] = useState(reach.quietHours.to);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setFrom(reach.quietHours.from);
+    setTo(reach.quietHours.to);
+  }, [reach.quietHours.from, reach.quietHours.to]);
+  // What the tone follows is what was saved last.
+  useEffect(() => {
+    if (saved) useReach.setState({ reach: saved.reach ?? null });
+  }, [saved]);
+
+  const save = async (next: Reach): Promise<boolean> => {
+    if (!saved) return false;
+    setError(null);
+    try {
+      await settings.save({ ...saved, reach: next });
+      return true;
+    } catch (err) {
+      setError(ipc.toIpcError(err).message);
+      return false;
+    }
+  };
+
+  const disabled = !saved || saving;
+  const toggleSound = (status: AgentStatus, on: boolean) => {
+    const sound = reach.sound.filter((s) => s !== status);
+    void save({ ...reach, sound: on ? [...sound, status] : sound });
+  };
+  const saveQuiet = (next: Partial<QuietHours>) => {
+    const quietHours = { ...reach.quietHours, from, to, ...next };
+    if (minuteOfDay(quietHours.from) === null || minuteOfDay(quietHours.to) === null) return;
+    void save({ ...reach, quietHours });
+  };
+
+  return (
+    <section className="reach-settings" data-testid="reach-settings" aria-busy={saving} aria-label="Reach">
+      <h3 className="check-heading">
+        <span className="check-name">When you are away</span>
+      </h3>
+      <div className="reach-row" role="group" aria-label="Sound">
+        <span className="reach-label">Sound for</span>
+        {SOUND_STATUSES.map(({ status, label }) => (
+          <label key={status} className="decide-setting">
+            <input
+              type="checkbox"
+              data-testid={`sound-${status}`}
+              checked={reach.sound.includes(status)}
+              disabled={disabled}
+              onChange={(event) => toggleSound(status, event.target.checked)}
+            />
+            {label}
+          </label>
+        ))}
+      </div>
+      <div className="reach-row" role="group" aria-label="Quiet hours">
+        <label className="decide-setting">
+          <input
+            type="checkbox"
+            data-testid="quiet-enabled"
+            checked={reach.quietHours.enabled}
+            disabled={disabled}
+            onChange={(event) => saveQuiet({ enabled: event.target.checked })}
+          />
+          Quiet hours
+        </label>
+        <input
+          type="time"
+          className="remote-input reach-time"
+          data-testid="quiet-from"
+          aria-label="Quiet from"
+          value={from}
+          disabled={disabled}
+          onChange={(event) => setFrom(event.target.value)}
+          onBlur={() => saveQuiet({ from })}
+        />
+        <span className="reach-label">to</span>
+        <input
+          type="time"
+          className="remote-input reach-time"
+          data-testid="quiet-to"
+          aria-label="Quiet until"
+          value={to}
+          disabled={disabled}
+          onChange={(event) => setTo(event.target.value)}
+          onBlur={() => saveQuiet({ to })}
+        />
+      </div>
+      <p className="decide-settings-note">Quiet hours silence the sound and the pushes; notifications on this desktop still show.</p>
+      <ul className="push-channels">
+        {CHANNELS.map((channel) => (
+          <ChannelRow
+            key={channel.kind}
+            {...channel}
+            saved={reach[channel.kind]}
+            disabled={disabled}
+            onSave={(next) => save({ ...reach, [channel.kind]: next })}
+          />
+        ))}
+      </ul>
+      {error && (
+        <p className="install-result is-error" role="alert" data-testid="reach-error">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}

@@ -348,6 +348,11 @@ def board_scenarios(c: ClaudeSession, report, first: str, blocked_on):
     """Issue 14: Claude's PermissionRequest hook held for an answer from Switchboard (serve started
     with SWITCHBOARD_DECIDE=claude), answered from the board, at the terminal, and with no app."""
     c.serve.halt()
+    # Issue 25: push to a local receiver — the webhook without the session's words, ntfy with them.
+    receiver = PushReceiver()
+    reach = {"webhook": {"enabled": True, "url": f"{receiver.url}/webhook", "includeText": False},
+             "ntfy": {"enabled": True, "url": f"{receiver.url}/ntfy/agents", "includeText": True}}
+    (c.serve.state / "settings.json").write_text(json.dumps({"reach": reach}))
     c.serve.start({"SWITCHBOARD_DECIDE": "claude"})
     offered = lambda command: lambda s: blocked_on(command)(s) and isinstance(s.get("decision"), int)
 
@@ -363,6 +368,8 @@ def board_scenarios(c: ClaudeSession, report, first: str, blocked_on):
         print(f"    while the hook is held, Claude's own prompt is {'shown' if shown else 'NOT shown'}", flush=True)
         if not held:
             continue
+        if verdict == "allow":
+            push_checks(report, receiver, held, f"touch {file}")
         report.check("the answer is accepted", c.serve.decide(first, held["decision"], verdict) == 204)
         if verdict == "allow":
             c.expect("allowed → the command runs → done", first, is_done("Created allowed-from-board.txt."), 20,
@@ -414,6 +421,50 @@ def board_scenarios(c: ClaudeSession, report, first: str, blocked_on):
     report.check("the command ran", harness.wait_until(lambda: (c.project / "app-closed.txt").exists(), 10) is not None)
     c.wait_event(lambda e: e.get("hook_event_name") == "Stop", 20)
     c.serve.start()
+
+
+class PushReceiver:
+    """A local HTTP server that keeps every POST: (path, body, when received in Unix ms)."""
+
+    def __init__(self):
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        import threading
+        self.posts: list[tuple[str, str, float]] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8", "replace")
+                receiver.posts.append((self.path, body, time.time() * 1000))
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+
+def push_checks(report, receiver: PushReceiver, held: dict, command: str):
+    """Issue 25: a session that needs you is pushed within 1 s, with its words only where allowed."""
+    report.scenario("push: webhook and ntfy to a local receiver")
+    since = held.get("statusChangedAt") or held["lastEventAt"]
+    got = lambda path: next(((body, at) for p, body, at in list(receiver.posts) if p.startswith(path) and at >= since - 50
+                             and ("blocked" in body or "permission" in body.lower())), None)
+    hook = harness.wait_until(lambda: got("/webhook"), 10)
+    ntfy = harness.wait_until(lambda: got("/ntfy/agents"), 10)
+    posts = [(p, b[:160]) for p, b, _ in receiver.posts]
+    report.check("the webhook gets the blocked session within 1 s of the hook",
+                 hook is not None and hook[1] - since <= 1000, f"{hook and hook[1] - since} ms; {posts}")
+    report.check("privacy switch off: no command, no folder in the webhook's body",
+                 hook is not None and command not in hook[0] and "/ws" not in hook[0], posts)
+    report.check("privacy switch on: ntfy's message carries the command", ntfy is not None and command in ntfy[0], posts)
+    if hook and ntfy:
+        print(f"    hook → push received: webhook {hook[1] - since:.0f} ms, ntfy {ntfy[1] - since:.0f} ms", flush=True)
 
 
 def hook_answer_scenarios(c: ClaudeSession, report, first: str):

@@ -105,7 +105,25 @@ export function DecideWhat({ session, place }: { session: Session; place: "decid
           {what}
         </pre>
       )}
+      <EditLine session={session} testId={`${place}-edit`} />
     </div>
+  );
+}
+
+/** An edit permission's file and size: `app.ts · +12 −3 lines` (· 2 files for a patch of several). */
+export function editLine(edit: NonNullable<Session["edit"]>): string {
+  const name = edit.file.split("/").filter(Boolean).pop() ?? edit.file;
+  const files = edit.files > 1 ? ` · ${edit.files} files` : "";
+  return `${name} · +${edit.added} −${edit.removed} lines${files}`;
+}
+
+/** What an edit permission on screen changes, when the CLI said. */
+export function EditLine({ session, testId }: { session: Session; testId: string }) {
+  if (!session.edit) return null;
+  return (
+    <p className="decide-edit" data-testid={testId} title={session.edit.file}>
+      {editLine(session.edit)}
+    </p>
   );
 }
 

@@ -376,3 +376,25 @@ describe("ending an agent from the details panel", () => {
     expect(screen.queryByTestId("end-agent")).toBeNull();
   });
 });
+
+describe("an edit permission in the details panel", () => {
+  const edit = { file: "/home/maya/src/webapp/src/app.ts", added: 12, removed: 3, files: 1 };
+  const show = (fields: Parameters<typeof makeSession>[0]) => {
+    useSwitchboard.getState().applySnapshot([makeSession(fields)]);
+    useSwitchboard.getState().select(fields.sessionId);
+    return render(<DetailsPanel />);
+  };
+
+  it("says the file and its lines beside Allow / Deny", async () => {
+    show({ sessionId: "e", status: "blocked", tool: "Edit", command: edit.file, decision: 3, edit });
+    expect(screen.getByTestId("details-edit")).toHaveTextContent("app.ts · +12 −3 lines");
+    expect(screen.getByTestId("details-edit")).toHaveAttribute("title", edit.file);
+    await act(async () => {});
+  });
+
+  it("says it for a permission the board does not hold too, and a patch's file count", async () => {
+    show({ sessionId: "p", status: "blocked", tool: "apply_patch", edit: { ...edit, files: 2 } });
+    expect(screen.getByTestId("details-edit")).toHaveTextContent("app.ts · +12 −3 lines · 2 files");
+    await act(async () => {});
+  });
+});

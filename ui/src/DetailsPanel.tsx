@@ -21,7 +21,7 @@ import {
 } from "./sessionLabels";
 import { CloseIcon, StatusGlyph, TerminalIcon } from "./icons";
 import * as ipc from "./ipc";
-import { canDecide, DecideButtons, DecideWhat, useDecideNote } from "./Decide";
+import { canDecide, DecideButtons, DecideWhat, EditLine, useDecideNote } from "./Decide";
 import { jump, JumpNoteText, useJumpNote } from "./jump";
 import { CopyButton } from "./Connections";
 import { asking, pickOption, QuestionSection, ReplyBox, useRefused } from "./Answer";
@@ -238,7 +238,10 @@ function EndAgent({ session }: { session: Session }) {
 /** Allow / Deny for the held permission, and why a late answer did not go through. */
 function DecideSection({ session }: { session: Session }) {
   const note = useDecideNote(session.sessionId);
-  if (!canDecide(session) && !note) return null;
+  if (!canDecide(session) && !note) {
+    // A permission the board does not hold still says what it would change.
+    return session.status === "blocked" ? <EditLine session={session} testId="details-edit" /> : null;
+  }
   return (
     <div className="details-decide" data-testid="details-decide">
       {canDecide(session) && (

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use ts_rs::TS;
 
+use crate::normalize::edit::EditSummary;
 use crate::reducer::{HistoryEntry, Position, Session, SessionsChanged, Snapshot};
 use crate::session::{Attention, Question, QuestionOption};
 use crate::status::{AgentProcess, AgentStatus, SessionKind};
@@ -32,6 +33,7 @@ fn generated() -> Vec<(String, String)> {
     add(QuestionOption::name(), QuestionOption::decl(), &[]);
     add(Question::name(), Question::decl(), &["QuestionOption"]);
     add(Usage::name(), Usage::decl(), &[]);
+    add(EditSummary::name(), EditSummary::decl(), &[]);
     add(TurnPart::name(), TurnPart::decl(), &[]);
     add(TurnItem::name(), TurnItem::decl(), &["TurnPart"]);
     add(Footprint::name(), Footprint::decl(), &[]);
@@ -43,6 +45,7 @@ fn generated() -> Vec<(String, String)> {
             "AgentProcess",
             "AgentStatus",
             "Attention",
+            "EditSummary",
             "Footprint",
             "GitInfo",
             "Position",

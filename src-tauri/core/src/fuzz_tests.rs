@@ -430,6 +430,12 @@ fn free_event() -> impl Strategy<Value = StatusEvent> {
                 (cue, process, decision),
             )| StatusEvent {
                 command: title.as_ref().map(|title| format!("{title}\n  && more")),
+                edit: title.as_ref().map(|title| crate::normalize::edit::EditSummary {
+                    file: title.clone(),
+                    added: 2,
+                    removed: 1,
+                    files: 1,
+                }),
                 prompt: message.clone(),
                 agent: agent.to_owned(),
                 session_id: IDS[session].to_owned(),

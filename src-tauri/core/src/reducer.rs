@@ -66,6 +66,7 @@ impl SessionState {
                 decision: None,
                 decision_until: None,
                 command: None,
+                edit: None,
                 attention: None,
                 host: crate::session::LOCAL_HOST.to_owned(),
                 unreachable_since: None,
@@ -598,8 +599,10 @@ fn track_decision(session: &mut Session, event: &StatusEvent) {
     }
     if !blocked {
         session.command = None;
+        session.edit = None;
     } else if event.command.is_some() {
         session.command = clip(&event.command);
+        session.edit.clone_from(&event.edit);
     }
     if event.decision.is_some() && offered {
         session.decision = event.decision;

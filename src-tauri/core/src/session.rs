@@ -70,6 +70,9 @@ pub struct Session {
     /// The whole command (or file, URL, …) the permission on screen asks for, while blocked.
     #[serde(default)]
     pub command: Option<String>,
+    /// For an edit permission on screen: the file and how many lines it changes, while blocked.
+    #[serde(default)]
+    pub edit: Option<crate::normalize::edit::EditSummary>,
     /// Whether and why it needs the user, and since when (`view::attention`): the needs-you
     /// queue's order. Stamped by the reducer; `null` when it does not.
     #[serde(default)]

@@ -157,6 +157,9 @@ pub struct StatusEvent {
     /// The whole command (or file, URL, …) a permission asks for, as the CLI sent it: what the
     /// user approves with Allow, never clipped to a line.
     pub command: Option<String>,
+    /// For an edit permission: the file and how many lines it changes.
+    #[serde(default)]
+    pub edit: Option<crate::normalize::edit::EditSummary>,
     /// Stamped by the normalizer's injected clock; payload timestamps are ignored.
     pub ts: Millis,
 }

@@ -2,6 +2,7 @@
 import type { AgentProcess } from "./AgentProcess";
 import type { AgentStatus } from "./AgentStatus";
 import type { Attention } from "./Attention";
+import type { EditSummary } from "./EditSummary";
 import type { Footprint } from "./Footprint";
 import type { GitInfo } from "./GitInfo";
 import type { Position } from "./Position";
@@ -63,6 +64,10 @@ decisionUntil: number | null,
  * The whole command (or file, URL, …) the permission on screen asks for, while blocked.
  */
 command: string | null, 
+/**
+ * For an edit permission on screen: the file and how many lines it changes, while blocked.
+ */
+edit: EditSummary | null, 
 /**
  * Whether and why it needs the user, and since when (`view::attention`): the needs-you
  * queue's order. Stamped by the reducer; `null` when it does not.

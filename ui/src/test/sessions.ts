@@ -32,6 +32,7 @@ export function makeSession(overrides: Partial<Session> & { sessionId: string })
     decision: null,
     decisionUntil: null,
     command: null,
+    edit: null,
     attention: null,
     host: "local",
     unreachableSince: null,

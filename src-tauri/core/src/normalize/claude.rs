@@ -170,6 +170,7 @@ pub(super) fn permission_request(hook: &Hook, base: StatusEvent) -> StatusEvent 
         status: Some(AgentStatus::Blocked),
         message: hook.tool_input_summary(),
         command: hook.tool_input_text(),
+        edit: super::edit::of_tool_input(hook.str("tool_name"), hook.fields.get("tool_input")),
         ..base
     }
 }

@@ -93,7 +93,8 @@ fn tool_permission(hook: &Hook, status: impl Fn(AgentStatus) -> StatusEvent) -> 
     };
     let command = specific.filter(|text| !text.trim().is_empty()).map(str::to_owned);
     let message = message.map(one_line);
-    StatusEvent { message, command, ..status(AgentStatus::Blocked) }
+    let edit = super::edit::of_gemini_details(details);
+    StatusEvent { message, command, edit, ..status(AgentStatus::Blocked) }
 }
 
 fn cancelled_by_user(hook: &Hook) -> bool {

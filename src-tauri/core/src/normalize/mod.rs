@@ -7,6 +7,7 @@
 pub(crate) mod claude;
 pub(crate) mod codex;
 pub(crate) mod custom;
+pub mod edit;
 pub(crate) mod gemini;
 pub mod observed;
 

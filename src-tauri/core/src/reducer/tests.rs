@@ -986,3 +986,17 @@ fn an_idle_agent_holding_memory_is_marked_by_the_clock_and_its_next_event_clears
     let later = T0 + 3 * IDLE_HOLDING_AFTER_MS;
     assert!(run.reducer.mark_silence(later, ages).is_empty(), "working is not idle, however long");
 }
+
+/// Issue 24: an edit permission carries the file and its diff summary while it is on screen.
+#[test]
+fn an_edit_permission_carries_its_file_and_diff_summary_while_blocked() {
+    let mut run = Run::claude();
+    run.feed("UserPromptSubmit", 0);
+    let edit = json!({"tool_name": "Edit",
+        "tool_input": {"file_path": "/src/app.ts", "old_string": "a\nb", "new_string": "a\nB\nc"}});
+    run.feed_with("PermissionRequest", 100, edit);
+    let summary = run.session().edit.clone().expect("a summary while blocked");
+    assert_eq!((summary.file.as_str(), summary.added, summary.removed), ("/src/app.ts", 3, 2));
+    run.feed("PostToolUse", 200);
+    assert_eq!(run.session().edit, None, "gone with the prompt");
+}

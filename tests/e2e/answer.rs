@@ -110,6 +110,16 @@ async fn the_question_is_read_and_answered_from_the_details_panel() {
         app.wait_still(".details-question").await;
     }
     assert!(note.contains(&format!("pane {pane}")), "{note}");
+    // The answer is in its history.
+    let mut history = String::new();
+    for _ in 0..100 {
+        history = app.text_of("history-list").await;
+        if history.contains("Answered from Switchboard: 2 (Vue)") {
+            break;
+        }
+        app.wait_still(".details-panel").await;
+    }
+    assert!(history.contains(&format!("Answered from Switchboard: 2 (Vue), typed into pane {pane}")), "{history}");
 
     // The CLI goes on and finishes: a reply is its next prompt.
     let mut went_on = fixture("claude/PostToolUse.json");

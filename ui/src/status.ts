@@ -99,8 +99,9 @@ export function reasonOf(session: Session): Reason | null {
       return { ...reason(message, "attention"), lead, full: `${lead}  ${message}` };
     }
     case "working":
-      // Just answered from the board: say what was answered ("Allowed from Switchboard: …").
-      if (message && /^(Allowed|Denied) from Switchboard/.test(message)) return reason(message, "box");
+      // Just answered from the board: say what was answered ("Allowed from Switchboard: …",
+      // "Answered from Switchboard: Blue").
+      if (message && /^(Allowed|Denied|Answered) from Switchboard/.test(message)) return reason(message, "box");
       return tool ? reason(`Using ${tool}`, "quiet") : null;
     case "done":
     case null:

@@ -134,6 +134,35 @@ pub struct Delivered {
     pub through_hook: bool,
 }
 
+/// The history entry for an answer typed into this machine's pane (one given through the hook is
+/// in the history already, as the message of its `working`; a remote's is in its box's).
+pub fn history_line(session: &Session, answer: &Answer, delivered: &Delivered) -> Option<String> {
+    if delivered.through_hook || !session.is_local() {
+        return None;
+    }
+    let pane = &delivered.pane;
+    Some(match answer {
+        Answer::Option(n) => {
+            let label = session.questions.first().and_then(|q| q.options.get(n.checked_sub(1)?)).map(|o| &o.label);
+            match label {
+                Some(label) => format!("Answered from Switchboard: {n} ({label}), typed into pane {pane}"),
+                None => format!("Answered from Switchboard: {n}, typed into pane {pane}"),
+            }
+        }
+        Answer::Text(_) | Answer::Reply(_) => {
+            format!("Replied from Switchboard: {}, typed into pane {pane}", clip_line(&delivered.typed))
+        }
+    })
+}
+
+fn clip_line(text: &str) -> String {
+    const MOST: usize = 200;
+    if text.chars().count() <= MOST {
+        return text.to_owned();
+    }
+    text.chars().take(MOST - 1).collect::<String>() + "…"
+}
+
 /// Delivers `answer`: through the CLI's own hook when it holds the question for the board, else
 /// typed into the session's tied tmux pane.
 pub fn deliver_with(decisions: &Decisions, session: &Session, answer: &Answer) -> Result<Delivered, AnswerError> {

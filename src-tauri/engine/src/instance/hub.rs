@@ -39,6 +39,9 @@ pub enum Input {
     Hook(Box<StatusEvent>),
     /// The agent's own name for a session, read from its files.
     AgentTitle { session_id: String, title: Option<String> },
+    /// An answer or reply typed into the session's pane from the board (issue 24): an entry in
+    /// its history, its status untouched (the CLI's own next events move it).
+    Answered { session_id: String, said: String, at: Millis },
     /// What the meter read about a session: its tokens, footprint or git state (issue 25).
     Reading { session_id: String, reading: switchboard_core::usage::Reading },
     /// What a part of the instance needs the user to know (`None`: resolved), by source.
@@ -355,6 +358,20 @@ impl State {
             Input::AgentTitle { session_id, title } => {
                 self.update(|reducer| reducer.set_agent_title(&session_id, title).map(|s| s.session_id));
             }
+            Input::Answered { session_id, said, at } => {
+                let Some(session) = self.reducer.get(&session_id).cloned() else { return };
+                let Some(status) = session.status else { return };
+                let entry = HistoryEntry {
+                    at,
+                    status,
+                    tool: None,
+                    question: None,
+                    message: Some(said),
+                    interrupted: false,
+                    errored: false,
+                };
+                self.publish_change(Change { session, previous: Some(status), notify: false }, Some(entry));
+            }
             Input::Reading { session_id, reading } => {
                 self.update(|reducer| reducer.set_reading(&session_id, reading).map(|s| s.session_id));
             }
@@ -572,6 +589,24 @@ mod tests {
         hub.apply(event("b", "working", 1));
         assert_eq!(kept.try_iter().count(), 2);
         assert_eq!(hub.state().subscribers.len(), 1);
+    }
+
+    /// Issue 24: an answer typed from the board is in the session's history; its status is not
+    /// touched, and nobody is notified.
+    #[test]
+    fn an_answer_typed_from_the_board_is_a_history_entry_and_nothing_else() {
+        let hub = Hub::new();
+        hub.apply(event("a", "waiting", 1));
+        let updates = hub.updates();
+        hub.apply(Input::Answered { session_id: "a".into(), said: "Answered from Switchboard: 2 (Vue)".into(), at: 5 });
+        hub.apply(Input::Answered { session_id: "nobody".into(), said: "x".into(), at: 6 });
+        let got: Vec<Update> = updates.try_iter().collect();
+        assert_eq!(got.len(), 1, "{got:?}");
+        let Update::Changed(changed) = &got[0] else { panic!("{got:?}") };
+        assert_eq!((changed.change.session.status, changed.change.notify), (Some(AgentStatus::Waiting), false));
+        let history = hub.history("a", Vec::new());
+        let last = history.last().unwrap();
+        assert_eq!((last.at, last.message.as_deref()), (5, Some("Answered from Switchboard: 2 (Vue)")));
     }
 
     #[test]

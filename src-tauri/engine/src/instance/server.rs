@@ -295,9 +295,22 @@ async fn reply(
 async fn deliver(state: &ServerState, session_id: &str, what: super::answer::Answer) -> Response {
     let Some(session) = state.hub.session(session_id) else { return StatusCode::NOT_FOUND.into_response() };
     let decisions = Arc::clone(&state.decisions);
-    let typed = tokio::task::spawn_blocking(move || super::answer::deliver_with(&decisions, &session, &what)).await;
+    let asked = session.clone();
+    let typed = tokio::task::spawn_blocking(move || {
+        super::answer::deliver_with(&decisions, &asked, &what).map(|delivered| {
+            let line = super::answer::history_line(&asked, &what, &delivered);
+            (delivered, line)
+        })
+    })
+    .await;
     match typed {
-        Ok(Ok(delivered)) => axum::Json(delivered).into_response(),
+        Ok(Ok((delivered, line))) => {
+            if let Some(said) = line {
+                let at = crate::clock::now_millis();
+                state.inputs.push(Input::Answered { session_id: session.session_id.clone(), said, at });
+            }
+            axum::Json(delivered).into_response()
+        }
         Ok(Err(refused)) => conflict(&refused),
         Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }

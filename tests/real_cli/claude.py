@@ -544,6 +544,41 @@ def remote_board_scenario(c: ClaudeSession, report, first: str, offered):
         desk.stop()
 
 
+def new_agent_scenario(c: ClaudeSession, report):
+    """Issue 24: `switchboard new claude -- PROMPT` starts real Claude Code in Switchboard's own
+    tmux server (a private one here: SWITCHBOARD_TMUX), and its node goes working → done."""
+    report.scenario("`switchboard new claude` starts an agent in Switchboard's tmux")
+    bindir = c.work / "bin"
+    bindir.mkdir(exist_ok=True)
+    if not (bindir / "claude").exists():
+        (bindir / "claude").symlink_to(c.claude)
+    server = f"sb-new-{os.getpid()}"
+    env = {**c.env, "PATH": f"{bindir}:{c.env['PATH']}", "SWITCHBOARD_TMUX": server}
+    known = {s["sessionId"] for s in c.serve.sessions()}
+    try:
+        started = subprocess.run([str(harness.switchboard_bin()), "new", "claude", "--cwd", str(c.project), "--",
+                                  "Say hello [[scenario:hello]]"], env=env, capture_output=True, text=True, timeout=30)
+        report.check("`switchboard new claude -- PROMPT` starts it", started.returncode == 0
+                     and "tmux pane" in started.stdout, started.stdout + started.stderr)
+        new = harness.wait_until(lambda: next((s for s in c.serve.sessions()
+                                               if s["sessionId"] not in known and s.get("agent") == "claude"), None), 60)
+        report.check("its node appears", new is not None, [s["sessionId"] for s in c.serve.sessions()])
+        if new is None:
+            return
+        sid = new["sessionId"]
+        done = harness.wait_until(lambda: (lambda s: s if s and s["status"] == "done"
+                                           and s.get("message") == "Hello! Nothing to do." else None)(
+                                               c.serve.session(sid)), 60)
+        report.check("its first prompt runs: working → done", done is not None, brief(c.serve.session(sid)))
+        socket = (((done or new).get("process") or {}).get("tmuxSocket")) or ""
+        report.check("it runs in Switchboard's own tmux server", server in socket, socket)
+        subprocess.run(["tmux", "-L", server, "kill-server"], capture_output=True)
+        # Its last hooks (SessionEnd) land before the next scenario counts events.
+        harness.wait_until(lambda: (c.serve.session(sid) or {}).get("ended"), 15)
+    finally:
+        subprocess.run(["tmux", "-L", server, "kill-server"], capture_output=True)
+
+
 def usage_scenario(c: ClaudeSession, report, first: str):
     """Issue 25: the board's tokens for the session are what the fake server sent with the
     responses of its conversation (requests with tools; the CLI's side calls have none and are
@@ -616,6 +651,7 @@ def scenarios(c: ClaudeSession, report):
              is_done("The notes file says hello. All done."), after="Stop")
 
     usage_scenario(c, report, first)
+    new_agent_scenario(c, report)
 
     report.scenario("permission approved")
     c.begin()

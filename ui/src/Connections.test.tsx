@@ -282,9 +282,13 @@ describe("answering permissions from Switchboard (settings)", () => {
     expect(ipc.setSettings).toHaveBeenCalledWith({ decide: [], holdSeconds: 300, remotes: [], reach: ipc.DEFAULT_REACH });
     await waitFor(() => expect(hold).toHaveValue(120));
     expect(section).toHaveTextContent("waits up to 120 s");
+    // The first save has settled (the field is editable again) before the next one is typed.
+    await waitFor(() => expect(hold).not.toBeDisabled());
     fireEvent.change(hold, { target: { value: "12" } });
     fireEvent.keyDown(hold, { key: "Enter" });
-    expect(ipc.setSettings).toHaveBeenLastCalledWith({ decide: [], holdSeconds: 12, remotes: [], reach: ipc.DEFAULT_REACH });
+    await waitFor(() =>
+      expect(ipc.setSettings).toHaveBeenLastCalledWith({ decide: [], holdSeconds: 12, remotes: [], reach: ipc.DEFAULT_REACH }),
+    );
     await waitFor(() => expect(hold).toHaveValue(12));
   });
 

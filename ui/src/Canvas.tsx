@@ -33,6 +33,7 @@ import {
 import { badgeOf } from "./status";
 import type { Session } from "./bindings/Session";
 import {
+  CROWDED_ABOVE,
   boundsOfBoxes,
   boxInView,
   fitViewport,
@@ -55,11 +56,7 @@ const noEdges: Edge[] = [];
 const noTiles: readonly SessionNodeType[] = [];
 const MIN_ZOOM = 0.1;
 const FIT_GLIDE_MS = 250;
-/**
- * Sessions on the canvas above which it is "crowded": the sessions the layout places are drawn by
- * their regions (tiles), not as React Flow nodes, and only the visible nodes are rendered.
- */
-export const CROWDED_ABOVE = 60;
+export { CROWDED_ABOVE } from "./layout";
 const proOptions = { hideAttribution: true };
 const minimapStyle = { width: 176, height: 120 };
 
@@ -486,7 +483,7 @@ function makeRegionNode(region: Region, tiles: readonly SessionNodeType[]): Regi
     position: { x, y },
     width,
     height,
-    data: { kind, label, path, count, needsYou, tiles },
+    data: { kind, label, path, count, needsYou, tiles, origin: { x, y } },
     selectable: false,
     draggable: false,
     focusable: false,

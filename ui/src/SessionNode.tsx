@@ -74,6 +74,13 @@ function hostNote(session: Session, now: number): string {
   return isRemote(session) ? ` · ${session.host}` : "";
 }
 
+/** A light tile's tooltip: its title, status word, agent, machine and folder. */
+export function tileTooltip(session: Session, now: number): string {
+  const folder = session.cwd ? shortenHome(session.cwd) : null;
+  const agent = agentName(session.agent);
+  return `${titleOf(session)} — ${badgeOf(session, 0).word} · ${agent}${hostNote(session, now)}${folder ? ` · ${folder}` : ""}`;
+}
+
 /** One session, read from the store by id; usable outside React Flow (tests). */
 export function SessionCard({ id, selected = false, size = "full", compact = false, region = null }: CardProps) {
   const session = useSwitchboard((s) => s.sessions[id]);
@@ -111,7 +118,8 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
     return (
       <div className={classes.join(" ")} {...rootProps} data-form={size === "strip" ? "strip" : "far-card"} title={tooltip}>
         <div className="compact-line">
-          <span className="status-dot">
+          {/* Keyed by the last event: the working ring pulses again for each piece of news. */}
+          <span className="status-dot" key={session.lastEventAt}>
             <StatusGlyph tone={badge.tone} />
           </span>
           <span className="agent-mark" title={agentName(session.agent)}>
@@ -177,7 +185,8 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
   return (
     <div className={classes.join(" ")} {...rootProps} data-form="card">
       <div className="node-status">
-        <span className="status-dot">
+        {/* Keyed by the last event: the working ring pulses again for each piece of news. */}
+        <span className="status-dot" key={session.lastEventAt}>
           <StatusGlyph tone={badge.tone} />
         </span>
         <span className="status-word" data-testid="status-badge">
@@ -360,15 +369,13 @@ function TileCard({ session, selected, size, dimmed, frame }: {
   const { classes, data } = faceOf(session, badge, selected, dimmed);
   classes.unshift(frame.className);
   classes.push("is-far", "is-light", strip ? "is-strip" : "is-far-card");
-  const folder = session.cwd ? shortenHome(session.cwd) : null;
-  const agent = agentName(session.agent);
   return (
     <div
       {...frame}
       className={classes.join(" ")}
       {...data}
       data-form={strip ? "strip" : "far-card"}
-      title={`${title} — ${badge.word} · ${agent}${hostNote(session, Date.now())}${folder ? ` · ${folder}` : ""}`}
+      title={tileTooltip(session, Date.now())}
       onClick={() => useSwitchboard.getState().openSession(id)}
     >
       <div className="compact-line">
@@ -396,6 +403,42 @@ function TileCard({ session, selected, size, dimmed, frame }: {
 /** A press that moves less than this (screen pixels) is a click, not a drag. */
 const DRAG_THRESHOLD = 4;
 
+/**
+ * A press on a tile (a DOM tile or one drawn on its region's canvas): past
+ * {@link DRAG_THRESHOLD} it drags the session, and the drop pins it there, like a dragged React
+ * Flow node. `dragged` says afterwards whether it was a drag (the click that follows is not one).
+ */
+export function startTileDrag(
+  event: { clientX: number; clientY: number },
+  id: string,
+  position: XY,
+  zoom: number,
+  dragged: { current: boolean },
+): void {
+  const start = { x: event.clientX, y: event.clientY };
+  const from = { ...position };
+  dragged.current = false;
+  const at = (e: globalThis.PointerEvent) => ({
+    x: from.x + (e.clientX - start.x) / zoom,
+    y: from.y + (e.clientY - start.y) / zoom,
+  });
+  const onMove = (e: globalThis.PointerEvent) => {
+    if (!dragged.current && Math.hypot(e.clientX - start.x, e.clientY - start.y) < DRAG_THRESHOLD) return;
+    dragged.current = true;
+    useSwitchboard.getState().onNodesChange([{ type: "position", id, position: at(e), dragging: true }]);
+  };
+  const onUp = (e: globalThis.PointerEvent) => {
+    window.removeEventListener("pointermove", onMove);
+    window.removeEventListener("pointerup", onUp);
+    window.removeEventListener("pointercancel", onUp);
+    if (!dragged.current) return;
+    useSwitchboard.getState().onNodesChange([{ type: "position", id, position: at(e), dragging: false }]);
+  };
+  window.addEventListener("pointermove", onMove);
+  window.addEventListener("pointerup", onUp);
+  window.addEventListener("pointercancel", onUp);
+}
+
 type TileProps = {
   node: SessionNodeType;
   /** Its session, handed down by the region (one subscription per region, not per tile). */
@@ -421,30 +464,7 @@ export const SessionTile = memo(function SessionTile({ node, session, origin, co
 
   const onPointerDown = (event: PointerEvent) => {
     if (event.button !== 0 || (event.target as Element).closest("button")) return;
-    const start = { x: event.clientX, y: event.clientY };
-    const from = { ...position };
-    const zoom = flowStore.getState().transform[2] || 1;
-    dragged.current = false;
-    const at = (e: globalThis.PointerEvent) => ({
-      x: from.x + (e.clientX - start.x) / zoom,
-      y: from.y + (e.clientY - start.y) / zoom,
-    });
-    const onMove = (e: globalThis.PointerEvent) => {
-      if (!dragged.current && Math.hypot(e.clientX - start.x, e.clientY - start.y) < DRAG_THRESHOLD) return;
-      dragged.current = true;
-      useSwitchboard.getState().onNodesChange([{ type: "position", id, position: at(e), dragging: true }]);
-    };
-    const onUp = (e: globalThis.PointerEvent) => {
-      window.removeEventListener("pointermove", onMove);
-      window.removeEventListener("pointerup", onUp);
-      window.removeEventListener("pointercancel", onUp);
-      if (!dragged.current) return;
-      // Dropped: the node is pinned where it was let go, like a dragged React Flow node.
-      useSwitchboard.getState().onNodesChange([{ type: "position", id, position: at(e), dragging: false }]);
-    };
-    window.addEventListener("pointermove", onMove);
-    window.addEventListener("pointerup", onUp);
-    window.addEventListener("pointercancel", onUp);
+    startTileDrag(event, id, position, flowStore.getState().transform[2] || 1, dragged);
   };
 
   const onClick = (event: MouseEvent) => {

@@ -6,7 +6,9 @@ import {
   boundsOf,
   boundsOfBoxes,
   boxesOverlap,
+  HINT_FIT_SLACK,
   layoutCanvas,
+  slotted,
   neighbourOf,
   NODE_HEIGHT,
   NODE_WIDTH,
@@ -391,5 +393,122 @@ describe("fitViewport", () => {
 
   it("never zooms past the floor, however big the board", () => {
     expect(fitViewport({ x: 0, y: 0, width: 100000, height: 100000 }, pane, 0.1).zoom).toBe(0.1);
+  });
+});
+
+describe("fewer moves per change (a crowded board)", () => {
+  /** `n` strips in one project after a lane of `lane`, all working, in arrival order. */
+  const board = (n: number, lane = 0, project = "/p/a"): LayoutItem[] => [
+    ...Array.from({ length: lane }, (_, i) => ({ id: `l${i}`, project: "/p/lane", rank: 0 })),
+    ...Array.from({ length: n }, (_, i) => ({ id: `${project}-${i}`, project, rank: 3 })),
+  ];
+  const reading = (layout: Layout, ids: string[]) =>
+    ids.sort((a, b) => layout.positions[a]!.y - layout.positions[b]!.y || layout.positions[a]!.x - layout.positions[b]!.x);
+
+  it("keeps a project's arrival order whatever the status, ended last", () => {
+    const items: LayoutItem[] = [
+      { id: "first", project: "/p/a", rank: 5 },
+      { id: "ended", project: "/p/a", rank: 6 },
+      { id: "working", project: "/p/a", rank: 3 },
+      { id: "unread", project: "/p/a", rank: 2 },
+    ];
+    const stable = layoutCanvas(items, {}, PANE, { stableOrder: true });
+    expect(reading(stable, items.map((i) => i.id))).toEqual(["first", "working", "unread", "ended"]);
+    // Without it (a small board), what needs the user first.
+    expect(reading(layoutCanvas(items, {}, PANE), items.map((i) => i.id))).toEqual(["unread", "working", "first", "ended"]);
+  });
+
+  it("on a crowded board each session keeps its cell: one that leaves leaves a hole, the next to arrive takes it", () => {
+    const items: LayoutItem[] = Array.from({ length: 80 }, (_, i) => ({ id: `s${i}`, project: `/p/${i % 4}`, rank: i % 5 === 0 ? 0 : 3 }));
+    const first = layoutCanvas(items, {}, PANE, { stableOrder: true });
+    // s8 (in /p/0) finishes and s1 (in /p/1) starts needing the user; s0 in the lane is answered.
+    const next = items.map((item) =>
+      item.id === "s8" ? { ...item, rank: 5 } : item.id === "s1" ? { ...item, rank: 0 } : item.id === "s0" ? { ...item, rank: 3 } : item,
+    );
+    const second = layoutCanvas(next, {}, PANE, { stableOrder: true, hint: first.hint });
+    // Where each session sits in its region (regions themselves may shift as one grows).
+    const cell = (layout: Layout, id: string) => {
+      const region = layout.regions.find((r) => r.id === layout.regionOf[id])!;
+      return `${region.id} ${layout.positions[id]!.x - region.x},${layout.positions[id]!.y - region.y}`;
+    };
+    const moved = Object.keys(second.positions).filter((id) => cell(first, id) !== cell(second, id));
+    // s8 stays put (same region); s1 took the lane's hole s0 left (its cell), s0 went back to /p/0:
+    // no other session moved.
+    expect(moved.sort()).toEqual(["s0", "s1"]);
+    expect(cell(second, "s1")).toEqual(cell(first, "s0"));
+    // A hole where s1 was in /p/1: its neighbours did not close up.
+    const p1 = Object.entries(second.hint.regions).find(([, r]) => r.slots?.includes(null));
+    expect(p1?.[1].slots).toContain(null);
+    // Many holes: the region closes up, in order.
+    expect(slotted([{ id: "a" }, { id: "b" }], ["a", null, null, null, null, null, "b"])).toEqual([{ id: "a" }, { id: "b" }]);
+    expect(slotted([{ id: "a" }, { id: "c" }, { id: "b" }], ["a", null, "b", null])).toEqual([{ id: "a" }, { id: "c" }, { id: "b" }]);
+    expect(slotted([{ id: "b" }], ["a", "b"])).toEqual([null, { id: "b" }]);
+  });
+
+  it("a region keeps its rows while it needs one fewer (shrinks late), grows at once, and what is below stays put", () => {
+    const items = [...board(40, 30), ...board(30, 0, "/p/b")];
+    const first = layoutCanvas(items, {}, PANE);
+    const lane = () => first.regions.find((r) => r.id === "needs-you")!;
+    const columns = first.hint.regions["needs-you"]!.columns;
+    expect(first.hint.regions["needs-you"]!.rows).toBe(Math.ceil(30 / columns));
+    // One row's worth fewer in the lane: the lane keeps its height, nothing below moves.
+    const fewer = items.filter((item) => !/^l\d+$/.test(item.id) || Number(item.id.slice(1)) < 30 - columns);
+    const held = layoutCanvas(fewer, {}, PANE, { hint: first.hint });
+    expect(held.regions.find((r) => r.id === "needs-you")!.height).toBe(lane().height);
+    for (const region of first.regions.filter((r) => r.kind === "project")) {
+      expect(held.regions.find((r) => r.id === region.id)).toMatchObject({ x: region.x, y: region.y, height: region.height });
+    }
+    // Without the hint it would have shrunk (and moved the projects up).
+    const fresh = layoutCanvas(fewer, {}, PANE);
+    expect(fresh.regions.find((r) => r.id === "needs-you")!.height).toBeLessThan(lane().height);
+    // Two rows' worth fewer: now it shrinks.
+    const fewest = items.filter((item) => !/^l\d+$/.test(item.id) || Number(item.id.slice(1)) < 30 - 2 * columns);
+    const shrunk = layoutCanvas(fewest, {}, PANE, { hint: held.hint });
+    expect(shrunk.regions.find((r) => r.id === "needs-you")!.height).toBeLessThan(lane().height);
+    // One more than it holds: it grows at once, never overflowing its box.
+    const more = [...items, { id: "l-extra", project: "/p/lane", rank: 0 }, ...board(columns, 0, "/p/c").map((i) => ({ ...i, rank: 0 }))];
+    const grown = layoutCanvas(more, {}, PANE, { hint: first.hint });
+    const grownLane = grown.regions.find((r) => r.id === "needs-you")!;
+    expect(grownLane.height).toBeGreaterThan(lane().height);
+    assertNoOverlap(grown);
+    for (const [id, p] of Object.entries(grown.positions)) {
+      const region = grown.regions.find((r) => r.id === grown.regionOf[id])!;
+      expect(p.y + sizeOf(grown.sizes[id]!).height).toBeLessThanOrEqual(region.y + region.height);
+    }
+  });
+
+  it("keeps the board's shape through a stream of changes: far fewer reflows, regions moved less", () => {
+    // The scale benchmark's board and load: 300 sessions over 12 projects, each change one
+    // session's next status (working → blocked → done → waiting), spread over the board.
+    const cycle = [3, 0, 5, 1];
+    const items: LayoutItem[] = Array.from({ length: 300 }, (_, i) => ({ id: `s${i}`, project: `/p/${i % 12}`, rank: [0, 1, 3, 3, 5, 5][i % 6]! }));
+    const regionMoves = (a: Layout, b: Layout) =>
+      b.regions.filter((r) => {
+        const o = a.regions.find((x) => x.id === r.id);
+        return !o || o.x !== r.x || o.y !== r.y || o.width !== r.width || o.height !== r.height;
+      }).length;
+    let held = layoutCanvas(items, {}, PANE, { stableOrder: true });
+    let plain = layoutCanvas(items, {}, PANE);
+    const count = { heldShelves: 0, plainShelves: 0, heldRegions: 0, plainRegions: 0 };
+    const state = items.map((item) => cycle.indexOf(item.rank));
+    let current = items;
+    for (let k = 0; k < 250; k++) {
+      const i = (k * 37) % items.length;
+      state[i] = (state[i]! + 1) % cycle.length;
+      current = current.map((item, j) => (j === i ? { ...item, rank: cycle[state[j]!]! } : item));
+      const nextHeld = layoutCanvas(current, {}, PANE, { hint: held.hint, stableOrder: true });
+      const nextPlain = layoutCanvas(current, {}, PANE);
+      count.heldShelves += Number(nextHeld.hint.columns !== held.hint.columns);
+      count.plainShelves += Number(nextPlain.hint.columns !== plain.hint.columns);
+      count.heldRegions += regionMoves(held, nextHeld);
+      count.plainRegions += regionMoves(plain, nextPlain);
+      // Never much smaller on screen than a fresh layout of the same board.
+      const fresh = layoutCanvas(current, {}, PANE, { stableOrder: true });
+      expect(nextHeld.fitZoom).toBeGreaterThanOrEqual(fresh.fitZoom * (1 - HINT_FIT_SLACK) - 1e-9);
+      [held, plain] = [nextHeld, nextPlain];
+    }
+    assertNoOverlap(held);
+    expect(count.heldShelves * 4).toBeLessThanOrEqual(count.plainShelves);
+    expect(count.heldRegions).toBeLessThan(count.plainRegions * 0.8);
   });
 });

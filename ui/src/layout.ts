@@ -37,6 +37,13 @@ export const REGION_GAP = 36;
  */
 export const ZOOM_COMPACT = 0.8;
 
+/**
+ * Sessions on the canvas above which it is "crowded": the sessions the layout places are drawn by
+ * their regions (tiles, painted on a canvas when zoomed out), not as React Flow nodes, only the
+ * visible ones rendered, and each project keeps its order.
+ */
+export const CROWDED_ABOVE = 60;
+
 /** Fit-view's margin around the layout (a fraction of its size, as React Flow takes it). */
 export const FIT_PADDING = 0.05;
 
@@ -197,6 +204,60 @@ export type Region = {
   needsYou: number;
 } & Box;
 
+/**
+ * What a layout chose, handed to the next one (same pane) so that a change moves little: the
+ * shelf width it kept, and each region's columns and rows. A region keeps its columns while the
+ * ideal is within one of them, and its rows while it needs at most one row fewer (it grows at
+ * once, shrinks late); the shelf width while its fit is within {@link HINT_FIT_SLACK} of the best
+ * with those; and all of it only while the board fits within that slack of a fresh layout.
+ */
+export type LayoutHint = {
+  /** The size of the nodes it was made for (projects' strips or full cards). */
+  size: NodeSize;
+  columns: number;
+  regions: Record<string, { columns: number; rows: number; slots?: (string | null)[] }>;
+};
+
+/** How much smaller (a fraction of the best fit's zoom) a board may be drawn to keep its shelf width. */
+export const HINT_FIT_SLACK = 0.12;
+
+export type LayoutOptions = {
+  /** The previous layout's choices, for the same pane. */
+  hint?: LayoutHint | null;
+  /**
+   * A crowded board: each session keeps its cell while it stays in its region (the lane too),
+   * whatever its status — one that leaves leaves a hole, the next to arrive takes the first hole
+   * (see {@link slotted}). Without a hint (or with the user's sort) each project is in arrival
+   * order (the sort's), ended last, rather than by what needs the user.
+   */
+  stableOrder?: boolean;
+};
+
+/** Holes a region keeps before it closes them up: a quarter of its cells, and at least this many. */
+export const MIN_HOLES = 4;
+
+/**
+ * A region's cells in the order they are filled: the last layout's `slots` with those that left
+ * turned into holes, newcomers (in `items`' order) in the first holes then at the end. Too many
+ * holes, and the region closes up in `items`' order.
+ */
+export function slotted<T extends { id: string }>(items: readonly T[], slots: readonly (string | null)[] | undefined): (T | null)[] {
+  if (!slots) return [...items];
+  const byId = new Map(items.map((item) => [item.id, item]));
+  const cells: (T | null)[] = slots.map((id) => (id != null ? (byId.get(id) ?? null) : null));
+  const placed = new Set(cells.filter((c): c is T => c != null).map((c) => c.id));
+  let hole = 0;
+  for (const item of items) {
+    if (placed.has(item.id)) continue;
+    while (hole < cells.length && cells[hole] != null) hole++;
+    if (hole < cells.length) cells[hole] = item;
+    else cells.push(item);
+  }
+  while (cells.length > 0 && cells[cells.length - 1] == null) cells.pop();
+  const holes = cells.length - items.length;
+  return holes > Math.max(MIN_HOLES, cells.length / 4) ? [...items] : cells;
+}
+
 export type Layout = {
   positions: Record<string, XY>;
   sizes: Record<string, NodeSize>;
@@ -205,9 +266,31 @@ export type Layout = {
   regions: Region[];
   /** Fit-view zoom of the whole layout in the pane it was made for (uncapped). */
   fitZoom: number;
+  /** What it chose, for the next layout of this pane. */
+  hint: LayoutHint;
 };
 
-type Group = { region: Omit<Region, keyof Box>; items: LayoutItem[]; size: NodeSize };
+type Group = {
+  region: Omit<Region, keyof Box>;
+  items: LayoutItem[];
+  /** The cells in fill order, holes as `null` (see {@link slotted}); else `items`, one per cell. */
+  cells?: (LayoutItem | null)[];
+  size: NodeSize;
+};
+
+/** A group's columns: the ideal, or the hint's while it is within one of it (and fits the shelf). */
+function heldColumns(ideal: number, group: Group, maxColumns: number, hint: LayoutHint | null): number {
+  const held = hint?.regions[group.region.id]?.columns;
+  if (held == null || held > maxColumns || Math.abs(held - ideal) > 1) return ideal;
+  return Math.max(1, held);
+}
+
+/** A group's rows: what its items need, or the hint's while that is at most one more (grow at once, shrink late). */
+function heldRows(needed: number, group: Group, hint: LayoutHint | null): number {
+  const held = hint?.regions[group.region.id]?.rows;
+  if (held == null || held < needed || held - needed > 1) return needed;
+  return held;
+}
 
 function stepOf(size: NodeSize) {
   const { height } = sizeOf(size);
@@ -222,6 +305,7 @@ function stepOf(size: NodeSize) {
 function fillCells(
   group: Group,
   columns: number,
+  rows: number,
   origin: XY,
   pinned: readonly Box[],
   out: Layout | null,
@@ -230,16 +314,24 @@ function fillCells(
   const { width, height } = sizeOf(group.size);
   const left = origin.x + REGION_PAD;
   const top = origin.y + REGION_LABEL;
-  const used = Math.min(columns, Math.max(1, group.items.length));
+  const used = Math.min(columns, Math.max(1, (group.cells ?? group.items).length));
   const regionWidth = 2 * REGION_PAD + used * step.x - GAP_X;
+  // The rows it keeps (a hint's), filled or not.
+  const kept = rows > 0 ? top + (rows - 1) * step.y + height : top;
+  const cells = group.cells ?? group.items;
   if (!out && pinned.length === 0) {
-    const n = group.items.length;
-    const bottom = n === 0 ? top : top + Math.floor((n - 1) / columns) * step.y + height;
+    const n = cells.length;
+    const bottom = Math.max(kept, n === 0 ? top : top + Math.floor((n - 1) / columns) * step.y + height);
     return { x: origin.x, y: origin.y, width: regionWidth, height: bottom - origin.y + REGION_PAD };
   }
   let index = 0;
   let bottom = top;
-  for (const item of group.items) {
+  for (const item of cells) {
+    // A hole: its cell stays empty.
+    if (item == null) {
+      index++;
+      continue;
+    }
     for (;;) {
       const cell = { x: left + (index % columns) * step.x, y: top + Math.floor(index / columns) * step.y, width, height };
       index++;
@@ -253,6 +345,7 @@ function fillCells(
       break;
     }
   }
+  bottom = Math.max(bottom, kept);
   return { x: origin.x, y: origin.y, width: regionWidth, height: bottom - origin.y + REGION_PAD };
 }
 
@@ -268,7 +361,14 @@ function columnsFor(n: number, size: NodeSize, aspect: number, maxColumns: numbe
  * regions' boxes. Nodes and labelled regions go into `out` only when given: a trial packing
  * needs the boxes alone (and trying a dozen widths per change must stay cheap).
  */
-function pack(groups: readonly Group[], width: number, aspect: number, pinned: readonly Box[], out: Layout | null): Box[] {
+function pack(
+  groups: readonly Group[],
+  width: number,
+  aspect: number,
+  pinned: readonly Box[],
+  hint: LayoutHint | null,
+  out: Layout | null,
+): Box[] {
   const boxes: Box[] = [];
   let x = 0;
   let y = 0;
@@ -276,18 +376,26 @@ function pack(groups: readonly Group[], width: number, aspect: number, pinned: r
   for (const group of groups) {
     const maxColumns = Math.max(1, Math.floor((width - 2 * REGION_PAD + GAP_X) / CELL_WIDTH));
     const lane = group.region.kind === "needs-you";
-    const columns = lane
-      ? Math.min(group.items.length, maxColumns)
+    const ideal = lane
+      ? Math.min((group.cells ?? group.items).length, maxColumns)
       : columnsFor(group.items.length, group.size, aspect, maxColumns);
-    const regionWidth = 2 * REGION_PAD + columns * CELL_WIDTH - GAP_X;
+    // The lane is alone on its shelf: it widens and narrows freely, moving nothing else.
+    const columns = lane ? ideal : heldColumns(ideal, group, maxColumns, hint);
+    const cellCount = (group.cells ?? group.items).length;
+    const rows = heldRows(Math.ceil(cellCount / columns), group, hint);
+    const regionWidth = 2 * REGION_PAD + Math.min(columns, Math.max(1, cellCount)) * CELL_WIDTH - GAP_X;
     if (x > 0 && (lane || x + regionWidth > width)) {
       x = 0;
       y += shelf + REGION_GAP;
       shelf = 0;
     }
-    const box = fillCells(group, columns, { x, y }, pinned, out);
+    const box = fillCells(group, columns, rows, { x, y }, pinned, out);
     boxes.push(box);
-    if (out) out.regions.push({ ...group.region, ...box });
+    if (out) {
+      out.regions.push({ ...group.region, ...box });
+      out.hint.regions[group.region.id] = { columns, rows };
+      if (group.cells) out.hint.regions[group.region.id]!.slots = group.cells.map((cell) => cell?.id ?? null);
+    }
     shelf = Math.max(shelf, box.height);
     x += box.width + REGION_GAP;
     // Nothing shares a shelf with the lane: it reads as the first thing, full width.
@@ -306,7 +414,7 @@ function zoomToFit(boxes: readonly Box[], pane: Pane): number {
  * Try shelf widths and keep the packing that fit-view shows largest: a coarse pass over the
  * range, then every width around the best one (the fit zoom rises, then falls, with the width).
  */
-function bestPacking(groups: readonly Group[], pane: Pane, pinnedBoxes: readonly Box[]): Layout {
+function bestPacking(groups: readonly Group[], pane: Pane, pinnedBoxes: readonly Box[], hint: LayoutHint | null): Layout {
   const aspect = pane.width / pane.height;
   const total = groups.reduce((n, g) => n + g.items.length, 0);
   const widest = Math.max(1, Math.ceil(Math.sqrt(total * 4)) + 2);
@@ -315,7 +423,7 @@ function bestPacking(groups: readonly Group[], pane: Pane, pinnedBoxes: readonly
   const attempt = (columns: number): number => {
     const known = tried.get(columns);
     if (known !== undefined) return known;
-    const boxes = pack(groups, shelfWidth(columns), aspect, pinnedBoxes, null);
+    const boxes = pack(groups, shelfWidth(columns), aspect, pinnedBoxes, hint, null);
     const fitZoom = zoomToFit([...boxes, ...pinnedBoxes], pane);
     tried.set(columns, fitZoom);
     return fitZoom;
@@ -333,9 +441,21 @@ function bestPacking(groups: readonly Group[], pane: Pane, pinnedBoxes: readonly
     const fitZoom = attempt(columns);
     if (better(fitZoom, best)) [best, bestColumns] = [fitZoom, columns];
   }
+  // The shelf width the last layout kept, while it is nearly as good: fewer moves per change.
+  if (hint && hint.columns !== bestColumns && hint.columns >= 1) {
+    const kept = attempt(hint.columns);
+    if (kept >= best! * (1 - HINT_FIT_SLACK)) [best, bestColumns] = [kept, hint.columns];
+  }
   // The nodes go in for the winner only.
-  const out: Layout = { positions: {}, sizes: {}, regionOf: {}, regions: [], fitZoom: best! };
-  pack(groups, shelfWidth(bestColumns), aspect, pinnedBoxes, out);
+  const out: Layout = {
+    positions: {},
+    sizes: {},
+    regionOf: {},
+    regions: [],
+    fitZoom: best!,
+    hint: { size: "full", columns: bestColumns, regions: {} },
+  };
+  pack(groups, shelfWidth(bestColumns), aspect, pinnedBoxes, hint, out);
   return out;
 }
 
@@ -355,7 +475,9 @@ export function layoutCanvas(
   items: readonly LayoutItem[],
   pinned: Readonly<Record<string, XY>>,
   pane: Pane,
+  options: LayoutOptions = {},
 ): Layout {
+  const hint = options.hint ?? null;
   const usable = pane.width > 0 && pane.height > 0 ? pane : DEFAULT_PANE;
   const arrival = new Map(items.map((item, i) => [item.id, i]));
   const byArrival = (a: LayoutItem, b: LayoutItem) => arrival.get(a.id)! - arrival.get(b.id)!;
@@ -364,6 +486,9 @@ export function layoutCanvas(
   // and sorts within that. Regions keep their places either way: only nodes move inside them.
   const byNeed = (a: LayoutItem, b: LayoutItem) => a.rank - b.rank || byPlace(a, b) || byArrival(a, b);
   const bySort = (a: LayoutItem, b: LayoutItem) => byPlace(a, b) || a.rank - b.rank || byArrival(a, b);
+  // Stable: ended sessions last (once), else where they arrived.
+  const byStay = (a: LayoutItem, b: LayoutItem) =>
+    Number(a.rank === 6) - Number(b.rank === 6) || byPlace(a, b) || byArrival(a, b);
   const sorted = items.some((item) => item.place != null);
   const free = items.filter((item) => !pinned[item.id]);
 
@@ -394,12 +519,17 @@ export function layoutCanvas(
       arrival.get(a.list[0]!.id)! - arrival.get(b.list[0]!.id)!,
   );
 
-  const groupsAt = (rest: NodeSize): Group[] => {
+  // Cells kept from the last layout (a crowded board in its own order; see `slotted`).
+  const slotsKept = options.stableOrder && !sorted;
+  const cellsOf = (id: string, list: LayoutItem[], from: LayoutHint | null) =>
+    slotsKept ? { cells: slotted(list, from?.regions[id]?.slots) } : {};
+  const groupsAt = (rest: NodeSize, from: LayoutHint | null): Group[] => {
     const groups: Group[] = [];
     if (lane.length > 0) {
       groups.push({
         region: { id: "needs-you", kind: "needs-you", label: "Needs you", path: null, count: lane.length, needsYou: 0 },
         items: lane,
+        ...cellsOf("needs-you", lane, from),
         size: "full",
       });
     }
@@ -412,7 +542,10 @@ export function layoutCanvas(
           count: list.length,
           needsYou: needsYouByRegion.get(id) ?? 0,
         },
-        items: [...list].sort(sorted ? bySort : byNeed),
+        ...(() => {
+          const ordered = [...list].sort(options.stableOrder ? byStay : sorted ? bySort : byNeed);
+          return { items: ordered, ...cellsOf(id, ordered, from) };
+        })(),
         size: rest,
       });
     }
@@ -423,7 +556,13 @@ export function layoutCanvas(
   const attempt = (rest: NodeSize): Layout => {
     const pinnedItems = items.filter((item) => pinned[item.id]);
     const pinnedBoxes = pinnedItems.map((item) => ({ ...pinned[item.id]!, ...sizeOf(pinnedSize(item, rest)) }));
-    const layout = bestPacking(groupsAt(rest), usable, pinnedBoxes);
+    // The last layout's shape while it fits nearly as well as a fresh one (a hint for one size of
+    // node means nothing for the other).
+    const usableHint = hint?.size === rest ? hint : null;
+    const fresh = bestPacking(groupsAt(rest, null), usable, pinnedBoxes, null);
+    const held = usableHint ? bestPacking(groupsAt(rest, usableHint), usable, pinnedBoxes, usableHint) : null;
+    const layout = held && held.fitZoom >= fresh.fitZoom * (1 - HINT_FIT_SLACK) ? held : fresh;
+    layout.hint.size = rest;
     for (const item of pinnedItems) {
       layout.positions[item.id] = { ...pinned[item.id]! };
       layout.sizes[item.id] = pinnedSize(item, rest);

@@ -9,6 +9,8 @@ import { categoryOf, type Category } from "./status";
 import {
   DEFAULT_PANE,
   layoutCanvas,
+  CROWDED_ABOVE,
+  type LayoutHint,
   neighbourOf,
   projectsOf,
   rankOf,
@@ -62,6 +64,8 @@ type Data = {
   dragged: Record<string, XY>;
   /** What the layout was last made from: skip the work when a change does not move anything. */
   layoutKey: string;
+  /** What the last layout chose, and for which pane: the next one of that pane moves little. */
+  layoutHint: { pane: string; hint: LayoutHint } | null;
   /**
    * Sessions just answered from the board, with the place (rank) they had: they stay where the
    * user clicked until the pointer leaves them (or a short while passes), so the board does not
@@ -141,6 +145,7 @@ export function initialData(): Data {
     projects: {},
     dragged: {},
     layoutKey: "",
+    layoutHint: null,
     heldPlaces: {},
     filter: NO_FILTER,
     sort: "default",
@@ -254,7 +259,16 @@ function withSelection(nodes: SessionNodeType[], id: string | null): SessionNode
 
 type LayoutInput = Pick<
   Data,
-  "sessions" | "order" | "nodes" | "pane" | "dragged" | "layoutKey" | "regions" | "heldPlaces" | "sort"
+  | "sessions"
+  | "order"
+  | "nodes"
+  | "pane"
+  | "dragged"
+  | "layoutKey"
+  | "layoutHint"
+  | "regions"
+  | "heldPlaces"
+  | "sort"
 >;
 
 /**
@@ -284,7 +298,11 @@ function relayout(state: LayoutInput): Partial<Data> {
   }
   const key = JSON.stringify([items, pinned, Math.round(pane.width), Math.round(pane.height)]);
   if (key === state.layoutKey && sameIds(nodes, order)) return { projects };
-  const layout = layoutCanvas(items, pinned, pane);
+  // A crowded board keeps each project's order, and every board the shape it had for this
+  // pane while that still fits (see `LayoutHint`): a change moves one tile, not a region.
+  const paneKey = `${Math.round(pane.width)}x${Math.round(pane.height)}`;
+  const hint = state.layoutHint?.pane === paneKey ? state.layoutHint.hint : null;
+  const layout = layoutCanvas(items, pinned, pane, { hint, stableOrder: order.length > CROWDED_ABOVE });
   let moved = nodes.length !== order.length;
   const next = order.map((id, i): SessionNodeType => {
     const previous = existing.get(id);
@@ -300,7 +318,13 @@ function relayout(state: LayoutInput): Partial<Data> {
       ? { ...previous, position, data: sameData ? previous.data : { size, region } }
       : { id, type: "session", position, data: { size, region } };
   });
-  return { nodes: moved ? next : nodes, regions: sameRegions(layout.regions, state.regions), projects, layoutKey: key };
+  return {
+    nodes: moved ? next : nodes,
+    regions: sameRegions(layout.regions, state.regions),
+    projects,
+    layoutKey: key,
+    layoutHint: { pane: paneKey, hint: layout.hint },
+  };
 }
 
 /** The new regions, each one that did not change kept as the same object (so is its node). */

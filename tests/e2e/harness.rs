@@ -681,6 +681,8 @@ const started = performance.now();
 let last = null, stillSince = performance.now();
 const moving = () => document.getAnimations().some((a) => {
   if (a.playState !== 'running' && a.playState !== 'pending') return false;
+  // The working ring's few pulses after each event move nothing.
+  if (a.animationName === 'working-pulse') return false;
   const timing = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming() : null;
   return !!timing && Number.isFinite(timing.endTime);
 });

@@ -14,6 +14,7 @@ mod answer;
 mod decide;
 mod fit;
 mod harness;
+mod idle;
 mod jump;
 mod many;
 mod measure;

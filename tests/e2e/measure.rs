@@ -329,13 +329,16 @@ if (!window.__paint) {
     const counts = ["needs", "working", "done"].map(count);
     if (counts.includes(null) || counts.reduce((a, b) => a + b, 0) !== n) return false;
     if (n === 0) return document.querySelector('[data-testid="empty-state"]') !== null;
-    // The minimap: a rectangle per node, or a path per look holding `data-count` tiles.
+    // The minimap (shown while part of the board is out of view): a rectangle per node, or a
+    // path per look holding `data-count` tiles.
     const mini = [...document.querySelectorAll(".react-flow__minimap .minimap-node")]
       .reduce((sum, e) => sum + (e.dataset.count ? Number(e.dataset.count) : 1), 0);
-    if (mini !== n) return false;
-    // React Flow nodes, or (a crowded canvas) tiles drawn by their regions.
-    const nodes = [...document.querySelectorAll(".react-flow__node-session, .session-tile")];
-    return nodes.length > 0 && nodes.every((el) => getComputedStyle(el).visibility !== "hidden" && el.offsetWidth > 0);
+    if (document.querySelector(".react-flow__minimap") && mini !== n) return false;
+    // React Flow nodes, or (a crowded canvas) tiles drawn by their regions: elements, or painted
+    // on a region's canvas (each canvas has painted every tile it holds).
+    const nodes = [...document.querySelectorAll(".react-flow__node-session, .session-tile, .tile-canvas")];
+    const painted = [...document.querySelectorAll(".tile-canvas")].every((c) => c.dataset.painted === c.dataset.count);
+    return painted && nodes.length > 0 && nodes.every((el) => getComputedStyle(el).visibility !== "hidden" && el.offsetWidth > 0);
   };
   const check = () => {
     if (p.shown !== null || !shown()) return;
@@ -344,6 +347,8 @@ if (!window.__paint) {
     requestAnimationFrame(() => {
       p.frame = now();
       p.rendered = document.querySelectorAll('[data-testid="session-node"]').length;
+      p.painted = [...document.querySelectorAll(".tile-canvas")].reduce((n, c) => n + Number(c.dataset.painted || 0), 0);
+      p.canvases = document.querySelectorAll(".tile-canvas").length;
       const viewport = document.querySelector(".react-flow__viewport");
       p.zoom = viewport ? new DOMMatrix(getComputedStyle(viewport).transform).a : null;
     });
@@ -354,6 +359,17 @@ if (!window.__paint) {
   p.already = p.shown !== null;
 }
 return window.__paint;
+"#;
+
+/// What [`WATCH_PAINT`] looks at, for a page that never showed its sessions.
+const PAINT_STATE: &str = r#"
+const count = (c) => { const e = document.querySelector(`[data-testid="count-${c}"]`); return e ? Number(e.dataset.count) : null; };
+return {
+  counts: ["needs", "working", "done"].map(count),
+  minimap: [...document.querySelectorAll(".react-flow__minimap .minimap-node")].reduce((sum, e) => sum + (e.dataset.count ? Number(e.dataset.count) : 1), 0),
+  hidden: [...document.querySelectorAll(".react-flow__node-session, .session-tile")].filter((el) => !(getComputedStyle(el).visibility !== "hidden" && el.offsetWidth > 0)).length,
+  canvases: [...document.querySelectorAll(".tile-canvas")].map((c) => [c.dataset.count, c.dataset.painted, c.offsetWidth, getComputedStyle(c).visibility]),
+};
 "#;
 
 /// Starts recording the time of every animation frame (Unix ms).
@@ -380,6 +396,14 @@ setTimeout(spin, 0);
 // And the JavaScript time of each `sessions-changed` event: its listener plus the React render
 // it queued (a microtask queued after the listener runs after React's).
 const events = window.__events = { count: 0, changed: 0, ms: 0, max: 0, last: null };
+window.__handled = [];
+// The page's own probe (sync.ts): each applied batch's store update + React render + effects,
+// and the tile canvases' painting alone (TileCanvas.tsx).
+const applied = window.__applied = { count: 0, ms: 0, max: 0, paint: 0 };
+window.__switchboardTiming = {
+  record(ms) { if (!window.__recording) return; applied.count++; applied.ms += ms; applied.max = Math.max(applied.max, ms); },
+  paint(ms) { if (window.__recording) applied.paint += ms; },
+};
 const callbacks = window.__TAURI_INTERNALS__ && window.__TAURI_INTERNALS__.callbacks;
 if (callbacks && !callbacks.__timed) {
   callbacks.__timed = true;
@@ -393,6 +417,10 @@ if (callbacks && !callbacks.__timed) {
         const e = window.__events;
         e.count++; e.ms += ms; e.max = Math.max(e.max, ms); e.last = performance.timeOrigin + performance.now();
         e.changed += (data.payload && data.payload.changed ? data.payload.changed.length : 0);
+        // Which sessions it carried, and the next frame after it was handled (≈ painted).
+        const entry = { ids: (data.payload && data.payload.changed || []).map((c) => c.sessionId), frame: null };
+        window.__handled.push(entry);
+        requestAnimationFrame(() => { entry.frame = performance.timeOrigin + performance.now(); });
       });
       return out;
     });
@@ -401,7 +429,8 @@ if (callbacks && !callbacks.__timed) {
 return true;
 "#;
 
-const STOP_FRAMES: &str = "window.__recording = false; return [window.__frames, window.__stall, window.__events];";
+const STOP_FRAMES: &str =
+    "window.__recording = false; return [window.__frames, window.__stall, window.__events, window.__handled, window.__applied];";
 
 /// Frames in each whole second of [from, to): the per-second frame rates.
 fn frames_per_second(frames: &[f64], from: f64, to: f64) -> Vec<usize> {
@@ -426,6 +455,17 @@ async fn frame_rate(app: &App, seconds: u64, during: impl FnOnce() -> std::threa
     let record = app.client.execute(STOP_FRAMES, vec![]).await.expect("the frames");
     let frames: Vec<f64> = record[0].as_array().expect("an array").iter().filter_map(Value::as_f64).collect();
     let windows = frames_per_second(&frames, from, to);
+    let handled = record[3]
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .filter_map(|e| {
+                    let ids = e["ids"].as_array()?.iter().filter_map(|i| i.as_str().map(str::to_owned)).collect();
+                    Some((ids, e["frame"].as_f64()?))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     let total: usize = windows.iter().sum();
     FrameRate {
         mean: total as f64 / seconds as f64,
@@ -434,13 +474,21 @@ async fn frame_rate(app: &App, seconds: u64, during: impl FnOnce() -> std::threa
         stall: record[1].as_f64().unwrap_or(f64::NAN),
         events: format!(
             "{} sessions-changed events ({} sessions in them), {:.0} ms of JavaScript for them (longest {:.0} ms); \
-             the last one handled {:.1} s after the load ended",
+             the last one handled {:.1} s after the load ended\n  \
+             {} batches applied: {:.0} ms of store update + React render + canvas painting in the {} s (longest {:.0} ms; \
+             the canvases' painting alone {:.0} ms)",
             record[2]["count"],
             record[2]["changed"],
             record[2]["ms"].as_f64().unwrap_or(f64::NAN),
             record[2]["max"].as_f64().unwrap_or(f64::NAN),
-            record[2]["last"].as_f64().map_or(f64::NAN, |last| (last - to) / 1000.0)
+            record[2]["last"].as_f64().map_or(f64::NAN, |last| (last - to) / 1000.0),
+            record[4]["count"],
+            record[4]["ms"].as_f64().unwrap_or(f64::NAN),
+            seconds,
+            record[4]["max"].as_f64().unwrap_or(f64::NAN),
+            record[4]["paint"].as_f64().unwrap_or(f64::NAN),
         ),
+        handled,
     }
 }
 
@@ -453,6 +501,21 @@ struct FrameRate {
     stall: f64,
     /// What the page's `sessions-changed` listener took meanwhile.
     events: String,
+    /// Each `sessions-changed` event handled: the sessions in it and the next frame after it (Unix ms).
+    handled: Vec<(Vec<String>, f64)>,
+}
+
+/// Hook POST → the next frame after the page handled the change, per POST (`sent`: session id and
+/// the POST's start, Unix ms): the first handled event after it that carried that session.
+fn hook_to_frame(sent: &[(String, f64)], handled: &[(Vec<String>, f64)]) -> Vec<f64> {
+    sent.iter()
+        .filter_map(|(id, t0)| {
+            handled
+                .iter()
+                .find(|(ids, frame)| *frame >= *t0 && ids.iter().any(|i| i == id))
+                .map(|(_, frame)| frame - t0)
+        })
+        .collect()
 }
 
 /// CPU time (user + system, ms) of the app and each process below it, by name.
@@ -472,13 +535,75 @@ fn cpu_ms(app_pid: u32) -> Vec<(String, f64)> {
         .collect()
 }
 
+/// CPU time (ms) of each thread of the app and the processes below it, as "process/thread".
+fn thread_cpu_ms(app_pid: u32) -> Vec<(String, f64)> {
+    // SAFETY: sysconf(3) only.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let mut pids = vec![app_pid];
+    pids.extend(descendants(app_pid));
+    let mut out: Vec<(String, f64)> = Vec::new();
+    for pid in pids {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { continue };
+        for task in tasks.flatten() {
+            let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else { continue };
+            let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else { continue };
+            let rest: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+            let ticks = rest.get(11).and_then(|t| t.parse::<f64>().ok()).unwrap_or(0.0)
+                + rest.get(12).and_then(|t| t.parse::<f64>().ok()).unwrap_or(0.0);
+            let name = format!("{}/{}", comm(pid), &stat[open + 1..close]);
+            match out.iter_mut().find(|(n, _)| *n == name) {
+                Some(entry) => entry.1 += ticks / hz * 1000.0,
+                None => out.push((name, ticks / hz * 1000.0)),
+            }
+        }
+    }
+    out
+}
+
+/// The threads that used the most CPU between two [`thread_cpu_ms`] readings `ms` apart.
+fn busiest_threads(before: &[(String, f64)], after: &[(String, f64)], ms: f64) -> String {
+    let mut used: Vec<(String, f64)> = after
+        .iter()
+        .map(|(name, t)| (name.clone(), t - before.iter().find(|(n, _)| n == name).map_or(0.0, |(_, t)| *t)))
+        .filter(|(_, t)| *t > 0.0)
+        .collect();
+    used.sort_by(|a, b| b.1.total_cmp(&a.1));
+    used.iter().take(8).map(|(name, t)| format!("{name} {:.1} %", t / ms * 100.0)).collect::<Vec<_>>().join(", ")
+}
+
+/// The machine's CPU ticks from /proc/stat: (busy, steal, all), every core together.
+fn machine_ticks() -> (f64, f64, f64) {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let fields: Vec<f64> =
+        stat.lines().next().unwrap_or("").split_whitespace().skip(1).filter_map(|f| f.parse().ok()).collect();
+    let at = |i: usize| fields.get(i).copied().unwrap_or(0.0);
+    // user nice system idle iowait irq softirq steal
+    let busy = at(0) + at(1) + at(2) + at(5) + at(6);
+    (busy, at(7), busy + at(3) + at(4) + at(7))
+}
+
+/// What the rest of the machine did between two [`machine_ticks`] readings while the app used
+/// `ours_ms` of CPU in `ms`: the other processes' share and the hypervisor's steal, in % of a core.
+fn machine_share(before: (f64, f64, f64), after: (f64, f64, f64), ours_ms: f64, ms: f64) -> String {
+    // SAFETY: sysconf(3) only.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let busy_ms = (after.0 - before.0) / hz * 1000.0;
+    let steal_ms = (after.1 - before.1) / hz * 1000.0;
+    format!(
+        "the machine: other processes (the harness, WebDriver, Xvfb, anything else) {:.0} % of a core, \
+         stolen by the hypervisor {:.1} %",
+        ((busy_ms - ours_ms) / ms * 100.0).max(0.0),
+        steal_ms / ms * 100.0
+    )
+}
+
 /// The share of one core each process used between two [`cpu_ms`] readings `ms` apart.
 fn cpu_share(before: &[(String, f64)], after: &[(String, f64)], ms: f64) -> String {
     after
         .iter()
         .map(|(name, t)| {
             let was = before.iter().find(|(n, _)| n == name).map_or(0.0, |(_, t)| *t);
-            format!("{name} {:.0} %", (t - was) / ms * 100.0)
+            format!("{name} {:.1} %", (t - was) / ms * 100.0)
         })
         .collect::<Vec<_>>()
         .join(", ")
@@ -514,18 +639,23 @@ async fn scale_run(n: usize) -> Scale {
         if paint["frame"].is_number() {
             break paint;
         }
-        assert!(started.elapsed() < Duration::from_secs(120), "{n} sessions never shown: {paint}");
+        if started.elapsed() > Duration::from_secs(120) {
+            let page = app.client.execute(PAINT_STATE, vec![]).await.expect("read the page");
+            panic!("{n} sessions never shown: {paint}; the page: {page}");
+        }
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     let at = |key: &str| paint[key].as_f64().map_or("-".to_owned(), |t| format!("{:.0}", t - spawned));
     let first_paint = paint["frame"].as_f64().expect("frame") - spawned;
     let breakdown = format!(
         "spawn → page navigation {} ms, → watcher installed {} ms, → all shown {} ms, \
-         → next frame {first_paint:.0} ms ({} session nodes in the DOM, zoom {})",
+         → next frame {first_paint:.0} ms ({} session nodes in the DOM, {} painted on {} canvases, zoom {})",
         at("origin"),
         at("installed"),
         at("shown"),
         paint["rendered"],
+        paint["painted"],
+        paint["canvases"],
         paint["zoom"].as_f64().map_or("-".into(), |z| format!("{z:.2}")),
     );
 
@@ -550,6 +680,19 @@ async fn scale_run(n: usize) -> Scale {
     let idle_fps = frame_rate(&app, 3, || std::thread::spawn(|| {})).await;
     let idle_cpu = cpu_share(&cpu, &cpu_ms(app.pid()), since.elapsed().as_secs_f64() * 1000.0);
     let (cpu, since) = (cpu_ms(app.pid()), Instant::now());
+    let threads_before = thread_cpu_ms(app.pid());
+    let machine_before = machine_ticks();
+    // SCALE_PERF=dir: a `perf record` of the web process while the load runs (dir/perf-<n>.data).
+    let perf = std::env::var("SCALE_PERF").ok().filter(|_| n > 0).and_then(|dir| {
+        let web = descendants(app.pid()).into_iter().find(|pid| comm(*pid).starts_with("WebKitWebProces"))?;
+        std::process::Command::new("perf")
+            .args(["record", "-F", "499", "-g", "-q", "-o", &format!("{dir}/perf-{n}.data"), "-p", &web.to_string()])
+            .args(["--", "sleep", &(CHANGE_SECONDS + 1).to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .ok()
+    });
     let (busy_fps, changes) = if n == 0 {
         (None, String::new())
     } else {
@@ -557,6 +700,9 @@ async fn scale_run(n: usize) -> Scale {
         let sent = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let late = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let (sent2, late2) = (sent.clone(), late.clone());
+        // Each POST's session and start (Unix ms), for hook → frame.
+        let posts = std::sync::Arc::new(std::sync::Mutex::new(Vec::<(String, f64)>::new()));
+        let posts2 = posts.clone();
         let cycle = ["working", "blocked", "done", "waiting"];
         let busy = frame_rate(&app, CHANGE_SECONDS, move || {
             std::thread::spawn(move || {
@@ -584,6 +730,7 @@ async fn scale_run(n: usize) -> Scale {
                         body.as_object_mut().expect("an object").remove(key);
                     }
                     scale_status(&mut body, cycle[current[i]], k);
+                    posts2.lock().expect("the posts").push((format!("s{i:04}"), unix_ms()));
                     let response = switchboard_engine::client::request(
                         endpoint.addr(),
                         "POST",
@@ -602,18 +749,32 @@ async fn scale_run(n: usize) -> Scale {
         let last = (CHANGES_PER_SECOND * CHANGE_SECONDS) as usize - 1;
         let id = format!("s{:04}", (last * 37) % n);
         app.wait_session(&id, "changed", |s| s["status"].is_string());
+        let latency = hook_to_frame(&posts.lock().expect("the posts"), &busy.handled);
         let changes = format!(
-            "{} status changes POSTed ({} more than 20 ms behind schedule)",
+            "{} status changes POSTed ({} more than 20 ms behind schedule)\n  {}",
             sent.load(std::sync::atomic::Ordering::Relaxed),
-            late.load(std::sync::atomic::Ordering::Relaxed)
+            late.load(std::sync::atomic::Ordering::Relaxed),
+            summary("hook POST → next frame after the page took it", latency)
         );
         (Some(busy), changes)
     };
     let busy_cpu = if n == 0 {
         String::new()
     } else {
-        cpu_share(&cpu, &cpu_ms(app.pid()), since.elapsed().as_secs_f64() * 1000.0)
+        let ms = since.elapsed().as_secs_f64() * 1000.0;
+        let after = cpu_ms(app.pid());
+        let ours: f64 =
+            after.iter().map(|(name, t)| t - cpu.iter().find(|(n, _)| n == name).map_or(0.0, |(_, t)| *t)).sum();
+        format!(
+            "{}\n  busiest threads: {}\n  {}",
+            cpu_share(&cpu, &after, ms),
+            busiest_threads(&threads_before, &thread_cpu_ms(app.pid()), ms),
+            machine_share(machine_before, machine_ticks(), ours, ms)
+        )
     };
+    if let Some(mut perf) = perf {
+        let _ = perf.wait();
+    }
     app.close().await;
     Scale {
         sessions: n,
@@ -695,4 +856,45 @@ async fn measure_scale() {
     if runs.iter().any(|run| run.already) {
         println!("(≤: the page already showed them when WebDriver first got in)");
     }
+}
+
+/// Counts DOM changes in the page from now on (`window.__mutations`).
+const COUNT_MUTATIONS: &str = r#"
+window.__mutations = 0;
+new MutationObserver((list) => { window.__mutations += list.length; })
+  .observe(document.documentElement, { subtree: true, childList: true, attributes: true, characterData: true });
+return true;
+"#;
+
+/// Idle is idle (issue 26): 20 working sessions on screen and nothing new — the app's and WebKit's
+/// CPU over 60 s (IDLE_SECONDS), and what the page changed meanwhile. Budget: < 0.5 % of a core.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement: run with --ignored --nocapture"]
+async fn measure_idle_cpu() {
+    let seconds: u64 = std::env::var("IDLE_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(60);
+    let app = crate::idle::working_board().await;
+    // The rings' pulses after arrival are over, and the board has been fitted.
+    crate::idle::wait_animations(&app, "the page comes to rest", <[Value]>::is_empty).await;
+    app.wait_still(".react-flow__viewport").await;
+    app.client.execute(COUNT_MUTATIONS, vec![]).await.expect("count mutations");
+    let (before, since) = (cpu_ms(app.pid()), Instant::now());
+    let threads_before = thread_cpu_ms(app.pid());
+    tokio::time::sleep(Duration::from_secs(seconds)).await;
+    let after = cpu_ms(app.pid());
+    let ms = since.elapsed().as_secs_f64() * 1000.0;
+    let mutations = app.client.execute("return window.__mutations;", vec![]).await.expect("the mutations");
+    let running = app.client.execute("return document.getAnimations().length;", vec![]).await.expect("animations");
+    let total: f64 =
+        after.iter().map(|(name, t)| t - before.iter().find(|(n, _)| n == name).map_or(0.0, |(_, t)| *t)).sum();
+    println!(
+        "\nidle, {} working sessions on screen, {seconds} s ({} build): app + WebKit {:.2} % of a core ({:.0} ms of CPU) — {}",
+        crate::idle::WORKING,
+        if app_path().contains("/release/") { "release" } else { "debug" },
+        total / ms * 100.0,
+        total,
+        cpu_share(&before, &after, ms)
+    );
+    println!("  busiest threads: {}", busiest_threads(&threads_before, &thread_cpu_ms(app.pid()), ms));
+    println!("  DOM changes meanwhile: {mutations}; animations running at the end: {running}");
+    app.close().await;
 }

@@ -68,6 +68,17 @@ export function frameScheduler(flush: () => void): { request(): void; cancel(): 
   };
 }
 
+/**
+ * A benchmark's probe (tests/e2e/measure.rs installs `window.__switchboardTiming`): the time of
+ * each applied batch — the store update, React's render and its effects (the tile canvases'
+ * painting, also timed alone) — so a frame's time can be split into ours and WebKit's (style,
+ * layout, paint).
+ */
+export type BenchTiming = { record(ms: number): void; paint?(ms: number): void };
+export function benchTiming(): BenchTiming | undefined {
+  return (window as unknown as { __switchboardTiming?: BenchTiming }).__switchboardTiming;
+}
+
 export function startSync(): () => void {
   let stopped = false;
   let early: SessionsChanged[] | null = [];
@@ -75,7 +86,12 @@ export function startSync(): () => void {
   const store = useSwitchboard.getState;
   const pending = new PendingChanges();
   const flush = () => {
-    if (!stopped && !pending.empty) store().applyChanges(pending.take());
+    if (stopped || pending.empty) return;
+    const timing = benchTiming();
+    const started = timing ? performance.now() : 0;
+    store().applyChanges(pending.take());
+    // React renders a store update in a microtask: one queued now runs after it (and its effects).
+    if (timing) queueMicrotask(() => timing.record(performance.now() - started));
   };
   const scheduler = frameScheduler(flush);
 

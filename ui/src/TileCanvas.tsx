@@ -267,10 +267,18 @@ function spriteSize(size: NodeSize, scale: number): { width: number; height: num
   return { width: Math.max(1, Math.ceil(width * scale)), height: Math.max(1, Math.ceil(height * scale)) };
 }
 
+/** Sprites of tiles that left their canvas, for the next new tile anywhere (a canvas element is not free). */
+const spare: HTMLCanvasElement[] = [];
+const SPARE_MAX = 64;
+
+function retire(sprite: Sprite | undefined): void {
+  if (sprite && spare.length < SPARE_MAX) spare.push(sprite.image);
+}
+
 function spriteOf(id: string, tile: Painted, sprites: Map<string, Sprite>, look: Look, scale: number): HTMLCanvasElement | null {
   const known = sprites.get(id);
   if (known && known.session === tile.session && known.dimmed === tile.dimmed && known.size === tile.size) return known.image;
-  const image = known?.image ?? document.createElement("canvas");
+  const image = known?.image ?? spare.pop() ?? document.createElement("canvas");
   const { width, height } = spriteSize(tile.size, scale);
   // Setting the size clears it.
   image.width = width;
@@ -374,6 +382,7 @@ export const TileCanvas = memo(function TileCanvas({ label, tiles, sessions, mat
     let colors: Look | null = null;
     const cache = sprites;
     if (sprites.look !== look) {
+      for (const sprite of cache.values()) retire(sprite);
       cache.clear();
       sprites.look = look;
     }
@@ -396,7 +405,10 @@ export const TileCanvas = memo(function TileCanvas({ label, tiles, sessions, mat
         if (now && samePaint(old, now)) continue;
         const box = spriteBox(old, scale);
         ctx.clearRect(box.x, box.y, box.width, box.height);
-        if (!now) cache.delete(id);
+        if (!now) {
+          retire(cache.get(id));
+          cache.delete(id);
+        }
       }
       for (const [id, now] of wanted) {
         const old = last.tiles.get(id);

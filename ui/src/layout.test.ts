@@ -502,9 +502,10 @@ describe("fewer moves per change (a crowded board)", () => {
       count.plainShelves += Number(nextPlain.hint.columns !== plain.hint.columns);
       count.heldRegions += regionMoves(held, nextHeld);
       count.plainRegions += regionMoves(plain, nextPlain);
-      // Never much smaller on screen than a fresh layout of the same board.
+      // Never much smaller on screen than a fresh layout of the same board (the slack, against
+      // a fresh layout at most FRESH_USES changes old: a little more against today's).
       const fresh = layoutCanvas(current, {}, PANE, { stableOrder: true });
-      expect(nextHeld.fitZoom).toBeGreaterThanOrEqual(fresh.fitZoom * (1 - HINT_FIT_SLACK) - 1e-9);
+      expect(nextHeld.fitZoom).toBeGreaterThanOrEqual(fresh.fitZoom * (1 - 1.5 * HINT_FIT_SLACK));
       [held, plain] = [nextHeld, nextPlain];
     }
     assertNoOverlap(held);

@@ -216,7 +216,17 @@ export type LayoutHint = {
   size: NodeSize;
   columns: number;
   regions: Record<string, { columns: number; rows: number; slots?: (string | null)[] }>;
+  /**
+   * The fit of the last fresh layout, how many sessions it had, and how many layouts have used it
+   * since: while the board has about as many (and for {@link FRESH_USES} changes), a change lays
+   * out only the hint's shape (one packing, not a search) and keeps it while it fits within the
+   * slack of that.
+   */
+  fresh: { fitZoom: number; count: number; uses: number } | null;
 };
+
+/** Changes laid out against one fresh layout's fit before a fresh one is searched again. */
+export const FRESH_USES = 20;
 
 /** How much smaller (a fraction of the best fit's zoom) a board may be drawn to keep its shelf width. */
 export const HINT_FIT_SLACK = 0.12;
@@ -447,15 +457,22 @@ function bestPacking(groups: readonly Group[], pane: Pane, pinnedBoxes: readonly
     if (kept >= best! * (1 - HINT_FIT_SLACK)) [best, bestColumns] = [kept, hint.columns];
   }
   // The nodes go in for the winner only.
+  return layoutAt(groups, bestColumns, pane, pinnedBoxes, hint);
+}
+
+/** The groups packed on shelves `columns` cells wide, nodes and all. */
+function layoutAt(groups: readonly Group[], columns: number, pane: Pane, pinnedBoxes: readonly Box[], hint: LayoutHint | null): Layout {
   const out: Layout = {
     positions: {},
     sizes: {},
     regionOf: {},
     regions: [],
-    fitZoom: best!,
-    hint: { size: "full", columns: bestColumns, regions: {} },
+    fitZoom: 0,
+    hint: { size: "full", columns, regions: {}, fresh: null },
   };
-  pack(groups, shelfWidth(bestColumns), aspect, pinnedBoxes, hint, out);
+  const width = 2 * REGION_PAD + columns * CELL_WIDTH - GAP_X;
+  const boxes = pack(groups, width, pane.width / pane.height, pinnedBoxes, hint, out);
+  out.fitZoom = zoomToFit([...boxes, ...pinnedBoxes], pane);
   return out;
 }
 
@@ -559,10 +576,25 @@ export function layoutCanvas(
     // The last layout's shape while it fits nearly as well as a fresh one (a hint for one size of
     // node means nothing for the other).
     const usableHint = hint?.size === rest ? hint : null;
-    const fresh = bestPacking(groupsAt(rest, null), usable, pinnedBoxes, null);
-    const held = usableHint ? bestPacking(groupsAt(rest, usableHint), usable, pinnedBoxes, usableHint) : null;
-    const layout = held && held.fitZoom >= fresh.fitZoom * (1 - HINT_FIT_SLACK) ? held : fresh;
+    const keeps = (layout: Layout, fitZoom: number) => layout.fitZoom >= fitZoom * (1 - HINT_FIT_SLACK);
+    let layout: Layout | null = null;
+    let fresh = usableHint?.fresh ?? null;
+    // About as many sessions as the last fresh layout had: the hint's shape alone, if it fits.
+    if (usableHint && fresh && fresh.uses < FRESH_USES && Math.abs(items.length - fresh.count) <= Math.max(2, fresh.count / 10)) {
+      const held = layoutAt(groupsAt(rest, usableHint), usableHint.columns, usable, pinnedBoxes, usableHint);
+      if (keeps(held, fresh.fitZoom)) {
+        layout = held;
+        fresh = { ...fresh, uses: fresh.uses + 1 };
+      }
+    }
+    if (!layout) {
+      const best = bestPacking(groupsAt(rest, null), usable, pinnedBoxes, null);
+      fresh = { fitZoom: best.fitZoom, count: items.length, uses: 0 };
+      const held = usableHint ? bestPacking(groupsAt(rest, usableHint), usable, pinnedBoxes, usableHint) : null;
+      layout = held && keeps(held, best.fitZoom) ? held : best;
+    }
     layout.hint.size = rest;
+    layout.hint.fresh = fresh;
     for (const item of pinnedItems) {
       layout.positions[item.id] = { ...pinned[item.id]! };
       layout.sizes[item.id] = pinnedSize(item, rest);

@@ -102,5 +102,19 @@ async fn a_hundred_sessions_keep_every_needs_you_title_readable_at_fit_view() {
         let n: usize = id.as_str().unwrap()[1..].parse().unwrap();
         assert_eq!(n % 12, 3, "only project-3's sessions stay bright: {undimmed}");
     }
+    // The rest of project-3 is painted on its region's canvas: lit there, every other tile faded.
+    let lit = app
+        .client
+        .execute(
+            r#"return [...document.querySelectorAll('[data-testid="tile-canvas"]')].reduce((n, c) => n + Number(c.dataset.lit), 0);"#,
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        lit.as_u64().unwrap() + undimmed.as_array().unwrap().len() as u64,
+        9,
+        "project-3's 9 sessions lit, in the lane's elements ({undimmed}) or on the canvases ({lit})"
+    );
     app.close().await;
 }

@@ -609,6 +609,37 @@ fn cpu_share(before: &[(String, f64)], after: &[(String, f64)], ms: f64) -> Stri
         .join(", ")
 }
 
+/// `seconds` of 50 status changes a second, each session taken round the whole cycle (four
+/// changes) so that it ends where it started.
+fn warm_up_load(endpoint: &switchboard_engine::endpoint::Endpoint, n: usize, seconds: u64) {
+    let cycle = ["working", "blocked", "done", "waiting"];
+    let path = format!("/hook/custom?key={}", endpoint.key);
+    let start = Instant::now();
+    let total = (CHANGES_PER_SECOND * seconds) as usize / cycle.len() * cycle.len();
+    for k in 0..total {
+        let due = start + Duration::from_micros(k as u64 * 1_000_000 / CHANGES_PER_SECOND);
+        if let Some(wait) = due.checked_duration_since(Instant::now()) {
+            std::thread::sleep(wait);
+        }
+        let i = (k / cycle.len() * 37) % n;
+        let first = cycle.iter().position(|c| *c == scale_session(i)["status"]).expect("in the cycle");
+        let mut body = scale_session(i);
+        for key in ["tool", "question", "message"] {
+            body.as_object_mut().expect("an object").remove(key);
+        }
+        scale_status(&mut body, cycle[(first + 1 + k % cycle.len()) % cycle.len()], k);
+        let response = switchboard_engine::client::request(
+            endpoint.addr(),
+            "POST",
+            &path,
+            body.to_string().as_bytes(),
+            Duration::from_secs(5),
+        )
+        .expect("POST a change");
+        assert_eq!(response.status, 204);
+    }
+}
+
 /// One scale run's numbers.
 struct Scale {
     sessions: usize,
@@ -697,6 +728,14 @@ async fn scale_run(n: usize) -> Scale {
         (None, String::new())
     } else {
         let endpoint = app.endpoint.clone();
+        // SCALE_WARMUP_SECONDS: the same load first, unmeasured (the page's code warmed up, as in
+        // an app that has been running); each session goes round the cycle back to where it was.
+        let warm_up: u64 = std::env::var("SCALE_WARMUP_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+        if warm_up > 0 {
+            let endpoint = endpoint.clone();
+            tokio::task::spawn_blocking(move || warm_up_load(&endpoint, n, warm_up)).await.expect("the warm-up");
+            app.wait_still(".react-flow__viewport").await;
+        }
         let sent = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let late = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let (sent2, late2) = (sent.clone(), late.clone());

@@ -246,6 +246,12 @@ describe("a crowded canvas", () => {
     expect(faded.every((p) => p.alpha < 0.5 && !/7/.test(p.text))).toBe(true);
     // In the lane, elements: dimmed by their attribute.
     expect(tile("s0")).toHaveAttribute("data-dimmed", "true");
+    // Lit: the matches (every word: "task" and "7"), on the canvases or in the lane.
+    const canvases = [...document.querySelectorAll<HTMLCanvasElement>('[data-testid="tile-canvas"]')];
+    const lit = canvases.reduce((n, c) => n + Number(c.dataset.lit), 0);
+    const litInLane = document.querySelectorAll('[data-testid="session-node"][data-dimmed="false"]').length;
+    const matching = Array.from({ length: COUNT }, (_, i) => `Task ${i}`).filter((t) => t.includes("7")).length;
+    expect(lit + litInLane).toBe(matching);
   });
 
   it("zoomed in, tiles are full cards and only those near the view are drawn", async () => {

@@ -364,6 +364,10 @@ export const TileCanvas = memo(function TileCanvas({ label, tiles, sessions, mat
     const name = summary(label, [...wanted.values()]);
     if (element.getAttribute("aria-label") !== name) element.setAttribute("aria-label", name);
     if (element.dataset.count !== String(wanted.size)) element.dataset.count = String(wanted.size);
+    // How many are painted lit (the filter fades the rest): what a test can read of the filter.
+    let lit = 0;
+    for (const tile of wanted.values()) if (!tile.dimmed) lit++;
+    if (element.dataset.lit !== String(lit)) element.dataset.lit = String(lit);
     let ctx: CanvasRenderingContext2D | null = null;
     try {
       // A canvas in CPU memory: WebKit otherwise draws it on the GPU (Mesa's software one

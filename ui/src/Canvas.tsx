@@ -35,6 +35,7 @@ import type { Session } from "./bindings/Session";
 import {
   CROWDED_ABOVE,
   boundsOfBoxes,
+  farTextSizes,
   boxInView,
   fitViewport,
   FIT_PADDING,
@@ -213,17 +214,14 @@ function useFitWhenFilled(filled: boolean, fit: () => void): void {
   }, [filled, fit]);
 }
 
-/**
- * Text sizes for the zoomed-out forms, in canvas pixels: they grow as the view zooms out so that
- * titles stay about 12.5 px on screen (11 for strips), within what a node has room for.
- */
+/** The zoomed-out forms' text sizes ({@link farTextSizes}) as the CSS variables the elements read. */
 function zoomedOutSizes(zoom: number): Record<string, string> {
-  const px = (screen: number, min: number, max: number) => `${Math.round(Math.min(max, Math.max(min, screen / zoom)))}px`;
+  const { farTitle, farWord, stripTitle, regionLabel } = farTextSizes(zoom);
   return {
-    "--far-title": px(12.5, 16, 32),
-    "--far-word": px(9.5, 12, 20),
-    "--strip-title": px(10.5, 13, 28),
-    "--region-label": px(12, 12, 26),
+    "--far-title": `${farTitle}px`,
+    "--far-word": `${farWord}px`,
+    "--strip-title": `${stripTitle}px`,
+    "--region-label": `${regionLabel}px`,
   };
 }
 

@@ -9,7 +9,7 @@ import type { Session } from "./bindings/Session";
 import { badgeOf } from "./status";
 import { titleOf } from "./sessionLabels";
 import { agentLetter } from "./icons";
-import { sizeOf, ZOOM_COMPACT, type NodeSize, type XY } from "./layout";
+import { farTextSizes, sizeOf, ZOOM_COMPACT, type NodeSize, type XY } from "./layout";
 import { useSwitchboard, type SessionNodeType } from "./store";
 import { startTileDrag, tileTooltip } from "./SessionNode";
 import { benchTiming } from "./sync";
@@ -57,7 +57,7 @@ function samePaint(a: Painted, b: Painted): boolean {
 type Look = {
   color: (name: string) => string;
   font: string;
-  /** Text sizes in canvas pixels, as the DOM tiles' (Canvas.tsx `zoomedOutSizes`). */
+  /** Text sizes in canvas pixels, as the elements' (`farTextSizes`). */
   stripTitle: number;
   farWord: number;
   farTitle: number;
@@ -88,14 +88,8 @@ function paletteOf(element: Element) {
 
 function lookOf(element: Element, zoom: number): Look {
   const { color, font } = paletteOf(element);
-  const px = (screen: number, min: number, max: number) => Math.round(Math.min(max, Math.max(min, screen / zoom)));
-  return {
-    color,
-    font,
-    stripTitle: px(10.5, 13, 28),
-    farWord: px(9.5, 12, 20),
-    farTitle: px(12.5, 16, 32),
-  };
+  const { stripTitle, farWord, farTitle } = farTextSizes(zoom);
+  return { color, font, stripTitle, farWord, farTitle };
 }
 
 function roundedRect(ctx: CanvasRenderingContext2D, x: number, y: number, w: number, h: number, r: number): void {

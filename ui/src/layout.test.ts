@@ -42,6 +42,13 @@ function assertNoOverlap(layout: Layout, except: ReadonlySet<string> = new Set()
   }
 }
 
+/** These ids in reading order of their places (row by row, left to right); those not laid out left out. */
+function reading(layout: Layout, ids: string[]): string[] {
+  return ids
+    .filter((id) => layout.positions[id])
+    .sort((a, b) => layout.positions[a]!.y - layout.positions[b]!.y || layout.positions[a]!.x - layout.positions[b]!.x);
+}
+
 /** The region that holds a node. */
 function regionOf(layout: Layout, id: string) {
   const p = layout.positions[id]!;
@@ -103,11 +110,6 @@ describe("ordering: what needs the user first", () => {
 });
 
 describe("ordering: a sort the user chose (cost, context, memory)", () => {
-  const reading = (layout: Layout, ids: string[]) =>
-    ids
-      .filter((id) => layout.positions[id])
-      .sort((a, b) => layout.positions[a]!.y - layout.positions[b]!.y || layout.positions[a]!.x - layout.positions[b]!.x);
-
   it("orders each project's region by its place in the sort, whatever the status", () => {
     const items: LayoutItem[] = [
       { id: "working", project: "/p/a", rank: 3, place: 2 },
@@ -402,9 +404,6 @@ describe("fewer moves per change (a crowded board)", () => {
     ...Array.from({ length: lane }, (_, i) => ({ id: `l${i}`, project: "/p/lane", rank: 0 })),
     ...Array.from({ length: n }, (_, i) => ({ id: `${project}-${i}`, project, rank: 3 })),
   ];
-  const reading = (layout: Layout, ids: string[]) =>
-    ids.sort((a, b) => layout.positions[a]!.y - layout.positions[b]!.y || layout.positions[a]!.x - layout.positions[b]!.x);
-
   it("keeps a project's arrival order whatever the status, ended last", () => {
     const items: LayoutItem[] = [
       { id: "first", project: "/p/a", rank: 5 },

@@ -44,6 +44,16 @@ export const ZOOM_COMPACT = 0.8;
  */
 export const CROWDED_ABOVE = 60;
 
+/**
+ * Text sizes of the zoomed-out forms, in canvas pixels: they grow as the view zooms out so that
+ * titles stay about 12.5 px on screen (11 for strips), within what a node has room for. The
+ * elements take them as CSS variables (Canvas.tsx), the painted tiles as they are (TileCanvas.tsx).
+ */
+export function farTextSizes(zoom: number): { farTitle: number; farWord: number; stripTitle: number; regionLabel: number } {
+  const px = (screen: number, min: number, max: number) => Math.round(Math.min(max, Math.max(min, screen / zoom)));
+  return { farTitle: px(12.5, 16, 32), farWord: px(9.5, 12, 20), stripTitle: px(10.5, 13, 28), regionLabel: px(12, 12, 26) };
+}
+
 /** Fit-view's margin around the layout (a fraction of its size, as React Flow takes it). */
 export const FIT_PADDING = 0.05;
 

@@ -233,16 +233,7 @@ impl App {
     // ---- the hook server ----
 
     pub fn post(&self, agent: &str, body: &Value) {
-        let path = format!("/hook/{agent}?key={}", self.endpoint.key);
-        let response = switchboard_engine::client::request(
-            self.endpoint.addr(),
-            "POST",
-            &path,
-            body.to_string().as_bytes(),
-            Duration::from_secs(5),
-        )
-        .expect("POST a hook");
-        assert_eq!(response.status, 204, "POST /hook/{agent}");
+        post_hook(&self.endpoint, agent, body);
     }
 
     /// POSTs a hook as the forwarder would from an agent whose process is `process` (the
@@ -603,6 +594,20 @@ pub fn comm(pid: u32) -> String {
 /// Fills `state` (a `SWITCHBOARD_HOME`) with sessions the way a user's would be: a headless
 /// `switchboard serve` on it gets every `(agent, body)` POSTed to its hook server, then stops
 /// (SIGTERM commits the store). Returns how many sessions it held.
+/// POSTs a hook to the hook server at `endpoint`, as the forwarder does; it must be taken (204).
+pub fn post_hook(endpoint: &Endpoint, agent: &str, body: &Value) {
+    let path = format!("/hook/{agent}?key={}", endpoint.key);
+    let response = switchboard_engine::client::request(
+        endpoint.addr(),
+        "POST",
+        &path,
+        body.to_string().as_bytes(),
+        Duration::from_secs(5),
+    )
+    .expect("POST a hook");
+    assert_eq!(response.status, 204, "POST /hook/{agent}");
+}
+
 pub fn seed_sessions(state: &Path, hooks: &[(&str, Value)]) -> usize {
     let home = state.parent().expect("the state directory's parent");
     let log = File::create(home.join("seed.log")).expect("the seed log");
@@ -619,16 +624,7 @@ pub fn seed_sessions(state: &Path, hooks: &[(&str, Value)]) -> usize {
         .expect("switchboard serve");
     let endpoint = eventually(Duration::from_secs(20), || Endpoint::read(state)).expect("serve's endpoint.json");
     for (agent, body) in hooks {
-        let path = format!("/hook/{agent}?key={}", endpoint.key);
-        let response = switchboard_engine::client::request(
-            endpoint.addr(),
-            "POST",
-            &path,
-            body.to_string().as_bytes(),
-            Duration::from_secs(5),
-        )
-        .expect("POST a hook to serve");
-        assert_eq!(response.status, 204, "POST /hook/{agent} to serve");
+        post_hook(&endpoint, agent, body);
     }
     let held = || {
         let path = format!("/sessions?key={}", endpoint.key);

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-use crate::harness::{app_path, comm, descendants, process_started_unix_ms, seed_sessions, smaps_kib, App, Notify};
+use crate::harness::{
+    app_path, comm, descendants, post_hook, process_started_unix_ms, seed_sessions, smaps_kib, App, Notify,
+};
 
 const EVENTS: usize = 200;
 const BENCH_ID: &str = "bench";
@@ -301,6 +303,16 @@ fn scale_session(i: usize) -> Value {
         _ => "done",
     };
     scale_status(&mut body, status, i);
+    body
+}
+
+/// Session `i` moved to `status` (turn `turn`): its body without the last status's details.
+fn scale_change(i: usize, status: &str, turn: usize) -> Value {
+    let mut body = scale_session(i);
+    for key in ["tool", "question", "message"] {
+        body.as_object_mut().expect("an object").remove(key);
+    }
+    scale_status(&mut body, status, turn);
     body
 }
 
@@ -613,7 +625,6 @@ fn cpu_share(before: &[(String, f64)], after: &[(String, f64)], ms: f64) -> Stri
 /// changes) so that it ends where it started.
 fn warm_up_load(endpoint: &switchboard_engine::endpoint::Endpoint, n: usize, seconds: u64) {
     let cycle = ["working", "blocked", "done", "waiting"];
-    let path = format!("/hook/custom?key={}", endpoint.key);
     let start = Instant::now();
     let total = (CHANGES_PER_SECOND * seconds) as usize / cycle.len() * cycle.len();
     for k in 0..total {
@@ -623,20 +634,7 @@ fn warm_up_load(endpoint: &switchboard_engine::endpoint::Endpoint, n: usize, sec
         }
         let i = (k / cycle.len() * 37) % n;
         let first = cycle.iter().position(|c| *c == scale_session(i)["status"]).expect("in the cycle");
-        let mut body = scale_session(i);
-        for key in ["tool", "question", "message"] {
-            body.as_object_mut().expect("an object").remove(key);
-        }
-        scale_status(&mut body, cycle[(first + 1 + k % cycle.len()) % cycle.len()], k);
-        let response = switchboard_engine::client::request(
-            endpoint.addr(),
-            "POST",
-            &path,
-            body.to_string().as_bytes(),
-            Duration::from_secs(5),
-        )
-        .expect("POST a change");
-        assert_eq!(response.status, 204);
+        post_hook(endpoint, "custom", &scale_change(i, cycle[(first + 1 + k % cycle.len()) % cycle.len()], k));
     }
 }
 
@@ -749,7 +747,6 @@ async fn scale_run(n: usize) -> Scale {
                     .map(|i| ["blocked", "waiting", "working", "working", "done", "done"][i % 6])
                     .map(|s| cycle.iter().position(|c| *c == s).expect("in the cycle"))
                     .collect();
-                let path = format!("/hook/custom?key={}", endpoint.key);
                 let start = Instant::now();
                 let total = (CHANGES_PER_SECOND * CHANGE_SECONDS) as usize;
                 for k in 0..total {
@@ -764,21 +761,9 @@ async fn scale_run(n: usize) -> Scale {
                     // Spread over the board: a different session each time.
                     let i = (k * 37) % n;
                     current[i] = (current[i] + 1) % cycle.len();
-                    let mut body = scale_session(i);
-                    for key in ["tool", "question", "message"] {
-                        body.as_object_mut().expect("an object").remove(key);
-                    }
-                    scale_status(&mut body, cycle[current[i]], k);
+                    let body = scale_change(i, cycle[current[i]], k);
                     posts2.lock().expect("the posts").push((format!("s{i:04}"), unix_ms()));
-                    let response = switchboard_engine::client::request(
-                        endpoint.addr(),
-                        "POST",
-                        &path,
-                        body.to_string().as_bytes(),
-                        Duration::from_secs(5),
-                    )
-                    .expect("POST a change");
-                    assert_eq!(response.status, 204);
+                    post_hook(&endpoint, "custom", &body);
                     sent2.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
             })

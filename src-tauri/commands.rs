@@ -176,23 +176,11 @@ pub async fn reply(state: State<'_>, session_id: String, text: String) -> Result
 }
 
 async fn deliver(state: &State<'_>, session_id: &str, what: answer::Answer) -> Result<answer::Delivered, CommandError> {
-    let session = state.hub.session(session_id).ok_or_else(|| CommandError::unknown_session(session_id))?;
-    let decisions = std::sync::Arc::clone(&state.decisions);
-    let asked = session.clone();
-    let (delivered, line) = tauri::async_runtime::spawn_blocking(move || {
-        answer::deliver_with(&decisions, &asked, &what).map(|delivered| {
-            let line = answer::history_line(&asked, &what, &delivered);
-            (delivered, line)
-        })
+    answer::give(&state.hub, &state.inputs, &state.decisions, session_id, what).await.map_err(|error| match error {
+        answer::GiveError::Unknown(id) => CommandError::unknown_session(&id),
+        answer::GiveError::Refused(refused) => CommandError::new(ErrorKind::NotDelivered, refused.to_string()),
+        answer::GiveError::Internal(why) => CommandError::new(ErrorKind::Io, why),
     })
-    .await
-    .map_err(CommandError::internal)?
-    .map_err(|refused| CommandError::new(ErrorKind::NotDelivered, refused.to_string()))?;
-    if let Some(said) = line {
-        let at = switchboard_engine::clock::now_millis();
-        state.inputs.push(Input::Answered { session_id: session.session_id.clone(), said, at });
-    }
-    Ok(delivered)
 }
 
 /// The session's last turn from its transcript, for the details panel (issue 24).

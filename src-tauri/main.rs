@@ -276,12 +276,23 @@ fn decide(session: &str, verdict: VerdictArg) -> anyhow::Result<()> {
 }
 
 fn act(session: &str, said: Said<'_>) -> anyhow::Result<()> {
-    let (session, given) = switchboard_engine::client::act::answer(&state_dir()?, session, said)?;
-    let title = session.title.unwrap_or(session.session_id);
+    use switchboard_engine::client::act;
+    let state = state_dir()?;
+    let session = act::find(&state, session)?;
+    let title = session.title.clone().unwrap_or_else(|| session.session_id.clone());
+    let cli = act::cli_name(&session.agent);
+    if !matches!(said, Said::Answer(_)) {
+        // Typed answers wait for the CLI's own word: say so while it comes.
+        eprintln!("Giving it to {title} ({cli}), waiting for {cli} to take it…");
+    }
+    let given = act::answer_session(&state, &session, said)?;
     if given["throughHook"] == true {
         println!("Answered {} through {}'s hook.", given["typed"], title);
+    } else if session.is_local() {
+        let pane = given["pane"].as_str().unwrap_or("?");
+        println!("{cli} took it: typed {} into {}'s pane {pane}.", given["typed"], title);
     } else {
-        println!("Typed {} into {}'s pane {}.", given["typed"], title, given["pane"].as_str().unwrap_or("?"));
+        println!("{cli} on {} took it: typed {} into {}'s pane there.", session.host, given["typed"], title);
     }
     Ok(())
 }

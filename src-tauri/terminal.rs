@@ -87,9 +87,8 @@ impl Target {
         if !session.is_local() {
             return Err(TerminalError::Remote(session.host.clone()));
         }
-        let answer::Pane(pane) = answer::tied_pane(session)?;
-        let socket = session.process.as_ref().and_then(|p| p.tmux_socket.as_deref()).map(PathBuf::from);
-        Ok(Self { socket, pane })
+        let pane = answer::tied_pane(session)?;
+        Ok(Self { socket: pane.socket, pane: pane.id })
     }
 
     /// The tmux client's command line: attached without resizing anyone's view, on the pane.

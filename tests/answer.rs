@@ -46,7 +46,11 @@ fn reported(pid: u32, pane: Option<&str>, socket: &Path) -> Value {
 }
 
 fn post_from(serve: &Serve, body: &Value, process: &Value) {
-    let path = format!("/hook/claude?key={}", serve.endpoint.key);
+    post_as(serve, "claude", body, process);
+}
+
+fn post_as(serve: &Serve, agent: &str, body: &Value, process: &Value) {
+    let path = format!("/hook/{agent}?key={}", serve.endpoint.key);
     let header = format!("{}: {process}\r\n", switchboard_engine::protocol::PROCESS_HEADER);
     let response = switchboard_engine::client::request_until(
         serve.addr(),
@@ -70,13 +74,25 @@ fn said(output: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
 }
 
+/// Runs `switchboard ARGS` in the background (it waits for the CLI to take what it typed).
+fn spawn(home: &Path, args: &[&str]) -> std::process::Child {
+    Command::new(crate::support::BIN)
+        .args(args)
+        .env("SWITCHBOARD_HOME", home)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 fn keys(file: &Path) -> String {
     String::from_utf8_lossy(&std::fs::read(file).unwrap_or_default()).into_owned()
 }
 
 #[test]
 fn answers_are_typed_into_the_agents_own_pane_and_nowhere_else() {
-    let serve = Serve::start();
+    // What is typed and not taken is refused after 3 s here (10 s by default).
+    let serve = Serve::start_with_env(&[("SWITCHBOARD_CONFIRM_MS", Path::new("3000"))]);
     let dir = tempfile::tempdir().unwrap();
     let tmux = Tmux { socket: dir.path().join("tmux.sock") };
     let script = dir.path().join("agent.py");
@@ -122,20 +138,37 @@ fn answers_are_typed_into_the_agents_own_pane_and_nowhere_else() {
     assert!(said(&reply).contains("choose an option instead"), "{}", said(&reply));
     assert_eq!(keys(&got), "", "nothing typed by a refused answer");
 
-    let answered = run(serve.home(), &["answer", "ask", "2"], b"");
+    // The answer counts once the CLI goes on with it (its tool returns): the command waits.
+    let answering = spawn(serve.home(), &["answer", "ask", "2"]);
+    eventually(Duration::from_secs(30), || Some(()).filter(|()| keys(&got) == "2")).expect("the agent got the key 2");
+    post_from(&serve, &claude("PostToolUse", "asks"), &process);
+    let answered = answering.wait_with_output().unwrap();
     assert!(answered.status.success(), "{}", said(&answered));
     assert!(said(&answered).contains(&format!("pane {pane}")), "{}", said(&answered));
-    eventually(Duration::from_secs(30), || Some(()).filter(|()| keys(&got) == "2")).expect("the agent got the key 2");
+    assert!(said(&answered).contains("Claude Code took it"), "{}", said(&answered));
 
-    // The CLI goes on with the answer (its tool returns), then finishes the turn: a reply is its
-    // next prompt, then Enter.
-    post_from(&serve, &claude("PostToolUse", "asks"), &process);
+    // Then it finishes the turn: a reply is its next prompt, drawn, then Enter — sent once the
+    // CLI's prompt event says it took it.
     post_from(&serve, &claude("Stop", "asks"), &process);
     serve.wait_for("asks", |s| s["status"] == "done");
-    let replied = run(serve.home(), &["reply", "asks", "now", "fix\nthe tests"], b"");
+    let replying = spawn(serve.home(), &["reply", "asks", "now", "fix\nthe tests;"]);
+    eventually(Duration::from_secs(30), || Some(()).filter(|()| keys(&got) == "2now fix the tests;\r"))
+        .unwrap_or_else(|| panic!("the agent got the reply (its `;` too) and Enter: {:?}", keys(&got)));
+    post_from(&serve, &claude("UserPromptSubmit", "asks"), &process);
+    let replied = replying.wait_with_output().unwrap();
     assert!(replied.status.success(), "{}", said(&replied));
-    eventually(Duration::from_secs(30), || Some(()).filter(|()| keys(&got) == "2now fix the tests\r"))
-        .unwrap_or_else(|| panic!("the agent got the reply and Enter: {:?}", keys(&got)));
+    assert!(said(&replied).contains("Claude Code took it"), "{}", said(&replied));
+    let history = serve.history_with("asks", "Replied from Switchboard");
+    assert!(history.contains("Replied from Switchboard: now fix the tests;, typed into pane"), "{history}");
+
+    // Typed but never taken (no prompt event): refused, non-zero, and the history says so.
+    post_from(&serve, &claude("Stop", "asks"), &process);
+    serve.wait_for("asks", |s| s["status"] == "done");
+    let ignored = run(serve.home(), &["reply", "asks", "are you there"], b"");
+    assert!(!ignored.status.success(), "{}", said(&ignored));
+    assert!(said(&ignored).contains("did not take it"), "{}", said(&ignored));
+    let history = serve.history_with("asks", "did not take it");
+    assert!(history.contains("Claude Code did not take it"), "{history}");
 
     // A session that claims that pane, from a process that is not in it: nothing is typed.
     let outsider = Command::new("sleep").arg("60").spawn().unwrap();
@@ -152,7 +185,133 @@ fn answers_are_typed_into_the_agents_own_pane_and_nowhere_else() {
     let mut outsider = outsider;
     let _ = outsider.kill();
     let _ = outsider.wait();
-    assert_eq!(keys(&got), "2now fix the tests\r", "nothing more was typed");
+    assert_eq!(keys(&got), "2now fix the tests;\rare you there\r", "nothing more was typed");
+}
+
+fn codex(name: &str, session_id: &str, rollout: &Path) -> Value {
+    let mut body = fixture(&format!("codex/{name}.json"));
+    body["session_id"] = json!(session_id);
+    body["transcript_path"] = json!(rollout);
+    body
+}
+
+impl Tmux {
+    /// A new window running `command`: its pane id and the pid tmux started there.
+    fn window(&self, command: &str) -> (String, u32) {
+        let pane = self.run(&["new-window", "-P", "-F", "#{pane_id}", command]);
+        let pid = self.run(&["display-message", "-p", "-t", &pane, "#{pane_pid}"]).parse().unwrap();
+        eventually(Duration::from_secs(30), || {
+            Some(()).filter(|()| self.run(&["capture-pane", "-p", "-t", &pane]).contains("STAND-IN AGENT"))
+        })
+        .expect("the stand-in agent is up");
+        (pane, pid)
+    }
+}
+
+/// Issue 33.1: Codex's default daemon mode. Two stand-in windows in two panes and a shared
+/// "daemon" in the first pane's tree that holds both sessions' rollouts; every hook reports the
+/// daemon and the first pane, as real Codex's do. Reply, answer and peek for the second session
+/// never touch the first pane: refused with the reason and the fix — or, where a window in
+/// another pane holds the session's rollout itself, delivered there. The bytes each pane
+/// received are asserted.
+#[test]
+fn a_daemon_serving_several_windows_never_ties_a_session_to_its_pane() {
+    let serve = Serve::start_with_env(&[("SWITCHBOARD_CONFIRM_MS", Path::new("3000"))]);
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = Tmux { socket: dir.path().join("tmux.sock") };
+    let script = dir.path().join("agent.py");
+    std::fs::write(&script, AGENT).unwrap();
+    let rollout = |n: u32| {
+        let path = dir.path().join(format!("rollout-2026-12-03T07-35-19-session-{n}.jsonl"));
+        std::fs::write(&path, "").unwrap();
+        path
+    };
+    let (one, two, four) = (rollout(1), rollout(2), rollout(4));
+    let keys_of = |n: u32| dir.path().join(format!("keys-{n}"));
+    let agent = |n: u32| format!("python3 '{}' '{}' '›'", script.display(), keys_of(n).display());
+    // Window 1 starts the daemon (a child of its TUI, as `codex` starts `codex app-server`); it
+    // holds every session's rollout.
+    let daemon = format!(
+        "python3 -c 'import sys, time; held = [open(p) for p in sys.argv[2:]]; time.sleep(600)' app-server '{}' '{}' '{}'",
+        one.display(),
+        two.display(),
+        four.display()
+    );
+    tmux.run(&["new-session", "-d", "-x", "120", "-y", "30", "-s", "agents", "sleep 600"]);
+    let (first, _) = tmux.window(&format!("{daemon} & exec {}", agent(1)));
+    let (second, _) = tmux.window(&format!("exec {}", agent(2)));
+    // Window 4 holds its own session's rollout (in-process, as `codex --no-daemon`).
+    let (fourth, _) = tmux.window(&format!("exec {} 3<'{}'", agent(4), four.display()));
+    let daemon_pid = eventually(Duration::from_secs(30), || {
+        let out = Command::new("pgrep").args(["-f", "app-server"]).output().ok()?;
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|pid| pid.trim().parse::<u32>().ok())
+            .find(|pid| std::fs::read_link(format!("/proc/{pid}/fd/5")).is_ok_and(|f| f == four))
+    })
+    .expect("the daemon holds the rollouts");
+    let from_daemon = reported(daemon_pid, Some(&first), &tmux.socket);
+    for (id, path) in [("session-1", &one), ("session-2", &two), ("session-4", &four)] {
+        post_as(&serve, "codex", &codex("Stop", id, path), &from_daemon);
+        serve.wait_for(id, |s| s["status"] == "done" && s["process"]["tmuxPane"] == json!(first));
+    }
+
+    for id in ["session-2", "session-1"] {
+        let refused = run(serve.home(), &["reply", id, "hello"], b"");
+        assert!(!refused.status.success(), "{}", said(&refused));
+        let text = said(&refused);
+        assert!(text.contains("serves all its windows") && text.contains("--no-daemon"), "{text}");
+        let peek = said(&run(serve.home(), &["peek", id], b""));
+        assert!(peek.contains("(no screen: ") && !peek.contains("STAND-IN AGENT"), "{peek}");
+    }
+    post_as(&serve, "codex", &codex("PreToolUse-request_user_input", "session-2", &two), &from_daemon);
+    serve.wait_for("session-2", |s| s["status"] == "waiting");
+    let refused = run(serve.home(), &["answer", "session-2", "1"], b"");
+    assert!(said(&refused).contains("serves all its windows"), "{}", said(&refused));
+
+    // Session 4's own window holds its rollout: the reply goes there, and only there.
+    let replying = spawn(serve.home(), &["reply", "session-4", "only for four"]);
+    eventually(Duration::from_secs(30), || Some(()).filter(|()| keys(&keys_of(4)) == "only for four\r"))
+        .unwrap_or_else(|| panic!("window 4 got the reply: {:?}", keys(&keys_of(4))));
+    post_as(&serve, "codex", &codex("UserPromptSubmit", "session-4", &four), &from_daemon);
+    let replied = replying.wait_with_output().unwrap();
+    assert!(replied.status.success(), "{}", said(&replied));
+    assert!(said(&replied).contains(&format!("pane {fourth}")), "{}", said(&replied));
+    let peek = said(&run(serve.home(), &["peek", "session-4"], b""));
+    assert!(peek.contains("(sent) only for four"), "its own screen: {peek}");
+    // Nothing else was typed there: not Backspace, not a second Enter.
+    assert_eq!(keys(&keys_of(4)), "only for four\r");
+
+    assert_eq!(keys(&keys_of(1)), "", "nothing was typed into the daemon's pane {first}");
+    assert_eq!(keys(&keys_of(2)), "", "nothing was typed into the second window {second} either");
+}
+
+/// Issue 33.2: a composer holding the user's unsent draft is never appended to or wiped: what was
+/// typed is erased again, the reply refused with the draft quoted, and nothing is sent.
+#[test]
+fn a_reply_into_a_composer_holding_a_draft_is_refused_and_the_draft_kept() {
+    let serve = Serve::start();
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = Tmux { socket: dir.path().join("tmux.sock") };
+    let script = dir.path().join("agent.py");
+    std::fs::write(&script, AGENT).unwrap();
+    let got = dir.path().join("keys");
+    tmux.run(&["new-session", "-d", "-x", "120", "-y", "30", "-s", "agents", "sleep 600"]);
+    let (pane, pid) = tmux.window(&format!("exec python3 '{}' '{}'", script.display(), got.display()));
+    let process = reported(pid, Some(&pane), &tmux.socket);
+    post_from(&serve, &claude("Stop", "drafted"), &process);
+    serve.wait_for("drafted", |s| s["status"] == "done");
+    tmux.run(&["send-keys", "-t", &pane, "-l", "half a thought"]);
+    eventually(Duration::from_secs(30), || {
+        Some(()).filter(|()| tmux.run(&["capture-pane", "-p", "-t", &pane]).contains("> half a thought"))
+    })
+    .expect("the user's draft is drawn");
+    let refused = run(serve.home(), &["reply", "drafted", "run the tests"], b"");
+    assert!(!refused.status.success(), "{}", said(&refused));
+    assert!(said(&refused).contains("holds text not sent yet (\"half a thought\")"), "{}", said(&refused));
+    let screen = tmux.run(&["capture-pane", "-p", "-t", &pane]);
+    assert!(screen.lines().any(|line| line.trim_end() == "> half a thought"), "the draft is as it was: {screen}");
+    assert!(!keys(&got).contains('\r'), "nothing was sent: {:?}", keys(&got));
 }
 
 /// Issue 25's "End agent": `switchboard end` sends SIGTERM to the agent's own group — the CLI and

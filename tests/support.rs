@@ -112,6 +112,20 @@ impl Serve {
             .unwrap_or_else(|| panic!("session {id} never matched; last seen {:?}", self.session(id)))
     }
 
+    /// The session's history entries as the store has them (written within a second or so),
+    /// once one contains `wanted`; all of them, joined by newlines.
+    pub fn history_with(&self, id: &str, wanted: &str) -> String {
+        let path = self.home().join(switchboard_engine::instance::store::DATABASE_FILE);
+        let read = || -> Option<String> {
+            let conn = rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).ok()?;
+            let mut query = conn.prepare("SELECT entry FROM history WHERE session_id = ?1 ORDER BY id").ok()?;
+            let rows = query.query_map([id], |row| row.get::<_, String>(0)).ok()?;
+            Some(rows.flatten().collect::<Vec<_>>().join("\n"))
+        };
+        eventually(Duration::from_secs(20), || read().filter(|all| all.contains(wanted)))
+            .unwrap_or_else(|| read().unwrap_or_default())
+    }
+
     /// Stops with SIGTERM and hands back the state directory and what serve printed.
     pub fn stop(mut self) -> (tempfile::TempDir, String) {
         let status = self.terminate();

@@ -10,9 +10,13 @@ use crate::harness::{eventually, hook, xdotool, App, Notify};
 
 fn process(pane: Option<&str>, socket: Option<&str>, window: Option<&str>) -> Value {
     // This test process plays the agent: alive, with its real start time.
-    let me = std::process::id();
-    let start = switchboard_engine::process::stat(me).expect("/proc/self/stat").start;
-    json!({"pid": me, "start": start, "tty": null, "tmuxPane": pane, "tmuxSocket": socket,
+    process_of(std::process::id(), pane, socket, window)
+}
+
+/// The agent `pid` (its real start time), reported from `pane`.
+fn process_of(pid: u32, pane: Option<&str>, socket: Option<&str>, window: Option<&str>) -> Value {
+    let start = switchboard_engine::process::stat(pid).expect("/proc/<pid>/stat").start;
+    json!({"pid": pid, "start": start, "tty": null, "tmuxPane": pane, "tmuxSocket": socket,
         "windowId": window, "termProgram": null})
 }
 
@@ -37,6 +41,12 @@ impl TmuxServer {
         String::from_utf8_lossy(&out.stdout).trim().to_owned()
     }
 
+    /// The agent in `pane`: the process tmux started there (Jump goes only to a pane tied to it).
+    fn in_pane(&self, pane: &str, window: Option<&str>) -> Value {
+        let pid: u32 = self.run(&["display", "-p", "-t", pane, "#{pane_pid}"]).parse().expect("the pane's pid");
+        process_of(pid, Some(pane), Some(&self.socket_path()), window)
+    }
+
     fn socket_path(&self) -> String {
         self.socket.to_string_lossy().into_owned()
     }
@@ -59,7 +69,6 @@ async fn jump_selects_the_agents_tmux_pane_among_several() {
     let app = App::start(Notify::Off).await;
     let panes = TmuxServer::start();
     let tmux = |args: &[&str]| panes.run(args);
-    let socket_path = panes.socket_path();
     let first = tmux(&["display", "-p", "#{pane_id}"]);
     let target = tmux(&["new-window", "-P", "-F", "#{pane_id}", "sleep 120"]);
     tmux(&["split-window", "-P", "-F", "#{pane_id}", "sleep 120"]);
@@ -68,7 +77,7 @@ async fn jump_selects_the_agents_tmux_pane_among_several() {
         app.post_from(
             "claude",
             &hook("claude/PermissionRequest.json", id, Some("/src/app")),
-            &process(Some(pane), Some(&socket_path), None),
+            &panes.in_pane(pane, None),
         );
         app.wait_node(id, "blocked", |n| n.status == "blocked").await;
     }
@@ -129,14 +138,13 @@ async fn the_notification_jumps_to_the_agents_tmux_pane() {
     app.unfocus();
     let panes = TmuxServer::start();
     let tmux = |args: &[&str]| panes.run(args);
-    let socket_path = panes.socket_path();
     let first = tmux(&["display", "-p", "#{pane_id}"]);
     let target = tmux(&["new-window", "-P", "-F", "#{pane_id}", "sleep 120"]);
     tmux(&["select-window", "-t", &first]);
     app.post_from(
         "claude",
         &hook("claude/PermissionRequest.json", "notified", Some("/src/shop")),
-        &process(Some(&target), Some(&socket_path), None),
+        &panes.in_pane(&target, None),
     );
     let notice = server.wait_for_summary("shop — needs permission");
     assert!(notice.actions.iter().any(|a| a == "jump"), "{:?}", notice.actions);

@@ -71,6 +71,8 @@ export function jumpNote(jump: Jump, copied: boolean): JumpNote {
         brief: "No terminal to show; could not copy. Open the card to resume it.",
       };
     }
+    case "refused":
+      return plain(jump.reason, true);
     case "elsewhere":
       return plain(
         `It runs in a terminal Switchboard cannot bring forward (pid ${jump.pid}${jump.tty ? ` on ${jump.tty}` : ""}).`,

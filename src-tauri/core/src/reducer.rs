@@ -75,6 +75,7 @@ impl SessionState {
                 footprint: None,
                 git: None,
                 idle_holding: false,
+                turn_started_at: None,
             },
             seq,
             event_title: None,
@@ -538,6 +539,9 @@ fn apply_commit(state: &mut SessionState, event: &StatusEvent, commit: Commit, w
     }
     if previous != Some(next) {
         session.status_changed_at = Some(event.ts);
+    }
+    if event.cue == Cue::NewTurn && !event.is_subagent() {
+        session.turn_started_at = Some(event.ts);
     }
     session.status = Some(next);
     state.done_at = turn_end.then_some(event.ts);

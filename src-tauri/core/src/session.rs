@@ -104,6 +104,11 @@ pub struct Session {
     /// holds [`crate::usage::IDLE_HOLDING_BYTES`] or more: worth ending. Stamped by the clock.
     #[serde(default)]
     pub idle_holding: bool,
+    /// When its current turn began (Unix ms): its CLI's new-turn event (UserPromptSubmit,
+    /// BeforeAgent) — what proves a reply typed from the board was taken (issue 33).
+    #[serde(default)]
+    #[cfg_attr(test, ts(type = "number | null"))]
+    pub turn_started_at: Option<Millis>,
 }
 
 /// One question of an agent's question tool.

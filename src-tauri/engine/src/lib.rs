@@ -29,6 +29,8 @@ pub mod instance;
 pub mod remote;
 /// Setting up: the installer, `doctor`, Codex's trust entries.
 pub mod setup;
+/// The one door to an agent's terminal: tmux, the tie, typing, the screen (issue 33).
+pub mod terminal;
 
 pub use config::Config;
 pub use instance::hub::{Hub, Input, Inputs, Update};

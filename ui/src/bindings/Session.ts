@@ -105,4 +105,9 @@ git: GitInfo | null,
  * Done or waiting, silent for [`crate::usage::IDLE_HOLDING_AFTER_MS`] while its process tree
  * holds [`crate::usage::IDLE_HOLDING_BYTES`] or more: worth ending. Stamped by the clock.
  */
-idleHolding: boolean, };
+idleHolding: boolean, 
+/**
+ * When its current turn began (Unix ms): its CLI's new-turn event (UserPromptSubmit,
+ * BeforeAgent) — what proves a reply typed from the board was taken (issue 33).
+ */
+turnStartedAt: number | null, };

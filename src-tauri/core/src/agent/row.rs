@@ -20,6 +20,34 @@ pub enum TitleSource {
     SessionIndex,
 }
 
+/// How a tmux pane is proven to show one session of this CLI before anything is typed into it,
+/// its screen read or its terminal attached (issue 33). Never a process that serves several
+/// sessions: that one sits in one pane's tree while showing nothing of the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tie {
+    /// One process per session, and it is the one that runs the hook (Claude Code, Gemini CLI):
+    /// the pane's process tree holds the reported process (same pid, same start time).
+    HookProcess,
+    /// The hook may run in a process that serves every session (Codex's `app-server` daemon). A
+    /// pane shows the session when a process in its tree that serves no other session — its
+    /// command line names none of `servers`, and it has no other `<prefix>*<suffix>` file open —
+    /// has the session's transcript open, or names the session's id on its command line (`codex
+    /// resume <id>`). Any pane of the reported tmux server may be the one.
+    SessionFile { servers: &'static [&'static str], prefix: &'static str, suffix: &'static str, fix: &'static str },
+}
+
+/// How the CLI's composer takes typed input (issue 33): what is typed is drawn first, and only
+/// then is Enter pressed — text followed at once by Enter reads as a paste to some TUIs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Typing {
+    /// What starts its composer's line on screen, after any box border (`>`, `›`, `❯`).
+    pub prompts: &'static [&'static str],
+    /// How long to wait after the text is drawn before Enter (past its paste-burst window).
+    pub enter_after_ms: u64,
+    /// What it draws instead of a long typed text it took as a paste (`[Pasted text #2]`).
+    pub pasted: Option<&'static str>,
+}
+
 /// One agent CLI.
 #[derive(Debug)]
 pub struct Agent {
@@ -53,6 +81,10 @@ pub struct Agent {
     pub resume: Option<&'static str>,
     /// Where its own name for a session lives.
     pub title: TitleSource,
+    /// How a tmux pane is tied to one of its sessions.
+    pub tie: Tie,
+    /// How it takes a typed reply.
+    pub typing: Typing,
 }
 
 impl Agent {

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, TitleSource};
+use crate::agent::row::{Agent, Tie, TitleSource, Typing};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 const AGENT_ID: &str = "claude";
@@ -75,6 +75,8 @@ pub static AGENT: Agent = Agent {
     silent_reply: None,
     resume: Some("claude --resume {id}"),
     title: TitleSource::Transcript,
+    tie: Tie::HookProcess,
+    typing: Typing { prompts: &["❯", ">"], enter_after_ms: 50, pasted: Some("[Pasted text") },
 };
 
 pub fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {

@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::claude::permission_request;
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, TitleSource};
+use crate::agent::row::{Agent, Tie, TitleSource, Typing};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 const AGENT_ID: &str = "codex";
@@ -53,6 +53,14 @@ pub static AGENT: Agent = Agent {
     silent_reply: None,
     resume: Some("codex resume {id}"),
     title: TitleSource::SessionIndex,
+    tie: Tie::SessionFile {
+        servers: &["app-server"],
+        prefix: "rollout-",
+        suffix: ".jsonl",
+        fix:
+            "start Codex with `codex --no-daemon` (or `codex resume <id>`) so that its window holds the session itself",
+    },
+    typing: Typing { prompts: &["›"], enter_after_ms: 150, pasted: Some("[Pasted Content") },
 };
 
 pub fn normalize_codex(raw: &Value, now: Millis) -> Option<StatusEvent> {

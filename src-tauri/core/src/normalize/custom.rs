@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::agent::row::{Agent, TitleSource};
+use crate::agent::row::{Agent, Tie, TitleSource, Typing};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 /// Scripts and tools that speak Switchboard's own event (SPEC 1.4): not installed, not decided.
@@ -21,6 +21,8 @@ pub static AGENT: Agent = Agent {
     silent_reply: None,
     resume: None,
     title: TitleSource::None,
+    tie: Tie::HookProcess,
+    typing: Typing { prompts: &[">"], enter_after_ms: 50, pasted: None },
 };
 
 pub fn normalize_custom(raw: &Value, now: Millis) -> Option<StatusEvent> {

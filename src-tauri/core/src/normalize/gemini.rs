@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, TitleSource};
+use crate::agent::row::{Agent, Tie, TitleSource, Typing};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, StatusEvent};
 
 const AGENT_ID: &str = "gemini";
@@ -44,6 +44,8 @@ pub static AGENT: Agent = Agent {
     silent_reply: Some("{}"),
     resume: Some("gemini --resume {id}"),
     title: TitleSource::None,
+    tie: Tie::HookProcess,
+    typing: Typing { prompts: &[">", "*"], enter_after_ms: 150, pasted: None },
 };
 
 pub fn normalize_gemini(raw: &Value, now: Millis) -> Option<StatusEvent> {

@@ -11,8 +11,9 @@ use switchboard_core::Session;
 use crate::endpoint::Endpoint;
 use crate::protocol::{decision_path, session_action_path, Verdict};
 
-/// A typed answer can wait on tmux (up to a few seconds), a remote decision on its link.
-const TIMEOUT: Duration = Duration::from_secs(15);
+/// A typed answer waits on tmux and then for its CLI to take it (`confirm_within`, 10 s), a
+/// remote's on its link as well.
+const TIMEOUT: Duration = Duration::from_secs(45);
 
 #[derive(Debug, thiserror::Error)]
 pub enum ActError {
@@ -55,6 +56,11 @@ fn refusal(status: u16, body: &[u8]) -> ActError {
     ActError::Refused(said.unwrap_or_else(|| format!("the instance answered HTTP {status}")))
 }
 
+/// The CLI's own name (`Codex CLI`) for an agent id, for messages.
+pub fn cli_name(agent: &str) -> &str {
+    switchboard_core::agent(agent).map_or(agent, |cli| cli.name)
+}
+
 /// Allow or deny the permission the session holds for the board.
 pub fn decide(state_dir: &Path, name: &str, verdict: Verdict) -> Result<Session, ActError> {
     let session = find(state_dir, name)?;
@@ -87,6 +93,13 @@ pub enum Said<'a> {
 /// given, and where, as the instance said.
 pub fn answer(state_dir: &Path, name: &str, said: Said<'_>) -> Result<(Session, Value), ActError> {
     let session = find(state_dir, name)?;
+    let given = answer_session(state_dir, &session, said)?;
+    Ok((session, given))
+}
+
+/// [`answer`] for a session already found.
+pub fn answer_session(state_dir: &Path, session: &Session, said: Said<'_>) -> Result<Value, ActError> {
+    let name = &session.session_id;
     let endpoint = endpoint(state_dir)?;
     let (path, body) = match said {
         Said::Option(n) => {
@@ -101,7 +114,7 @@ pub fn answer(state_dir: &Path, name: &str, said: Said<'_>) -> Result<(Session, 
     };
     let response = super::request(endpoint.addr(), "POST", &path, &body, TIMEOUT).map_err(ActError::Unreachable)?;
     match response.status {
-        200 => Ok((session, serde_json::from_slice(&response.body).unwrap_or(Value::Null))),
+        200 => Ok(serde_json::from_slice(&response.body).unwrap_or(Value::Null)),
         404 => Err(ActError::NoSuchSession(name.to_owned())),
         status => Err(refusal(status, &response.body)),
     }

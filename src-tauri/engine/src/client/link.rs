@@ -24,6 +24,8 @@ use crate::protocol::{decision_path, updates_path, Verdict};
 const STREAM_SILENCE: Duration = Duration::from_secs(HEARTBEAT.as_secs() * 3);
 /// A decision's round trip to the instance.
 const DECISION_TIMEOUT: Duration = Duration::from_secs(5);
+/// An answer is typed, then waits for the CLI to take it (`answer::confirm_within`).
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(25);
 /// The longest response head and chunk-size line read from the instance.
 const HEAD_LIMIT: usize = 64 * 1024;
 
@@ -380,7 +382,7 @@ fn answer(endpoint: &Endpoint, session_id: &str, said: &Said) -> LinkFrame {
         Said::Reply(text) => (action("reply"), text.as_bytes().to_vec()),
     };
     let error = |message: String| LinkFrame::Error { kind: LinkErrorKind::Answer, message };
-    match super::request(endpoint.addr(), "POST", &path, &body, DECISION_TIMEOUT) {
+    match super::request(endpoint.addr(), "POST", &path, &body, ANSWER_TIMEOUT) {
         Ok(response) if response.status == 200 => LinkFrame::Answered {
             session_id: session_id.to_owned(),
             delivered: serde_json::from_slice(&response.body).unwrap_or(serde_json::Value::Null),

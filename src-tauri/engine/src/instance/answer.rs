@@ -1,11 +1,12 @@
 //! Answering an agent from the board (issue 24): an option of its question, or a reply (its next
-//! prompt), typed into the agent's own tmux pane — only once that pane is tied to that agent:
-//! the pane's process tree holds the agent's process (the same process the forwarder saw, not a
-//! reused pid). Codex runs every session's hooks in one daemon, so the process a Codex hook
-//! reports may belong to another window: a Codex session is tied to a pane only when a process in
-//! that pane has the session's own rollout file open. Anything that cannot be tied is refused with
-//! the reason (and the board offers Jump instead): a key typed into the wrong agent is worse than
-//! none.
+//! prompt), typed into the tmux pane that shows that session — only once the pane is proven to
+//! (the tie, [`crate::terminal::tie`], by its CLI's rule). Anything that cannot be tied is refused
+//! with the reason (and the board offers Jump instead): a key typed into the wrong agent is worse
+//! than none.
+//!
+//! Typed is not sent (issue 33): a reply counts once the CLI's own next event says it took it
+//! (a new turn), an option once its question closes; until then the caller waits, and past
+//! [`confirm_within`] it is refused as "not taken", with what its composer still shows.
 //!
 //! A CLI whose decision hook can carry its question tool's answers (Claude Code: the held
 //! PermissionRequest answers AskUserQuestion with `updatedInput.answers`) is answered through
@@ -13,23 +14,22 @@
 //! drawn meanwhile, closes. Only while the question is held for the board (Allow / Deny on).
 //!
 //! What is typed: the option's number alone (in all three CLIs' question dialogs the key `2`
-//! answers option 2 at once), or the reply's text as literal keys (`send-keys -l`, newlines made
-//! spaces, at most [`MAX_REPLY`] characters) and Enter.
+//! answers option 2 at once), or the reply's text as literal keys (newlines made spaces, at most
+//! [`MAX_REPLY`] characters) and, once drawn, Enter ([`crate::terminal::typing`]).
 
 use std::path::Path;
-use std::process::Command;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
-use switchboard_core::{AgentStatus, Session};
+use switchboard_core::{AgentStatus, Millis, Session};
 
 use super::decide::Decisions;
-use crate::process;
+use super::hub::{Hub, Input, Inputs};
+use crate::terminal::{tie, tmux, typing, TieError};
 
 /// The longest reply typed (characters).
 pub const MAX_REPLY: usize = 4_000;
-/// How far up the process tree the agent may sit below its pane's shell.
-const MAX_DEPTH: usize = 16;
 /// Lines of the pane `peek` shows.
 pub const PEEK_LINES: usize = 60;
 
@@ -107,18 +107,13 @@ pub enum AnswerError {
     Remote(String),
     #[error("{0}")]
     RemoteRefused(String),
-    #[error("it does not run in tmux ({0}): use Jump to go to its terminal")]
-    NotInTmux(String),
-    #[error("its tmux pane {0} is gone, or tmux does not answer")]
-    PaneGone(String),
-    #[error("its tmux pane {0} runs something else now (not this agent's process): nothing was typed")]
-    NotThisAgent(String),
-    #[error("Codex runs its hooks in a shared daemon and no process in pane {0} has this session's rollout open: nothing was typed (use Jump)")]
-    CodexUntied(String),
-    #[error("its agent process has exited")]
-    Exited,
-    #[error("typing into pane {0} failed")]
-    Typing(String),
+    #[error(transparent)]
+    Untied(#[from] TieError),
+    #[error(transparent)]
+    Typing(#[from] typing::TypingError),
+    /// Typed, but the CLI's next event never said it took it.
+    #[error("typed into pane {pane}, but {cli} did not take it within {seconds} s (no new turn): {left}")]
+    NotTaken { pane: String, cli: &'static str, seconds: u64, left: String },
 }
 
 /// What was typed, and where.
@@ -135,13 +130,11 @@ pub struct Delivered {
 }
 
 /// The history entry for an answer typed into this machine's pane (one given through the hook is
-/// in the history already, as the message of its `working`; a remote's is in its box's).
-pub fn history_line(session: &Session, answer: &Answer, delivered: &Delivered) -> Option<String> {
-    if delivered.through_hook || !session.is_local() {
-        return None;
-    }
+/// in the history already, as the message of its `working`; a remote's is in its box's): what was
+/// typed where, and — `taken_by` — the CLI that took it; without it, the caller says why not.
+pub fn history_line(session: &Session, answer: &Answer, delivered: &Delivered, taken_by: Option<&str>) -> String {
     let pane = &delivered.pane;
-    Some(match answer {
+    let what = match answer {
         Answer::Option(n) => {
             let label = session.questions.first().and_then(|q| q.options.get(n.checked_sub(1)?)).map(|o| &o.label);
             match label {
@@ -152,7 +145,11 @@ pub fn history_line(session: &Session, answer: &Answer, delivered: &Delivered) -
         Answer::Text(_) | Answer::Reply(_) => {
             format!("Replied from Switchboard: {}, typed into pane {pane}", clip_line(&delivered.typed))
         }
-    })
+    };
+    match taken_by {
+        Some(cli) => format!("{what}; {cli} took it"),
+        None => what,
+    }
 }
 
 fn clip_line(text: &str) -> String {
@@ -224,32 +221,31 @@ fn through_hook(decisions: &Decisions, session: &Session, answer: &Answer) -> Op
     )
 }
 
-/// Types `answer` into the session's own tmux pane, once it is tied to that agent.
+/// Types `answer` into the pane that shows the session, once it is tied to it.
 pub fn deliver(session: &Session, answer: &Answer) -> Result<Delivered, AnswerError> {
     let keys = keys_for(session, answer)?;
     let pane = tied_pane(session)?;
-    let socket = session.process.as_ref().and_then(|p| p.tmux_socket.as_deref()).map(Path::new);
     let typed = match &keys {
         Keys::Digit(digit) => {
-            send(socket, &pane.0, &["-l", "--", digit])?;
+            if !tmux::type_literally(pane.socket(), &pane.id, digit) {
+                return Err(typing::TypingError::Failed(pane.id).into());
+            }
             digit.clone()
         }
         Keys::Line(text) => {
-            send(socket, &pane.0, &["-l", "--", text])?;
-            send(socket, &pane.0, &["Enter"])?;
+            let cli = switchboard_core::agent(&session.agent).ok_or(AnswerError::NotAsking)?;
+            typing::type_line(&pane, text, &cli.typing)?;
             text.clone()
         }
     };
-    Ok(Delivered { pane: pane.0, typed, through_hook: false })
+    Ok(Delivered { pane: pane.id, typed, through_hook: false })
 }
 
-/// The last lines of the agent's pane, once it is tied to that agent.
+/// The last lines of the pane that shows the session, once it is tied to it.
 fn screen(session: &Session) -> Result<String, AnswerError> {
     let pane = tied_pane(session)?;
-    let socket = session.process.as_ref().and_then(|p| p.tmux_socket.as_deref()).map(Path::new);
-    let start = format!("-{PEEK_LINES}");
-    let output = tmux(socket, &["capture-pane", "-p", "-J", "-t", &pane.0, "-S", &start])
-        .ok_or_else(|| AnswerError::PaneGone(pane.0.clone()))?;
+    let output =
+        tmux::capture(pane.socket(), &pane.id, PEEK_LINES).ok_or_else(|| TieError::PaneGone(pane.id.clone()))?;
     Ok(output.trim_end().to_owned())
 }
 
@@ -309,87 +305,95 @@ fn one_line(text: &str) -> Option<String> {
     (!line.trim().is_empty()).then_some(line)
 }
 
-/// A tmux pane id (`%3`) tied to a session's agent by [`tied_pane`].
-pub struct Pane(pub String);
-
-/// The session's tmux pane, tied to its agent: the agent still runs, and the pane's process tree
-/// holds it (for Codex: a process there has the session's rollout open). Answers, the Screen and
-/// the live terminal all go through this one check.
-pub fn tied_pane(session: &Session) -> Result<Pane, AnswerError> {
+/// The pane that shows this machine's session (the tie, by its CLI's rule). Answers, the Screen,
+/// the live terminal and Jump all go through this one check.
+pub fn tied_pane(session: &Session) -> Result<tie::Pane, AnswerError> {
     if !session.is_local() {
         return Err(AnswerError::Remote(session.host.clone()));
     }
-    let Some(agent) = session.process.as_ref() else {
-        return Err(AnswerError::NotInTmux("where it runs is not known".into()));
+    Ok(tie::tied_pane(session)?)
+}
+
+/// How long a typed answer or reply waits for its CLI to take it: `SWITCHBOARD_CONFIRM_MS`, else
+/// 10 s (a CLI fires its prompt event as the prompt is submitted, before any model call).
+pub fn confirm_within() -> Duration {
+    let ms = std::env::var("SWITCHBOARD_CONFIRM_MS").ok().and_then(|ms| ms.parse().ok()).unwrap_or(10_000);
+    Duration::from_millis(ms)
+}
+
+/// Whether the session's CLI took what was typed at `since`: a new turn (a reply, or the answer
+/// carried on), or — for an option — its question closed.
+fn taken(session: &Session, answer: &Answer, since: Millis) -> bool {
+    let new_turn = session.turn_started_at.is_some_and(|at| at >= since);
+    match answer {
+        Answer::Option(_) => new_turn || session.status != Some(AgentStatus::Waiting) || !session.awaiting_input,
+        Answer::Text(_) | Answer::Reply(_) => new_turn,
+    }
+}
+
+/// Why an answer from the board or the command line was not given.
+#[derive(Debug, thiserror::Error)]
+pub enum GiveError {
+    #[error("no session {0}")]
+    Unknown(String),
+    #[error(transparent)]
+    Refused(#[from] AnswerError),
+    #[error("the answer's worker failed: {0}")]
+    Internal(String),
+}
+
+/// Gives `answer` to the session (the one path for the board, the command line and a link): through
+/// its CLI's hook, down its box's link, or typed into its tied pane — then, when typed, waits for its
+/// CLI to take it. The history says what was typed where, and whether it was taken.
+pub async fn give(
+    hub: &Hub,
+    inputs: &Inputs,
+    decisions: &Arc<Decisions>,
+    session_id: &str,
+    answer: Answer,
+) -> Result<Delivered, GiveError> {
+    let session = hub.session(session_id).ok_or_else(|| GiveError::Unknown(session_id.to_owned()))?;
+    let since = crate::clock::now_millis();
+    let (asked, what, decisions) = (session.clone(), answer.clone(), Arc::clone(decisions));
+    let delivered = tokio::task::spawn_blocking(move || deliver_with(&decisions, &asked, &what))
+        .await
+        .map_err(|error| GiveError::Internal(error.to_string()))??;
+    if delivered.through_hook || !session.is_local() {
+        return Ok(delivered);
+    }
+    let cli = switchboard_core::agent(&session.agent).map_or("the agent", |cli| cli.name);
+    let limit = confirm_within();
+    let deadline = tokio::time::Instant::now() + limit;
+    let took = loop {
+        let now = hub.session(session_id);
+        if now.as_ref().is_some_and(|now| taken(now, &answer, since)) {
+            break true;
+        }
+        if now.is_none() || tokio::time::Instant::now() >= deadline {
+            break false;
+        }
+        tokio::time::sleep(Duration::from_millis(40)).await;
     };
-    let Some(pane) = agent.tmux_pane.clone() else {
-        let tty = agent.tty.as_deref().map_or("no terminal Switchboard can see".into(), |tty| format!("tty {tty}"));
-        return Err(AnswerError::NotInTmux(tty));
-    };
-    if !process::is_alive(agent) {
-        return Err(AnswerError::Exited);
+    let at = crate::clock::now_millis();
+    let said = history_line(&session, &answer, &delivered, took.then_some(cli));
+    if took {
+        inputs.push(Input::Answered { session_id: session.session_id.clone(), said, at });
+        return Ok(delivered);
     }
-    let socket = agent.tmux_socket.as_deref().map(Path::new);
-    let pane_pid: u32 = tmux(socket, &["display-message", "-p", "-t", &pane, "#{pane_pid}"])
-        .and_then(|out| out.trim().parse().ok())
-        .ok_or_else(|| AnswerError::PaneGone(pane.clone()))?;
-    if !descends_from(agent.pid, pane_pid) {
-        return Err(AnswerError::NotThisAgent(pane));
-    }
-    if session.agent == "codex" {
-        let rollout = session.transcript_path.as_deref().ok_or_else(|| AnswerError::CodexUntied(pane.clone()))?;
-        if !tree_has_open(pane_pid, Path::new(rollout)) {
-            return Err(AnswerError::CodexUntied(pane));
-        }
-    }
-    Ok(Pane(pane))
+    let (asked, text) = (session.clone(), delivered.typed.clone());
+    let left = tokio::task::spawn_blocking(move || left_in_composer(&asked, &text)).await.unwrap_or_default();
+    let said = format!("{said} — {cli} did not take it: {left}");
+    inputs.push(Input::Answered { session_id: session.session_id.clone(), said, at });
+    Err(AnswerError::NotTaken { pane: delivered.pane, cli, seconds: limit.as_secs().max(1), left }.into())
 }
 
-/// Whether `pid` is `root` or below it.
-fn descends_from(pid: u32, root: u32) -> bool {
-    let mut current = pid;
-    for _ in 0..MAX_DEPTH {
-        if current == root {
-            return true;
-        }
-        match process::stat(current) {
-            Some(stat) if stat.ppid > 1 => current = stat.ppid,
-            _ => return false,
-        }
+/// What the composer shows of a reply that was typed and not taken.
+fn left_in_composer(session: &Session, text: &str) -> String {
+    let Ok(pane) = tied_pane(session) else { return "its pane cannot be read now".into() };
+    let Some(cli) = switchboard_core::agent(&session.agent) else { return String::new() };
+    match tmux::capture(pane.socket(), &pane.id, 0).map(|screen| typing::read_back(&screen, text, &cli.typing)) {
+        Some(Some(_)) => "the text is still in its composer".into(),
+        Some(None) => "its screen no longer shows the text".into(),
+        None => "its pane cannot be read now".into(),
     }
-    false
-}
-
-/// Whether a process in `root`'s tree has `file` open.
-fn tree_has_open(root: u32, file: &Path) -> bool {
-    let mut queue = vec![root];
-    let mut seen = 0;
-    while let Some(pid) = queue.pop() {
-        seen += 1;
-        if seen > 256 {
-            return false;
-        }
-        if let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) {
-            if fds.flatten().any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target == file)) {
-                return true;
-            }
-        }
-        queue.extend(process::children(pid));
-    }
-    false
-}
-
-fn send(socket: Option<&Path>, pane: &str, keys: &[&str]) -> Result<(), AnswerError> {
-    let mut args = vec!["send-keys", "-t", pane];
-    args.extend_from_slice(keys);
-    tmux(socket, &args).map(|_| ()).ok_or_else(|| AnswerError::Typing(pane.to_owned()))
-}
-
-/// Runs tmux (on the agent's server) with a deadline; its stdout when it succeeded.
-pub(crate) fn tmux(socket: Option<&Path>, args: &[&str]) -> Option<String> {
-    let mut command = Command::new("tmux");
-    if let Some(socket) = socket {
-        command.arg("-S").arg(socket);
-    }
-    process::output_within(command.args(args), Duration::from_secs(2))
 }

@@ -27,6 +27,9 @@ pub enum Jump {
     /// The agent still runs, in a terminal Switchboard cannot bring forward (no tmux, no window
     /// it can find): resuming it elsewhere would run the session twice, so where it runs is told.
     Elsewhere { pid: u32, tty: Option<String> },
+    /// The session's CLI ran its hook in a process that serves several windows, and no pane
+    /// proves it shows this one (issue 33): nothing was focused, and why.
+    Refused { reason: String },
     /// A remote's session (issue 23): `command` reaches its tmux pane (or resumes it) over the
     /// remote's own command; `opened` when a terminal was started with it, else it is to be
     /// copied (a remote reached by something other than ssh has no terminal to give).
@@ -83,23 +86,36 @@ fn remote_command(session: &Session, reach: &[String]) -> (Vec<String>, bool) {
     (argv, is_ssh)
 }
 
-/// Jumps to the session's terminal.
+/// Jumps to the session's terminal: the tmux pane tied to it (never merely the one its hook
+/// reported), else its terminal window, else where it runs or how to resume it.
 pub fn jump(session: &Session) -> Jump {
+    use crate::terminal::TieError;
     let process = session.process.as_ref();
-    if let Some(pane) = process.and_then(|p| p.tmux_pane.as_deref()) {
-        let socket = process.and_then(|p| p.tmux_socket.as_deref()).map(Path::new);
-        if focus_tmux_pane(socket, pane) {
-            // An agent started from the board, in Switchboard's own tmux server that nobody looks
-            // at: a terminal attached to it shows the pane.
-            let ours = socket.and_then(Path::file_name).is_some_and(|name| *name == *super::launch::server());
-            if ours && !has_clients(socket) {
-                attach_in_terminal(socket, pane);
+    let reported = process.and_then(|p| p.tmux_pane.as_deref());
+    if reported.is_some() {
+        match crate::terminal::tied_pane(session) {
+            Ok(pane) if focus_tmux_pane(pane.socket(), &pane.id) => {
+                let socket = pane.socket();
+                // An agent started from the board, in Switchboard's own tmux server that nobody looks
+                // at: a terminal attached to it shows the pane.
+                let ours = socket.and_then(Path::file_name).is_some_and(|name| *name == *super::launch::server());
+                if ours && !crate::terminal::tmux::has_clients(socket) {
+                    attach_in_terminal(socket, &pane.id);
+                }
+                // The terminal that shows tmux may be a window of its own: raise it too — only when
+                // the pane is the one the hook ran in (its window is that pane's terminal).
+                if reported == Some(pane.id.as_str()) {
+                    if let Some(window) = process.and_then(|p| p.window_id.as_deref()) {
+                        focus_window(window);
+                    }
+                }
+                return Jump::Tmux { pane: pane.id };
             }
-            // The terminal that shows tmux may be a window of its own: raise it too.
-            if let Some(window) = process.and_then(|p| p.window_id.as_deref()) {
-                focus_window(window);
+            // The hook's window may show another session: nothing is focused.
+            Err(refused @ (TieError::Shared { .. } | TieError::SeveralPanes(..))) => {
+                return Jump::Refused { reason: refused.to_string() }
             }
-            return Jump::Tmux { pane: pane.to_owned() };
+            Ok(_) | Err(_) => {}
         }
     }
     let window = process.and_then(|p| p.window_id.clone()).or_else(|| process.and_then(|p| window_of(p.pid)));
@@ -130,11 +146,6 @@ pub fn focus_tmux_pane(socket: Option<&Path>, pane: &str) -> bool {
     // Clients attached to another session follow; none attached is fine.
     let _ = tmux(&["switch-client", "-t", pane]);
     true
-}
-
-/// Whether any terminal is attached to the tmux server.
-fn has_clients(socket: Option<&Path>) -> bool {
-    super::answer::tmux(socket, &["list-clients", "-F", "#{client_name}"]).is_some_and(|out| !out.trim().is_empty())
 }
 
 /// Opens the user's terminal (`x-terminal-emulator`) attached to the pane's session.
@@ -318,8 +329,11 @@ mod tests {
         tmux(&["new-window", "sleep 60"]);
         assert_ne!(tmux(&["display", "-p", "#{pane_id}"]), target, "another pane is active first");
         let mut s = session("claude", "abc", "/w");
+        // The agent is the pane's own process: Jump goes only to a pane tied to it.
+        let pid: u32 = tmux(&["display", "-p", "-t", &target, "#{pane_pid}"]).parse().unwrap();
         s.process = Some(AgentProcess {
-            pid: std::process::id(),
+            pid,
+            start: process::stat(pid).unwrap().start,
             tmux_pane: Some(target.clone()),
             tmux_socket: Some(socket.to_string_lossy().into_owned()),
             ..Default::default()

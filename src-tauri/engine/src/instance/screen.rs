@@ -16,7 +16,7 @@ const BOTTOM_LINES: usize = 15;
 /// The visible text of the agent's tmux pane, if it runs in one and tmux answers in time.
 pub fn capture(process: &AgentProcess) -> Option<String> {
     let pane = process.tmux_pane.as_deref()?;
-    crate::instance::answer::tmux(process.tmux_socket.as_deref().map(Path::new), &["capture-pane", "-p", "-t", pane])
+    crate::terminal::tmux::run(process.tmux_socket.as_deref().map(Path::new), &["capture-pane", "-p", "-t", pane])
 }
 
 /// How often `marker` shows at the bottom of `screen`.

@@ -291,28 +291,15 @@ async fn reply(
     deliver(&state, &id, super::answer::Answer::Reply(text)).await
 }
 
-/// `200` with what was typed where; `404` unknown session; `409` with the reason it was not.
+/// `200` with what was typed where, once its CLI took it; `404` unknown session; `409` with the
+/// reason it was not given (or typed and not taken).
 async fn deliver(state: &ServerState, session_id: &str, what: super::answer::Answer) -> Response {
-    let Some(session) = state.hub.session(session_id) else { return StatusCode::NOT_FOUND.into_response() };
-    let decisions = Arc::clone(&state.decisions);
-    let asked = session.clone();
-    let typed = tokio::task::spawn_blocking(move || {
-        super::answer::deliver_with(&decisions, &asked, &what).map(|delivered| {
-            let line = super::answer::history_line(&asked, &what, &delivered);
-            (delivered, line)
-        })
-    })
-    .await;
-    match typed {
-        Ok(Ok((delivered, line))) => {
-            if let Some(said) = line {
-                let at = crate::clock::now_millis();
-                state.inputs.push(Input::Answered { session_id: session.session_id.clone(), said, at });
-            }
-            axum::Json(delivered).into_response()
-        }
-        Ok(Err(refused)) => conflict(&refused),
-        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    use super::answer::GiveError;
+    match super::answer::give(&state.hub, &state.inputs, &state.decisions, session_id, what).await {
+        Ok(delivered) => axum::Json(delivered).into_response(),
+        Err(GiveError::Unknown(_)) => StatusCode::NOT_FOUND.into_response(),
+        Err(GiveError::Refused(refused)) => conflict(&refused),
+        Err(GiveError::Internal(_)) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }
 }
 

@@ -48,6 +48,9 @@ const SILENCE: Duration = Duration::from_secs(HEARTBEAT.as_secs() * 3);
 const MAX_BAD_LINES: usize = 100;
 /// A decision's round trip over the link.
 const DECISION_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long an answer or reply waits for the box's word: it types there, then waits for its CLI
+/// to take it (`answer::confirm_within`).
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 /// The end of the command's stderr kept to say why it failed.
 const STDERR_TAIL: usize = 2048;
 
@@ -110,6 +113,8 @@ pub struct Shared {
 /// A decision (`id`) or an answer (`None`) sent down the link, waiting for the link's word:
 /// what was given (an answer's `Delivered`), or why not.
 struct Pending {
+    /// This request's own number: a timed-out one is removed by it.
+    seq: u64,
     session_id: String,
     id: Option<u64>,
     answer: mpsc::Sender<Result<serde_json::Value, RemoteDecideError>>,
@@ -158,14 +163,14 @@ impl Shared {
     /// and waits for the link's answer.
     pub fn decide(&self, session_id: &str, id: u64, verdict: Verdict) -> Result<(), RemoteDecideError> {
         let frame = PeerFrame::Decide { session_id: session_id.to_owned(), id, verdict };
-        self.ask(session_id, Some(id), &frame).map(|_| ())
+        self.ask(session_id, Some(id), &frame, DECISION_TIMEOUT).map(|_| ())
     }
 
     /// Gives the remote's session `session_id` an answer or reply through the link (the remote
     /// delivers it as it would its own); what was given there, as its instance said.
     pub fn answer(&self, session_id: &str, said: Said) -> Result<serde_json::Value, RemoteDecideError> {
         let frame = PeerFrame::Answer { session_id: session_id.to_owned(), said };
-        self.ask(session_id, None, &frame)
+        self.ask(session_id, None, &frame, ANSWER_TIMEOUT)
     }
 
     /// Sends `frame` and waits for the link's word on it.
@@ -174,21 +179,26 @@ impl Shared {
         session_id: &str,
         id: Option<u64>,
         frame: &PeerFrame,
+        timeout: Duration,
     ) -> Result<serde_json::Value, RemoteDecideError> {
         let name = &self.spec.name;
         let (answer, answered) = mpsc::channel();
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let seq = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         {
             // Queued before it is sent: the answer can come back at once.
             let mut pending = lock(&self.pending);
-            pending.push_back(Pending { session_id: session_id.to_owned(), id, answer });
+            pending.push_back(Pending { seq, session_id: session_id.to_owned(), id, answer });
             if !self.send(frame) {
                 pending.pop_back();
                 return Err(RemoteDecideError::Unreachable(name.clone()));
             }
         }
-        answered
-            .recv_timeout(DECISION_TIMEOUT)
-            .unwrap_or_else(|_| Err(RemoteDecideError::NoAnswer(name.clone(), DECISION_TIMEOUT.as_secs())))
+        answered.recv_timeout(timeout).unwrap_or_else(|_| {
+            // Forgotten once timed out: a late word must not answer the next request.
+            lock(&self.pending).retain(|waiting| waiting.seq != seq);
+            Err(RemoteDecideError::NoAnswer(name.clone(), timeout.as_secs()))
+        })
     }
 
     /// The link's word on a decision (`id`) or answer (`None`) of `session_id`; an error frame,

@@ -259,3 +259,45 @@ fn a_database_that_cannot_be_written_is_reported_once_in_the_snapshot_and_status
     let output = crate::support::run(serve.home(), &["status"], b"");
     assert!(String::from_utf8_lossy(&output.stdout).starts_with("! Sessions are not being saved"));
 }
+
+/// Issue 33.4: a session whose agent died while no instance ran comes back as exited — no pid,
+/// no footprint, no End agent — and one whose agent still runs comes back as it was.
+#[test]
+fn a_restored_session_whose_agent_died_meanwhile_comes_back_exited() {
+    let serve = Serve::start();
+    let mut alive = std::process::Command::new("sleep").arg("600").spawn().unwrap();
+    let mut dying = std::process::Command::new("sleep").arg("600").spawn().unwrap();
+    for (id, pid) in [("lives-on", alive.id()), ("died-meanwhile", dying.id())] {
+        let start = switchboard_engine::process::stat(pid).unwrap().start;
+        let header =
+            format!("{}: {}\r\n", switchboard_engine::protocol::PROCESS_HEADER, json!({"pid": pid, "start": start}));
+        let mut body = fixture("claude/Stop.json");
+        body["session_id"] = json!(id);
+        let path = format!("/hook/claude?key={}", serve.endpoint.key);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let response = switchboard_engine::client::request_until(
+            serve.addr(),
+            "POST",
+            &path,
+            &header,
+            body.to_string().as_bytes(),
+            deadline,
+        )
+        .unwrap();
+        assert_eq!(response.status, 204);
+        serve.wait_for(id, |s| s["status"] == "done" && s["process"]["pid"] == json!(pid));
+    }
+    let (home, _) = serve.stop();
+    dying.kill().unwrap();
+    dying.wait().unwrap();
+
+    let restarted = Serve::start_in(home, &[]);
+    let dead = restarted.session("died-meanwhile").expect("restored");
+    assert_eq!(dead["exited"], true, "{dead}");
+    assert_eq!(dead["footprint"], serde_json::Value::Null, "{dead}");
+    let living = restarted.session("lives-on").expect("restored");
+    assert_eq!(living["exited"], false, "{living}");
+    assert_eq!(living["process"]["pid"], json!(alive.id()));
+    let _ = alive.kill();
+    let _ = alive.wait();
+}

@@ -101,6 +101,10 @@ async fn the_question_is_read_and_answered_from_the_details_panel() {
     app.click_settled(r#"[data-testid="details-option-2"]"#).await;
     eventually(Duration::from_secs(20), || Some(()).filter(|()| keys(&got) == "2"))
         .unwrap_or_else(|| panic!("the agent got the key 2: {:?}", keys(&got)));
+    // The CLI goes on with the answer (its tool returns): that is what makes the answer count.
+    let mut went_on = fixture("claude/PostToolUse.json");
+    went_on["session_id"] = json!("asks");
+    app.post_from("claude", &went_on, &process);
     let mut note = String::new();
     for _ in 0..100 {
         note = app.text_of("details-answer-note").await;
@@ -121,10 +125,7 @@ async fn the_question_is_read_and_answered_from_the_details_panel() {
     }
     assert!(history.contains(&format!("Answered from Switchboard: 2 (Vue), typed into pane {pane}")), "{history}");
 
-    // The CLI goes on and finishes: a reply is its next prompt.
-    let mut went_on = fixture("claude/PostToolUse.json");
-    went_on["session_id"] = json!("asks");
-    app.post_from("claude", &went_on, &process);
+    // The CLI finishes: a reply is its next prompt.
     let mut stop = fixture("claude/Stop.json");
     stop["session_id"] = json!("asks");
     app.post_from("claude", &stop, &process);
@@ -135,5 +136,19 @@ async fn the_question_is_read_and_answered_from_the_details_panel() {
     app.click_settled(r#"[data-testid="reply-send"]"#).await;
     eventually(Duration::from_secs(20), || Some(()).filter(|()| keys(&got) == "2now the tests\r"))
         .unwrap_or_else(|| panic!("the agent got the reply and Enter: {:?}", keys(&got)));
+    // Sent once the CLI's prompt event says it took it.
+    let mut took = fixture("claude/UserPromptSubmit.json");
+    took["session_id"] = json!("asks");
+    app.post_from("claude", &took, &process);
+    let mut history = String::new();
+    for _ in 0..100 {
+        history = app.text_of("history-list").await;
+        if history.contains("Claude Code took it") {
+            break;
+        }
+        app.wait_still(".details-panel").await;
+    }
+    assert!(history.contains("Replied from Switchboard: now the tests, typed into pane"), "{history}");
+    assert!(history.contains("Claude Code took it"), "{history}");
     app.close().await;
 }

@@ -19,7 +19,7 @@ from typing import Callable, Optional
 import harness
 
 PAST = {"allow": "allowed", "deny": "denied"}
-from fake_codex import FakeResponses
+from fake_codex import FakeResponses, _content_text
 
 PACKAGE = "@openai/codex"
 VERSION = "0.171.0"
@@ -108,6 +108,110 @@ class Codex:
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+
+
+class DaemonWindows:
+    """Codex in its default daemon mode, in windows of one private tmux server (each a pane)."""
+
+    def __init__(self, socket: str, exe: Path, env: dict[str, str], cwd: Path):
+        self.socket, self.exe, self.env, self.cwd = socket, exe, env, cwd
+        self.panes: list[str] = []
+        self.pids: set[int] = set()
+
+    def tmux(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True)
+
+    def open(self) -> str:
+        """A new window running `codex` (no --no-daemon); its pane id."""
+        inner = 'env -i "TMUX=$TMUX" "TMUX_PANE=$TMUX_PANE" ' + " ".join(
+            harness._quote(a) for a in [*(f"{k}={v}" for k, v in self.env.items()), str(self.exe)])
+        if not self.panes:
+            self.tmux("kill-server")  # a server of the same socket from an earlier run
+            out = self.tmux("-f", "/dev/null", "new-session", "-d", "-s", "daemon", "-x", "160", "-y", "50",
+                            "-c", str(self.cwd), "-P", "-F", "#{pane_id}", inner)
+        else:
+            out = self.tmux("new-window", "-t", "daemon", "-c", str(self.cwd), "-P", "-F", "#{pane_id}", inner)
+        pane = out.stdout.strip()
+        if not pane:
+            raise RuntimeError(f"tmux could not open a window: {out.stderr.strip()}")
+        self.panes.append(pane)
+        self.remember_pids()
+        return pane
+
+    def screen(self, pane: str) -> str:
+        return self.tmux("capture-pane", "-p", "-t", pane).stdout
+
+    def send(self, pane: str, *keys: str, literal: bool = False):
+        self.tmux("send-keys", "-t", pane, *(["-l"] if literal else []), *keys)
+
+    def type(self, pane: str, text: str):
+        self.send(pane, text, literal=True)
+        time.sleep(0.3)
+        self.send(pane, "Enter")
+
+    def start(self, pane: str) -> bool:
+        """At its prompt, trusting the hooks first if Codex asks (they were trusted already)."""
+        seen = harness.wait_until(lambda: (lambda s: s if "Trust all and continue" in s or
+                                           (re.search(PROMPT_READY, s) and "need review" not in s) else None)(
+            self.screen(pane)), 40, 0.2) or ""
+        if "Trust all and continue" in seen:
+            time.sleep(0.3)
+            self.send(pane, "Down")
+            harness.wait_until(lambda: re.search(r"› 2\. Trust all", self.screen(pane)), 5)
+            self.send(pane, "Enter")
+        ready = harness.wait_until(lambda: re.search(PROMPT_READY, self.screen(pane))
+                                   and "need review" not in self.screen(pane), 30, 0.2)
+        time.sleep(0.5)
+        self.remember_pids()
+        return bool(ready)
+
+    def remember_pids(self):
+        for pane in self.panes:
+            out = self.tmux("display", "-p", "-t", pane, "#{pane_pid}").stdout.strip()
+            if out.isdigit():
+                self.pids |= {int(out), *descendants(int(out))}
+
+    @staticmethod
+    def daemons(codex_home: Path) -> set[int]:
+        """`codex app-server` processes (the daemon and its pid-update-loop) of this CODEX_HOME."""
+        found = set()
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                environ = (entry / "environ").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if "app-server" in cmd and f"CODEX_HOME={codex_home}".encode() in environ:
+                found.add(int(entry.name))
+        return found
+
+    def close(self, codex_home: Path) -> list[int]:
+        """Kills the tmux server, every process it ran and the daemon, by pid; those still alive."""
+        self.remember_pids()
+        daemons = self.daemons(codex_home)
+        for pid in daemons:
+            self.pids |= {pid, *descendants(pid)}
+        self.tmux("kill-server")
+        for pid in self.pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+        def alive() -> list[int]:
+            return [pid for pid in self.pids if running(pid)]
+        harness.wait_until(lambda: not alive(), 5)
+        return alive() + sorted(self.daemons(codex_home) - self.pids)
+
+
+def running(pid: int) -> bool:
+    """Alive and not a zombie waiting for its parent."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def descendants(pid: int) -> set[int]:
@@ -288,6 +392,10 @@ class Scenarios:
         self.read_only()
         self.usage()
         self.title_after_a_short_first_turn()
+        self.ready()
+        self.reply_from_board()
+        self.ready()
+        self.reply_into_a_draft()
         for step in (self.permission_approved, self.permission_refused_esc, self.permission_refused_no,
                      self.board, self.question_tool, self.question_from_board, self.question_tool_esc,
                      self.question_tool_default_mode,
@@ -295,6 +403,7 @@ class Scenarios:
                      self.api_errors, self.subagent, self.title, self.compaction, self.clear_exit_resume):
             self.ready()
             step()
+        self.reply_in_daemon_mode()
 
     def read_only(self):
         self.prompt("Read the README please [[scenario:read]]")
@@ -325,6 +434,112 @@ class Scenarios:
                           isinstance(window, int) and window > 0 and usage.get("contextTokens") == expected["contextTokens"],
                           f"{usage}; expected {expected}; sent {self.fake.usage}")
         print(f"    usage: {usage}", flush=True)
+
+    def sent_in(self, text: str, start: int = 0) -> list[str]:
+        """The prompt_cache_key (Codex's session id) of every request since `start` whose input
+        has a user message containing `text`."""
+        with self.fake.lock:
+            bodies = list(self.fake.requests[start:])
+        return [str(body.get("prompt_cache_key") or "") for body in bodies
+                if any(item.get("type") == "message" and item.get("role") == "user" and text in _content_text(item)
+                       for item in body.get("input") or [])]
+
+    def reply_from_board(self):
+        """Issue 33: `switchboard reply` types into the pane of a `--no-daemon` Codex (its own
+        process holds the session's rollout) and says so only once Codex's UserPromptSubmit came."""
+        self.report.scenario("reply from the board (`switchboard reply`)")
+        sid = self.session_id or ""
+        unique = f"Board reply {os.getpid()}-{time.time_ns()} [[scenario:hello]] (reply)"
+        started = int(time.time() * 1000)
+        code, said = self.serve.reply(sid, unique)
+        self.report.check("`switchboard reply` exits 0 and says Codex took it",
+                          code == 0 and "Codex took it" in said, f"exit {code}: {said}")
+        got = harness.wait_until(lambda: sid in self.sent_in(unique), 15)
+        self.report.check("the model gets the reply in this session's request", got,
+                          f"sent in {self.sent_in(unique)}; screen:\n{self.codex.tmux.screen()[-800:]}")
+        self.expect("the reply started a new turn (UserPromptSubmit → working)",
+                    lambda s: s["sessionId"] == sid and (s.get("turnStartedAt") or 0) >= started, 5)
+        self.expect("… and the turn ends done with the model's answer",
+                    lambda s: s["sessionId"] == sid and s["status"] == "done" and s.get("message") == "Hello there. Done."
+                    and s["lastEventAt"] >= started, 15)
+
+    def reply_into_a_draft(self):
+        """Issue 33.2: a composer holding the user's unsent draft is refused, the draft kept."""
+        self.report.scenario("reply refused while the composer holds a draft")
+        sid = self.session_id or ""
+        self.codex.tmux.send("half a thought", literal=True)
+        drawn = self.codex.tmux.wait_text(r"› half a thought", 10)
+        if not self.report.check("the draft is drawn in the composer", drawn, self.codex.tmux.screen()):
+            return
+        unique = f"Board reply over a draft {os.getpid()}-{time.time_ns()} [[scenario:hello]]"
+        start = len(self.fake.requests)
+        code, said = self.serve.reply(sid, unique)
+        self.report.check("`switchboard reply` fails, saying the composer holds text not sent yet",
+                          code != 0 and "holds text not sent yet" in said, f"exit {code}: {said}")
+        screen = self.codex.tmux.screen()
+        self.report.check("the composer still shows the draft, and only it",
+                          any(line.strip() == "› half a thought" for line in screen.splitlines())
+                          and "Board reply over a draft" not in screen, screen)
+        sent = harness.wait_until(lambda: self.sent_in(unique, start), 3)
+        self.report.check("nothing was sent to the model", not sent and not self.sent_in("half a thought", start),
+                          self.sent_in(unique, start))
+        self.codex.tmux.send("C-u")  # Codex: Ctrl-U deletes to the start of the line
+        cleared = harness.wait_until(lambda: "half a thought" not in self.codex.tmux.screen(), 5)
+        self.report.check("Ctrl-U clears the draft", cleared, self.codex.tmux.screen())
+
+    def reply_in_daemon_mode(self):
+        """Issue 33: Codex's default daemon mode — one `codex app-server` daemon, started from the
+        first window, runs every window's session and every hook says the first window's pane. A
+        reply to window 2 must never land in window 1: either it is proven to go to window 2, or
+        it is refused ("serves all its windows", "--no-daemon")."""
+        self.report.scenario("reply in Codex's daemon mode (two windows, one daemon)")
+        codex_home = Path(self.env["CODEX_HOME"])
+        known = {s["sessionId"] for s in self.serve.sessions() if s["agent"] == AGENT}
+        server = DaemonWindows(f"sb-codex-{os.getpid()}-daemon", self.exe, self.env, self.workspace)
+        try:
+            ids = []
+            for n in (1, 2):
+                pane = server.open()
+                if not self.report.check(f"window {n} (daemon mode) starts at its prompt",
+                                         server.start(pane), server.screen(pane)):
+                    return
+                server.type(pane, f"Window {n} [[scenario:hello]] (daemon)")
+                found = harness.wait_until(lambda: next(
+                    (s for s in self.serve.sessions() if s["agent"] == AGENT and s["sessionId"] not in known
+                     and s["sessionId"] not in ids and s["status"] == "done"
+                     and s.get("message") == "Hello there. Done."), None), 30)
+                if not self.report.check(f"window {n}'s first turn → a new session, done", found,
+                                         server.screen(pane)):
+                    return
+                ids.append(found["sessionId"])
+                harness.wait_until(lambda: "esc to interrupt" not in server.screen(pane)
+                                   and re.search(PROMPT_READY, server.screen(pane)), 10, 0.2)
+            daemons = server.daemons(codex_home)
+            print(f"    daemon processes: {sorted(daemons)}; sessions {ids}", flush=True)
+            self.report.check("a `codex app-server` daemon runs", daemons, daemons)
+            first, second = server.panes
+            unique = f"Daemon reply {os.getpid()}-{time.time_ns()} [[scenario:hello]]"
+            start = len(self.fake.requests)
+            code, said = self.serve.reply(ids[1], unique)
+            if code == 0:
+                print(f"    daemon mode: the reply was tied to window 2 — {said.strip()}", flush=True)
+                got = harness.wait_until(lambda: ids[1] in self.sent_in(unique, start), 15)
+                self.report.check("the model gets the reply in window 2's session", got,
+                                  f"sent in {self.sent_in(unique, start)}; {said}")
+            else:
+                print(f"    daemon mode: refused — {said.strip()}", flush=True)
+                self.report.check("refused: the process serves all its windows, try --no-daemon",
+                                  "serves all its windows" in said and "--no-daemon" in said, f"exit {code}: {said}")
+                self.report.check("nothing was typed into window 2 either", "Daemon reply" not in server.screen(second),
+                                  server.screen(second))
+            sent = harness.wait_until(lambda: ids[0] in self.sent_in(unique, start), 3)
+            self.report.check("window 1's session never sent it to the model", not sent,
+                              self.sent_in(unique, start))
+            self.report.check("window 1's pane does not show it", "Daemon reply" not in server.screen(first),
+                              server.screen(first))
+        finally:
+            left = server.close(codex_home)
+            self.report.check("the daemon and both windows' processes are gone", not left, left)
 
     def permission_approved(self):
         self.report.scenario("permission approved")

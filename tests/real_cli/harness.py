@@ -111,6 +111,14 @@ class Serve:
         except urllib.error.HTTPError as error:
             return error.code
 
+    def reply(self, session_id: str, text: str, timeout: float = 60) -> tuple[int, str]:
+        """`switchboard reply <session> <text>` as the board's Reply runs it (issue 33): it types
+        into the session's own pane and returns once the CLI's next event took it. (exit code,
+        stdout + stderr)."""
+        out = subprocess.run([str(switchboard_bin()), "reply", session_id, text], env=self.env,
+                             capture_output=True, text=True, timeout=timeout)
+        return out.returncode, out.stdout + out.stderr
+
     def sessions(self) -> list[dict]:
         out = subprocess.run([str(switchboard_bin()), "status", "--json"], env=self.env,
                              capture_output=True, text=True, timeout=10)

@@ -100,7 +100,7 @@ describe("a question in the details panel", () => {
     fireEvent.click(screen.getByTestId("details-option-1"));
     expect(ipc.answerQuestion).toHaveBeenCalledTimes(1);
     await act(async () => deliver({ pane: "%3", typed: "2", throughHook: false }));
-    expect(screen.getByTestId("details-answer-note")).toHaveTextContent("Typed 2 into pane %3");
+    expect(screen.getByTestId("details-answer-note")).toHaveTextContent("took it: typed 2 into pane %3");
     expect(screen.getByTestId("details-answer-note")).not.toHaveClass("is-error");
     expect(screen.getByTestId("details-option-2")).toHaveClass("is-chosen");
   });
@@ -175,7 +175,7 @@ describe("a question in the details panel", () => {
     fireEvent.click(screen.getByTestId("details-option-2"));
     expect(ipc.answerQuestion).toHaveBeenCalledWith("devbox:q", 2);
     await settle();
-    expect(screen.getByTestId("details-answer-note")).toHaveTextContent("Typed 2 into pane %3 on devbox");
+    expect(screen.getByTestId("details-answer-note")).toHaveTextContent("took it: typed 2 into pane %3 on devbox");
   });
 
   it("while its box is unreachable, a remote's question cannot be answered from here", async () => {
@@ -227,7 +227,7 @@ describe("a question on the card", () => {
     await act(async () => fireEvent.click(vue));
     expect(ipc.answerQuestion).toHaveBeenCalledWith("q", 2);
     expect(ipc.clearUnread).not.toHaveBeenCalled();
-    expect(within(node).getByTestId("node-answer-note")).toHaveTextContent("Typed 2 into pane %3");
+    expect(within(node).getByTestId("node-answer-note")).toHaveTextContent("took it: typed 2 into pane %3");
   });
 
   it("says where to answer a question it cannot take", () => {
@@ -270,7 +270,7 @@ describe("the reply box", () => {
     await act(async () => fireEvent.submit(input.closest("form")!));
     expect(ipc.reply).toHaveBeenCalledWith("r", "run the tests");
     expect(ipc.answerQuestion).not.toHaveBeenCalled();
-    expect(screen.getByTestId("reply-note")).toHaveTextContent("Sent to pane %3");
+    expect(screen.getByTestId("reply-note")).toHaveTextContent("took it: sent to pane %3");
     expect(input).toHaveValue("");
   });
 

@@ -10,7 +10,7 @@ import type { Question } from "./bindings/Question";
 import type { Session } from "./bindings/Session";
 import * as ipc from "./ipc";
 import { holdWhileHovered } from "./Decide";
-import { isRemote } from "./sessionLabels";
+import { agentName, isRemote } from "./sessionLabels";
 
 /** How long "Typed 2 into pane %3" stays. */
 export const TYPED_NOTE_MS = 8_000;
@@ -141,9 +141,10 @@ export async function pickOption(session: Session, option: number): Promise<void
 
 /** What became of an answer Rust delivered (a remote's, by its own board), in the user's words. */
 export function deliveredNote(delivered: Delivered, session: Session): string {
+  // Rust answers only once the CLI took what was typed (its next event), or refuses.
   return delivered.throughHook
     ? `Answered “${delivered.typed}” through its hook${where(session)}`
-    : `Typed ${delivered.typed} into pane ${delivered.pane}${where(session)}`;
+    : `${agentName(session.agent)} took it: typed ${delivered.typed} into pane ${delivered.pane}${where(session)}`;
 }
 
 /** ` on devbox` for a remote's session. */
@@ -204,10 +205,10 @@ export async function sendReply(session: Session, text: string): Promise<boolean
   const id = session.sessionId;
   if (!canReply(session) || unreachable(session) || text.trim() === "" || useAnswers.getState().replying[id]) return false;
   useAnswers.setState((s) => ({ replying: { ...s.replying, [id]: true } }));
-  setNote("replyNotes", id, null);
+  setNote("replyNotes", id, plain(`Typing into its pane${where(session)}, waiting for ${agentName(session.agent)} to take it…`, false));
   try {
     const delivered = await ipc.reply(id, text);
-    setNote("replyNotes", id, plain(`Sent to pane ${delivered.pane}${where(session)}`, false));
+    setNote("replyNotes", id, plain(`${agentName(session.agent)} took it: sent to pane ${delivered.pane}${where(session)}`, false));
     return true;
   } catch (err) {
     setNote("replyNotes", id, plain(`Not sent: ${ipc.toIpcError(err).message}`, true));
@@ -479,7 +480,7 @@ export function ReplyBox({ session }: { session: Session }) {
           aria-busy={sending}
           title="Type it into its terminal, then Enter"
         >
-          {sending ? "Sending…" : "Send"}
+          {sending ? "Waiting…" : "Send"}
         </button>
       </form>
       {note && (

@@ -1,8 +1,9 @@
 // Answering a held permission from the board: Allow / Deny on the node and in the details
 // panel, and the `a` / `d` keys. The first answer wins — the board, the terminal or the clock —
 // so a late click is told so, briefly, instead of being an error to dismiss.
-import { useEffect, useState, type MouseEvent } from "react";
+import { useEffect, useLayoutEffect, useRef, useState, type MouseEvent } from "react";
 import { create } from "zustand";
+import { AGENTS } from "./bindings/agents";
 import type { Session } from "./bindings/Session";
 import type { Verdict } from "./bindings/Verdict";
 import * as ipc from "./ipc";
@@ -58,8 +59,18 @@ function setNote(sessionId: string, note: DecideNote | null) {
 
 /** `a` / `d` on a blocked session whose prompt Switchboard does not hold: say why nothing happens. */
 export function noteNotHeld(session: Session) {
-  const text = "Not held by Switchboard — answer in the terminal (Connections turns on Allow / Deny).";
+  const text = notHeldHint(session);
   setNote(session.sessionId, { text, full: text });
+}
+
+/** Why a blocked session's permission is not answered from here, true per CLI (its row in Rust). */
+export function notHeldHint(session: Pick<Session, "agent">): string {
+  const row = AGENTS.find((agent) => agent.id === session.agent);
+  if (row && !row.decides) {
+    return `${row.name} cannot be answered from the board (${row.whyNotDecided ?? "no hook can"}) — answer in its terminal.`;
+  }
+  const name = row?.name ?? session.agent;
+  return `Not held by Switchboard — answer in the terminal, or turn on Allow / Deny for ${name} in Connections.`;
 }
 
 /** Seconds left in the hold, counted down once a second while it is on screen. */
@@ -73,9 +84,42 @@ export function useSecondsLeft(until: number | null): number | null {
   return until == null ? null : Math.max(0, Math.ceil((until - now) / 1_000));
 }
 
+/**
+ * Reports whether the element hides part of its text (it scrolls, either way): on the card, Allow
+ * then opens the panel that shows the command whole instead of answering (issue 33.3).
+ */
+function useHidesText(onHidden: ((hidden: boolean) => void) | undefined, text: string) {
+  const ref = useRef<HTMLPreElement>(null);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!onHidden) return;
+    if (!el) {
+      onHidden(false);
+      return;
+    }
+    const measure = () => onHidden(el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1);
+    measure();
+    if (typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [onHidden, text]);
+  return ref;
+}
+
 /** What Allow lets through, whole (wrapped and scrollable, never clipped), and how long it waits. */
-export function DecideWhat({ session, place }: { session: Session; place: "decide" | "details" }) {
+export function DecideWhat({
+  session,
+  place,
+  onHidden,
+}: {
+  session: Session;
+  place: "decide" | "details";
+  /** Told whether the command shows whole here. */
+  onHidden?: (hidden: boolean) => void;
+}) {
   const what = session.command ?? session.message ?? "";
+  const commandRef = useHidesText(onHidden, what);
   const tool = session.tool ? `Needs permission: ${session.tool}` : "Needs permission";
   const blocked = cannotAnswer(session);
   // Its remote is unreachable: no countdown from here (the hold runs there), but why the
@@ -101,7 +145,7 @@ export function DecideWhat({ session, place }: { session: Session; place: "decid
         </span>
       )}
       {what && (
-        <pre className="decide-command" data-testid={`${place}-command`} title={what}>
+        <pre ref={commandRef} className="decide-command" data-testid={`${place}-command`} title={what}>
           {what}
         </pre>
       )}
@@ -153,22 +197,17 @@ export async function answer(session: Session, verdict: Verdict): Promise<void> 
   }
 }
 
-/** How long an answered node keeps its place when the pointer is not on it. */
-export const HOLD_PLACE_MS = 4000;
+/** How long an answered node keeps its place, whatever the pointer does (issue 33.5). */
+export const HOLD_PLACE_MS = 3000;
 
 /**
- * The answered node keeps its place (no jump out of the lane under the pointer) until the
- * pointer leaves it — `SessionCard` lets go on pointer leave — or, if the pointer is not on it
- * (answered with a key), a few seconds later.
+ * The answered node keeps its place for a moment (no jump out of the lane under the pointer the
+ * instant it is answered) — until the pointer leaves it (`SessionCard` lets go on pointer leave)
+ * or {@link HOLD_PLACE_MS} later at the latest, so an answered card never lingers in the lane.
  */
 export function holdWhileHovered(id: string) {
   useSwitchboard.getState().holdPlace(id);
-  setTimeout(() => {
-    const escaped = typeof CSS === "undefined" ? id : CSS.escape(id);
-    const node = document.querySelector(`[data-testid="session-node"][data-session-id="${escaped}"]`);
-    if (node?.matches(":hover")) return;
-    useSwitchboard.getState().releasePlace(id);
-  }, HOLD_PLACE_MS);
+  setTimeout(() => useSwitchboard.getState().releasePlace(id), HOLD_PLACE_MS);
 }
 
 /** Forget every answer and note (tests). */
@@ -183,10 +222,12 @@ type ButtonsProps = {
   /** Test ids and look: `decide-*` on the node, `details-*` in the panel. */
   place: "decide" | "details";
   className?: string;
+  /** Beside them, the command does not show whole: Allow opens the panel first. */
+  hidesCommand?: boolean;
 };
 
 /** Allow and Deny, never "always allow": one answer for the one command on screen. */
-export function DecideButtons({ session, place, className }: ButtonsProps) {
+export function DecideButtons({ session, place, className, hidesCommand = false }: ButtonsProps) {
   const busy = useDecide((s) => s.sent[session.sessionId] === session.decision);
   const blocked = cannotAnswer(session);
   // Off, with the reason beside them (a disabled button's tooltip does not show everywhere).
@@ -194,6 +235,11 @@ export function DecideButtons({ session, place, className }: ButtonsProps) {
   const click = (verdict: Verdict) => (event: MouseEvent) => {
     // Not also a click on the node (selection, unread) it sits on.
     event.stopPropagation();
+    // Never Allow a command the user cannot see whole: show it whole first (the panel).
+    if (verdict === "allow" && hidesCommand) {
+      useSwitchboard.getState().select(session.sessionId);
+      return;
+    }
     void answer(session, verdict);
   };
   return (
@@ -203,11 +249,12 @@ export function DecideButtons({ session, place, className }: ButtonsProps) {
         className="decide-button is-allow nodrag"
         data-testid={`${place}-allow`}
         disabled={busy || blocked != null}
-        title="Allow this once (a)"
+        title={hidesCommand ? "The card cannot show the whole command: open it to read it before Allow" : "Allow this once (a)"}
         {...reason}
+        data-hides-command={hidesCommand || undefined}
         onClick={click("allow")}
       >
-        Allow
+        {hidesCommand ? "Review…" : "Allow"}
       </button>
       <button
         type="button"

@@ -1,6 +1,6 @@
 // A session on the board, in its three forms (full card, compact card, light tile). Around 400
 // lines: the forms share one face (classes, data attributes, pointer and key handling).
-import { memo, useRef, type HTMLAttributes, type MouseEvent, type PointerEvent } from "react";
+import { memo, useRef, useState, type HTMLAttributes, type MouseEvent, type PointerEvent } from "react";
 import type { Session } from "./bindings/Session";
 import { useStore, useStoreApi, type NodeProps } from "@xyflow/react";
 import { useSwitchboard, type SessionNodeType } from "./store";
@@ -91,6 +91,8 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
   const now = useClock((s) => s.now);
   const note = useDecideNote(id);
   const jumpNote = useJumpNote(id);
+  // Whether the held command shows whole on the card (else Allow opens the panel first).
+  const [commandHidden, setCommandHidden] = useState(false);
   if (!session) return null;
 
   const badge = badgeOf(session, now);
@@ -279,8 +281,8 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
 
       {decidable ? (
         <div className="node-decide">
-          {note ? story : <DecideWhat session={session} place="decide" />}
-          <DecideButtons session={session} place="decide" />
+          {note ? story : <DecideWhat session={session} place="decide" onHidden={setCommandHidden} />}
+          <DecideButtons session={session} place="decide" hidesCommand={note != null || commandHidden} />
         </div>
       ) : asking(session) && !note ? (
         <QuestionOnCard session={session} />

@@ -59,6 +59,15 @@ mod tests {
     }
 }
 
+/// Whether a notification's body shows the permission's whole command (whitespace collapsed as
+/// the body collapses it): only then may the notification offer Allow (issue 33.3).
+pub fn body_shows_command(session: &crate::session::Session, body: &str) -> bool {
+    match &session.command {
+        Some(command) => body.contains(&command.split_whitespace().collect::<Vec<_>>().join(" ")),
+        None => !body.ends_with('…'),
+    }
+}
+
 /// The words of an OS notification for a session that needs the user (UI.md): the title names
 /// the session and the reason, the body says what exactly, whitespace-collapsed and clipped.
 pub fn notification_text(session: &crate::session::Session) -> Option<NotificationText> {
@@ -120,6 +129,20 @@ mod text_tests {
             json!({"sessionId": "s", "status": "done", "errored": true, "title": "t", "message": "rate_limit"}),
         );
         assert_eq!(notification_text(&failed).unwrap().summary, "t — failed");
+    }
+
+    #[test]
+    fn allow_is_offered_only_when_the_body_shows_the_whole_command() {
+        let mut session = session(json!({"sessionId": "s", "status": "blocked", "tool": "Bash"}));
+        session.command = Some("rm -rf build".into());
+        session.message = Some("rm -rf build".into());
+        let body = notification_text(&session).unwrap().body;
+        assert!(body_shows_command(&session, &body), "{body}");
+        let long = format!("rm -rf build && {} && psql -c \"DROP TABLE users\"", "echo step ".repeat(30));
+        session.command = Some(long.clone());
+        session.message = Some(long);
+        let body = notification_text(&session).unwrap().body;
+        assert!(!body_shows_command(&session, &body), "its dangerous end is clipped off: {body}");
     }
 
     #[test]

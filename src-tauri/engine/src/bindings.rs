@@ -54,7 +54,29 @@ fn generated() -> Vec<(&'static str, String)> {
                 switchboard_core::agent::deciding().collect::<Vec<_>>()
             ),
         ),
+        ("agents.ts", agents(header)),
     ]
+}
+
+/// Each CLI's row as the web view needs it (issue 35: the web view names no CLI itself): its
+/// name, and whether and why not its permissions can be answered from the board.
+fn agents(header: &str) -> String {
+    let rows: Vec<String> = switchboard_core::agent::AGENTS
+        .iter()
+        .map(|agent| {
+            format!(
+                "  {{ id: {:?}, name: {:?}, decides: {}, whyNotDecided: {} }},\n",
+                agent.id,
+                agent.name,
+                agent.decision_event.is_some(),
+                agent.why_not_decided.map_or("null".to_owned(), |why| format!("{why:?}"))
+            )
+        })
+        .collect();
+    format!(
+        "{header}\n/** One agent CLI, from its row in Rust's table. */\nexport type AgentRow = {{ id: string; name: string; decides: boolean; whyNotDecided: string | null }};\n\nexport const AGENTS: readonly AgentRow[] = [\n{}];\n",
+        rows.concat()
+    )
 }
 
 #[test]

@@ -41,6 +41,7 @@ export function makeSession(overrides: Partial<Session> & { sessionId: string })
     footprint: null,
     git: null,
     idleHolding: false,
+    turnStartedAt: null,
     ...overrides,
   };
   // What the reducer stamps (core/src/view.rs), unless the test says otherwise.

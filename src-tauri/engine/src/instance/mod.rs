@@ -95,6 +95,7 @@ impl Instance {
         let (inputs, queue) = inputs(QUEUE_CAPACITY);
         let (store, restored, notices) =
             if config.persist { open_store(&config.state_dir) } else { (None, Vec::new(), Vec::new()) };
+        let restored = restored.into_iter().map(settle_if_dead).collect();
         let hub = Arc::new(Hub::with_restored(restored));
         let (store, notices) = match store.map(|store| StoreHandle::start(store, &hub, Some(inputs.clone()))) {
             Some(Err(error)) => (None, [notices, vec![error.to_string()]].concat()),
@@ -268,4 +269,17 @@ async fn received(signal: Option<tokio::signal::unix::Signal>) {
         }
         None => std::future::pending().await,
     }
+}
+
+/// A restored session whose agent died while no instance ran (issue 33.4): its process is checked
+/// (pid and start time) before anything shows a pid, a footprint or End agent for it.
+fn settle_if_dead(mut restored: switchboard_core::reducer::Restored) -> switchboard_core::reducer::Restored {
+    let session = &mut restored.session;
+    let dead = session.is_local() && session.process.as_ref().is_some_and(|agent| !crate::process::is_alive(agent));
+    if dead {
+        session.exited = true;
+        session.footprint = None;
+        session.idle_holding = false;
+    }
+    restored
 }

@@ -92,12 +92,9 @@ impl Notifier {
     /// Queues a notification for a session that needs the user; never blocks.
     pub fn notify(&self, session: &Session) {
         let Some(text) = notification_text(session) else { return };
-        let job = Job {
-            session_id: session.session_id.clone(),
-            text,
-            decision: session.decision,
-            jumpable: session.process.is_some(),
-        };
+        // Allow only on what the user can read (issue 33.3): its body shows the whole command.
+        let decision = session.decision.filter(|_| switchboard_core::notify::body_shows_command(session, &text.body));
+        let job = Job { session_id: session.session_id.clone(), text, decision, jumpable: session.process.is_some() };
         match self.queue.try_send(job) {
             Ok(()) => {}
             Err(TrySendError::Full(_)) => tracing::warn!("notification queue full; dropping one"),

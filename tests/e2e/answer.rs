@@ -141,14 +141,15 @@ async fn the_question_is_read_and_answered_from_the_details_panel() {
     took["session_id"] = json!("asks");
     app.post_from("claude", &took, &process);
     let mut history = String::new();
-    for _ in 0..100 {
+    let asked = std::time::Instant::now();
+    while asked.elapsed() < Duration::from_secs(30) {
         history = app.text_of("history-list").await;
-        if history.contains("Claude Code took it") {
+        if history.contains("Replied from Switchboard") {
             break;
         }
-        app.wait_still(".details-panel").await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert!(history.contains("Replied from Switchboard: now the tests, typed into pane"), "{history}");
-    assert!(history.contains("Claude Code took it"), "{history}");
+    let reply = format!("Replied from Switchboard: now the tests, typed into pane {pane}; Claude Code took it");
+    assert!(history.contains(&reply), "{history}");
     app.close().await;
 }

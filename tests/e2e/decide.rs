@@ -4,7 +4,6 @@
 use std::io::Write;
 use std::process::{Child, Command, Stdio};
 
-use fantoccini::actions::{InputSource, MouseActions, PointerAction};
 use fantoccini::Locator;
 use serde_json::Value;
 
@@ -18,6 +17,11 @@ const LONG_COMMAND: &str = "rm -rf node_modules && git push --force origin main 
 
 /// `switchboard hook claude` for the app's state directory, holding the permission.
 fn held_hook(app: &App, session_id: &str) -> Child {
+    held_hook_for(app, session_id, LONG_COMMAND)
+}
+
+/// The same, for `command`.
+fn held_hook_for(app: &App, session_id: &str, command: &str) -> Child {
     // Under `timeout`: the agent the forwarder reports then has no other children (this test
     // binary's would look like the approved tool running).
     let mut child = Command::new("timeout")
@@ -29,7 +33,7 @@ fn held_hook(app: &App, session_id: &str) -> Child {
         .spawn()
         .expect("start the forwarder");
     let mut payload = hook(CLAUDE_BASH, session_id, Some("/src/auth-refactor"));
-    payload["tool_input"]["command"] = serde_json::json!(LONG_COMMAND);
+    payload["tool_input"]["command"] = serde_json::json!(command);
     let payload = payload.to_string();
     child.stdin.take().expect("stdin").write_all(payload.as_bytes()).expect("write the payload");
     child
@@ -43,14 +47,6 @@ fn told_claude(child: Child) -> Option<String> {
     said["hookSpecificOutput"]["decision"]["behavior"].as_str().map(str::to_owned)
 }
 
-/// Where the node is on screen: `[left, top]`, whole pixels.
-async fn place_of(app: &App, session_id: &str) -> Value {
-    app.wait_still(".react-flow__viewport").await;
-    let script = r#"const n = document.querySelector(`[data-testid="session-node"][data-session-id="${arguments[0]}"]`);
-        if (!n) return null; const r = n.getBoundingClientRect(); return [Math.round(r.left), Math.round(r.top)];"#;
-    app.client.execute(script, vec![serde_json::json!(session_id)]).await.expect("read the node's place")
-}
-
 async fn lane_shown(app: &App) -> bool {
     let script = r#"return document.querySelector('.react-flow__node-region[data-id="region:needs-you"]') !== null;"#;
     app.client.execute(script, vec![]).await.expect("look for the lane") == Value::Bool(true)
@@ -61,13 +57,39 @@ async fn click_in_node(app: &App, session_id: &str, test_id: &str) {
     app.click_settled(&selector).await;
 }
 
+/// Whether the card's command box shows its text whole (nothing scrolled out of sight).
+async fn command_shown_whole(app: &App, id: &str) -> Value {
+    let selector = format!(r#"[data-testid="session-node"][data-session-id="{id}"] [data-testid="decide-what"]"#);
+    app.client
+        .execute(
+            "const p = document.querySelector(arguments[0]); return p && p.scrollHeight <= p.clientHeight + 1 && p.scrollWidth <= p.clientWidth + 1;",
+            vec![serde_json::json!(selector)],
+        )
+        .await
+        .expect("measure the command box")
+}
+
+/// Saves the screen (WebDriver's screenshot) as `target/e2e-shots/<name>.png`, and to
+/// `$DECIDE_SCREENSHOT/<name>.png` when set (the README's pictures).
+async fn shot(app: &App, name: &str) {
+    let png = app.client.screenshot().await.expect("screenshot");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/e2e-shots");
+    let _ = std::fs::create_dir_all(&dir);
+    std::fs::write(dir.join(format!("{name}.png")), &png).expect("save the screenshot");
+    if let Ok(docs) = std::env::var("DECIDE_SCREENSHOT") {
+        std::fs::write(std::path::Path::new(&docs).join(format!("{name}.png")), &png).expect("save the screenshot");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn allow_and_deny_on_the_node_answer_the_held_permission() {
     let app = App::start_with(Notify::Off, &[("SWITCHBOARD_DECIDE", "claude")]).await;
-    for (id, button, behavior, said) in
-        [("held-1", "decide-allow", "allow", "Allowed"), ("held-2", "decide-deny", "deny", "Denied")]
-    {
-        let forwarder = held_hook(&app, id);
+    app.client.set_window_size(1280, 800).await.expect("resize");
+    for (id, command, button, behavior, said) in [
+        ("held-1", "npm test", "decide-allow", "allow", "Allowed"),
+        ("held-2", LONG_COMMAND, "decide-deny", "deny", "Denied"),
+    ] {
+        let forwarder = held_hook_for(&app, id, command);
         app.wait_session(id, "offers a decision", |s| s["decision"].is_u64());
         app.wait_node(id, "blocked", |n| n.status == "blocked").await;
         // The whole command is in the DOM beside the buttons, and the hold counts down.
@@ -80,33 +102,25 @@ async fn allow_and_deny_on_the_node_answer_the_held_permission() {
             )
             .await
             .expect("read the node");
-        assert_eq!(shown[0], LONG_COMMAND, "the command beside Allow, whole: {shown}");
+        assert_eq!(shown[0], command, "the command beside Allow, whole: {shown}");
         assert_eq!(shown[1], true, "{shown}");
         assert!(shown[2].as_str().is_some_and(|t| t.contains("waits here")), "a countdown: {shown}");
-        let before = place_of(&app, id).await;
         click_in_node(&app, id, button).await;
+        let clicked = std::time::Instant::now();
         let told = tokio::task::spawn_blocking(move || told_claude(forwarder)).await.expect("join");
         assert_eq!(told.as_deref(), Some(behavior), "{button}");
         app.wait_node(id, "working after the answer", |n| n.status == "working").await;
         let session = app.session(id).expect("in the snapshot");
         let message = session["message"].as_str().unwrap_or_default();
-        assert!(message.starts_with(&format!("{said} from Switchboard: rm -rf")), "{said}: {message:?}");
+        let head = command.split_whitespace().next().unwrap_or_default();
+        assert!(message.starts_with(&format!("{said} from Switchboard: {head}")), "{said}: {message:?}");
         assert_eq!(session["decision"], Value::Null, "nothing left to answer");
-        // Answered, it stays where it was clicked while the pointer is on it, in the Needs you
-        // lane (the only one there); once the pointer leaves, it moves out and the lane goes.
-        assert_eq!(place_of(&app, id).await, before, "the answered node stays put under the pointer");
-        assert!(lane_shown(&app).await, "the lane stays while the answered node is held");
-        // Two moves: the driver's idea of the pointer does not follow element clicks, so a move
-        // to where the last one ended would send nothing.
-        let away = MouseActions::new("mouse".into())
-            .then(PointerAction::MoveTo { duration: None, x: 600.0, y: 12.0 })
-            .then(PointerAction::MoveTo { duration: None, x: 640.0, y: 20.0 });
-        app.client.perform_actions(away).await.expect("move the pointer to the header");
-        let started = std::time::Instant::now();
+        // Answered, it leaves the Needs you lane (the only one there) within 5 s — with the
+        // pointer still on it (issue 33.5: it once stayed for minutes until the pointer moved).
         while lane_shown(&app).await {
-            if started.elapsed() > std::time::Duration::from_secs(15) {
+            if clicked.elapsed() > std::time::Duration::from_secs(5) {
                 let hovered = app.client.execute("return [...document.querySelectorAll(':hover')].map(e => e.className + '|' + (e.dataset.sessionId || '')).join(' > ');", vec![]).await.unwrap();
-                panic!("{id}: the answered node never left the lane (hovered: {hovered})");
+                panic!("{id}: the answered node is still in the lane 5 s after the answer (hovered: {hovered})");
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
@@ -116,6 +130,38 @@ async fn allow_and_deny_on_the_node_answer_the_held_permission() {
     app.wait_node("not-held", "blocked", |n| n.status == "blocked").await;
     let selector = r#"[data-testid="session-node"][data-session-id="not-held"] [data-testid="decide-allow"]"#;
     assert!(app.client.find(Locator::Css(selector)).await.is_err(), "no Allow without a held hook");
+    app.close().await;
+}
+
+/// Issue 33.3: a held command of three lines whose dangerous end the card cannot show — Allow on
+/// the card never answers it: it opens the panel, which shows it whole, and Allow there does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn allow_never_acts_on_a_command_the_card_hides() {
+    let app = App::start_with(Notify::Off, &[("SWITCHBOARD_DECIDE", "claude")]).await;
+    app.client.set_window_size(1280, 800).await.expect("resize");
+    let command = "rm -rf build &&\n  make release &&\n  psql \"$PROD_URL\" -c \"DROP TABLE users\"";
+    let forwarder = held_hook_for(&app, "hidden-end", command);
+    app.wait_session("hidden-end", "offers a decision", |s| s["decision"].is_u64());
+    app.wait_node("hidden-end", "blocked", |n| n.status == "blocked").await;
+    app.wait_still(".react-flow__viewport").await;
+    let whole = command_shown_whole(&app, "hidden-end").await;
+    let allow = format!(r#"[data-testid="session-node"][data-session-id="hidden-end"] [data-testid="decide-allow"]"#);
+    let label = app.client.find(Locator::Css(&allow)).await.expect("the card's Allow").text().await.unwrap();
+    shot(&app, "held-command-card").await;
+    // The card's command box holds about two lines: three do not show whole.
+    assert_eq!(whole, Value::Bool(false), "the card scrolls the three-line command");
+    assert_eq!(label, "Allow…", "the card hides part of the command: its Allow says so");
+    click_in_node(&app, "hidden-end", "decide-allow").await;
+    {
+        // Nothing answered: the panel shows the command whole, and its Allow answers.
+        let panel = app.text_of("details-command").await;
+        assert!(panel.contains("DROP TABLE users"), "the panel shows the dangerous end: {panel}");
+        assert!(app.session("hidden-end").expect("in the snapshot")["decision"].is_u64(), "not answered by the card");
+        shot(&app, "held-command-panel").await;
+        app.click_settled(r#"[data-testid="details-allow"]"#).await;
+    }
+    let told = tokio::task::spawn_blocking(move || told_claude(forwarder)).await.expect("join");
+    assert_eq!(told.as_deref(), Some("allow"));
     app.close().await;
 }
 

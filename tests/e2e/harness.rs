@@ -239,18 +239,7 @@ impl App {
     /// POSTs a hook as the forwarder would from an agent whose process is `process` (the
     /// `x-switchboard-process` header).
     pub fn post_from(&self, agent: &str, body: &Value, process: &Value) {
-        let path = format!("/hook/{agent}?key={}", self.endpoint.key);
-        let header = format!("{}: {process}\r\n", switchboard_engine::protocol::PROCESS_HEADER);
-        let response = switchboard_engine::client::request_until(
-            self.endpoint.addr(),
-            "POST",
-            &path,
-            &header,
-            body.to_string().as_bytes(),
-            Instant::now() + Duration::from_secs(5),
-        )
-        .expect("POST a hook");
-        assert_eq!(response.status, 204, "POST /hook/{agent}");
+        post_hook_from(&self.endpoint, agent, body, Some(process));
     }
 
     /// Clicks the element with `data-testid` = `test_id` (the first one).
@@ -596,19 +585,33 @@ pub fn comm(pid: u32) -> String {
 /// (SIGTERM commits the store). Returns how many sessions it held.
 /// POSTs a hook to the hook server at `endpoint`, as the forwarder does; it must be taken (204).
 pub fn post_hook(endpoint: &Endpoint, agent: &str, body: &Value) {
+    post_hook_from(endpoint, agent, body, None);
+}
+
+/// [`post_hook`] as sent from `process` (the forwarder's header: pid, start time, pane).
+pub fn post_hook_from(endpoint: &Endpoint, agent: &str, body: &Value, process: Option<&Value>) {
     let path = format!("/hook/{agent}?key={}", endpoint.key);
-    let response = switchboard_engine::client::request(
+    let header = process
+        .map(|process| format!("{}: {process}\r\n", switchboard_engine::protocol::PROCESS_HEADER))
+        .unwrap_or_default();
+    let response = switchboard_engine::client::request_until(
         endpoint.addr(),
         "POST",
         &path,
+        &header,
         body.to_string().as_bytes(),
-        Duration::from_secs(5),
+        Instant::now() + Duration::from_secs(5),
     )
     .expect("POST a hook");
     assert_eq!(response.status, 204, "POST /hook/{agent}");
 }
 
 pub fn seed_sessions(state: &Path, hooks: &[(&str, Value)]) -> usize {
+    seed_sessions_from(state, hooks, None)
+}
+
+/// [`seed_sessions`], every hook sent from `process`.
+pub fn seed_sessions_from(state: &Path, hooks: &[(&str, Value)], process: Option<&Value>) -> usize {
     let home = state.parent().expect("the state directory's parent");
     let log = File::create(home.join("seed.log")).expect("the seed log");
     let mut serve = Command::new(env!("CARGO_BIN_EXE_switchboard"))
@@ -624,7 +627,7 @@ pub fn seed_sessions(state: &Path, hooks: &[(&str, Value)]) -> usize {
         .expect("switchboard serve");
     let endpoint = eventually(Duration::from_secs(20), || Endpoint::read(state)).expect("serve's endpoint.json");
     for (agent, body) in hooks {
-        post_hook(&endpoint, agent, body);
+        post_hook_from(&endpoint, agent, body, process);
     }
     let held = || {
         let path = format!("/sessions?key={}", endpoint.key);

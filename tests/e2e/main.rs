@@ -21,6 +21,7 @@ mod measure;
 mod notifications;
 mod reach;
 mod remote;
+mod restored;
 mod terminal;
 mod usage;
 mod window;

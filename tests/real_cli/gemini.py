@@ -55,6 +55,28 @@ SCRIPTS = {
 }
 
 
+class RecordingGemini(FakeGemini):
+    """The fake API, also keeping the user text each streamed request carried (issue 33: what a
+    reply typed from the board delivered), one list of texts per request."""
+
+    def __init__(self, scripts: dict[str, list[dict]]):
+        super().__init__(scripts)
+        self.user_texts: list[list[str]] = []
+
+    def handle(self, handler, body: dict):
+        if ":streamGenerateContent" in handler.path:
+            texts = [part["text"] for item in body.get("contents") or [] if item.get("role") == "user"
+                     for part in item.get("parts") or [] if isinstance(part, dict) and isinstance(part.get("text"), str)]
+            with self.lock:
+                self.user_texts.append(texts)
+        super().handle(handler, body)
+
+    def got(self, text_: str, start: int = 0) -> bool:
+        """Whether a streamed request since the `start`-th carried `text_` in a user part."""
+        with self.lock:
+            return any(text_ in t for texts in self.user_texts[start:] for t in texts)
+
+
 class Run:
     """The fixtures of one module run: the temp tree, the fake API, serve, and the CLI's tmux."""
 
@@ -65,7 +87,7 @@ class Run:
         self.tmux: Optional[harness.Tmux] = None
         self.pids: list[int] = []  # every CLI process started, for the clean-up
         self.launched: list[int] = []  # those of the last launch
-        self.fake: Optional[FakeGemini] = None
+        self.fake: Optional[RecordingGemini] = None
         self.serve: Optional[harness.Serve] = None
         self.sid: Optional[str] = None
         self.since = 0.0  # Unix ms of the last prompt: a state older than that is the previous turn's
@@ -95,7 +117,7 @@ class Run:
         self.report.check("`switchboard install gemini` registered the hooks and turned them on",
                           out.returncode == 0 and installed.get("hooksConfig", {}).get("enabled") is True
                           and "AfterAgent" in installed.get("hooks", {}), out.stdout + out.stderr)
-        self.fake = FakeGemini(SCRIPTS).start()
+        self.fake = RecordingGemini(SCRIPTS).start()
         self.serve = harness.Serve(self.ctx.workdir)
 
     def env(self) -> dict[str, str]:
@@ -416,6 +438,43 @@ def scenarios(r: Run):
     r.prompt("Fix the bug [[scenario:plain]]")
     r.expect("done, with the question as the message",
              lambda s: s["status"] == "done" and s.get("message") == PLAIN_QUESTION)
+    r.idle()
+
+    # --- a reply from the board (issue 33) --------------------------------------------------------
+    report.scenario("reply from the board (`switchboard reply`)")
+    unique = f"Board reply {os.getpid()}-{time.time_ns()} [[scenario:hello]]"
+    r.since = time.time() * 1000
+    code, said = r.serve.reply(r.sid, unique)
+    report.check("`switchboard reply` exits 0 and says Gemini took it", code == 0 and "took it" in said,
+                 f"exit {code}: {said}")
+    report.check("the fake API gets the reply", harness.wait_until(lambda: r.fake.got(unique), 15),
+                 f"screen:\n{r.tmux.screen()[-800:]}")
+    r.expect("the reply started a new turn (BeforeAgent)", lambda s: (s.get("turnStartedAt") or 0) >= r.since, 5)
+    r.expect("done with the model's answer", lambda s: s["status"] == "done" and s.get("message") == "Hello! How can I help?")
+    r.idle()
+
+    # --- a reply refused over the user's draft (issue 33.2) ---------------------------------------
+    report.scenario("reply refused while the composer holds a draft")
+    r.tmux.send("half a thought", literal=True)
+    drawn = r.tmux.wait_text(r">\s+half a thought", 10)
+    report.check("the draft is drawn in the input box", drawn, r.tmux.screen())
+    unique = f"Board reply over a draft {os.getpid()}-{time.time_ns()} [[scenario:hello]]"
+    start = len(r.fake.user_texts)
+    code, said = r.serve.reply(r.sid, unique)
+    report.check("`switchboard reply` fails, saying the composer holds text not sent yet",
+                 code != 0 and "holds text not sent yet" in said, f"exit {code}: {said}")
+
+    # What it typed is erased with Backspace as it refuses: the input box redraws a moment later.
+    def draft_alone():
+        screen = r.tmux.screen()
+        return (any(re.fullmatch(r".*>\s+half a thought\s*│?", line.strip()) for line in screen.splitlines())
+                and "Board reply over a draft" not in screen)
+    report.check("the input box still shows the draft, and only it", harness.wait_until(draft_alone, 5), r.tmux.screen())
+    sent = harness.wait_until(lambda: r.fake.got(unique, start) or r.fake.got("half a thought", start), 3)
+    report.check("nothing was sent to the model", not sent, r.fake.user_texts[start:])
+    r.tmux.send("C-c")  # Ctrl-C once clears a non-empty input (twice on an empty one quits)
+    report.check("Ctrl-C clears the draft", harness.wait_until(
+        lambda: "half a thought" not in r.tmux.screen() and "Type your message" in r.tmux.screen(), 5), r.tmux.screen())
     r.idle()
 
     # --- write_file edit confirmation, small and ~400 KB ------------------------------------------

@@ -23,7 +23,7 @@ describe("Allow only on what the user can see (issue 33.3)", () => {
     const select = vi.spyOn(useSwitchboard.getState(), "select");
     render(<DecideButtons session={{ ...held, decision: 7 }} place="decide" hidesCommand />);
     const allow = screen.getByTestId("decide-allow");
-    expect(allow).toHaveTextContent("Review…");
+    expect(allow).toHaveTextContent("Allow…");
     fireEvent.click(allow);
     expect(ipc.decide).not.toHaveBeenCalled();
     expect(select).toHaveBeenCalledWith("held");

@@ -85,11 +85,11 @@ export function useSecondsLeft(until: number | null): number | null {
 }
 
 /**
- * Reports whether the element hides part of its text (it scrolls, either way): on the card, Allow
+ * Reports whether the box hides part of its text (it scrolls, either way): on the card, Allow
  * then opens the panel that shows the command whole instead of answering (issue 33.3).
  */
 function useHidesText(onHidden: ((hidden: boolean) => void) | undefined, text: string) {
-  const ref = useRef<HTMLPreElement>(null);
+  const ref = useRef<HTMLDivElement>(null);
   useLayoutEffect(() => {
     const el = ref.current;
     if (!onHidden) return;
@@ -119,7 +119,8 @@ export function DecideWhat({
   onHidden?: (hidden: boolean) => void;
 }) {
   const what = session.command ?? session.message ?? "";
-  const commandRef = useHidesText(onHidden, what);
+  // On the card the box around the command scrolls: measured there.
+  const boxRef = useHidesText(onHidden, what);
   const tool = session.tool ? `Needs permission: ${session.tool}` : "Needs permission";
   const blocked = cannotAnswer(session);
   // Its remote is unreachable: no countdown from here (the hold runs there), but why the
@@ -127,7 +128,7 @@ export function DecideWhat({
   const left = useSecondsLeft(blocked ? null : session.decisionUntil);
   // On the card the status line already says "Needs permission": the command gets the room.
   return (
-    <div className={`decide-what nodrag nowheel is-${place}`} data-testid={`${place}-what`}>
+    <div ref={boxRef} className={`decide-what nodrag nowheel is-${place}`} data-testid={`${place}-what`}>
       {(place === "details" || left != null || blocked) && (
         <span className="decide-what-head">
           {place === "details" && <span className="reason-lead">{tool}</span>}
@@ -145,7 +146,7 @@ export function DecideWhat({
         </span>
       )}
       {what && (
-        <pre ref={commandRef} className="decide-command" data-testid={`${place}-command`} title={what}>
+        <pre className="decide-command" data-testid={`${place}-command`} title={what}>
           {what}
         </pre>
       )}
@@ -254,7 +255,7 @@ export function DecideButtons({ session, place, className, hidesCommand = false 
         data-hides-command={hidesCommand || undefined}
         onClick={click("allow")}
       >
-        {hidesCommand ? "Review…" : "Allow"}
+        {hidesCommand ? "Allow…" : "Allow"}
       </button>
       <button
         type="button"

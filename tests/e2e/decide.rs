@@ -145,8 +145,8 @@ async fn allow_never_acts_on_a_command_the_card_hides() {
     app.wait_node("hidden-end", "blocked", |n| n.status == "blocked").await;
     app.wait_still(".react-flow__viewport").await;
     let whole = command_shown_whole(&app, "hidden-end").await;
-    let allow = format!(r#"[data-testid="session-node"][data-session-id="hidden-end"] [data-testid="decide-allow"]"#);
-    let label = app.client.find(Locator::Css(&allow)).await.expect("the card's Allow").text().await.unwrap();
+    let allow = r#"[data-testid="session-node"][data-session-id="hidden-end"] [data-testid="decide-allow"]"#;
+    let label = app.client.find(Locator::Css(allow)).await.expect("the card's Allow").text().await.unwrap();
     shot(&app, "held-command-card").await;
     // The card's command box holds about two lines: three do not show whole.
     assert_eq!(whole, Value::Bool(false), "the card scrolls the three-line command");

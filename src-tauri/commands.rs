@@ -141,8 +141,9 @@ pub fn notices(state: State<'_>) -> Vec<String> {
 #[tauri::command]
 pub async fn decide(state: State<'_>, session_id: String, decision: u64, verdict: Verdict) -> Result<(), CommandError> {
     let decisions = Arc::clone(&state.decisions);
+    let host = state.hub.session(&session_id).ok_or_else(|| CommandError::unknown_session(&session_id))?.host;
     // A remote's session is answered down its link, which waits for the remote's word.
-    tauri::async_runtime::spawn_blocking(move || decisions.answer_anywhere(&session_id, decision, verdict))
+    tauri::async_runtime::spawn_blocking(move || decisions.answer_anywhere(&host, &session_id, decision, verdict))
         .await
         .map_err(|error| CommandError::new(ErrorKind::Io, error.to_string()))?
         .map_err(|error| CommandError::new(ErrorKind::NotWaiting, error.to_string()))

@@ -118,7 +118,8 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
                     Action::Show => open_session(&click_handle, &click_inputs, &session_id),
                     Action::Jump => jump_from_notification(&click_handle, &click_hub, &click_inputs, &session_id),
                     Action::Decide { decision, verdict } => {
-                        if let Err(error) = click_decisions.answer_anywhere(&session_id, decision, verdict) {
+                        let host = click_hub.session(&session_id).map(|session| session.host).unwrap_or_default();
+                        if let Err(error) = click_decisions.answer_anywhere(&host, &session_id, decision, verdict) {
                             tracing::info!(%error, session_id, "a notification's answer came too late");
                         }
                     }

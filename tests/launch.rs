@@ -15,7 +15,11 @@ hook() { printf '%s' "$1" | "$SWITCHBOARD_BIN" hook claude; }
 hook "{\"session_id\":\"started-1\",\"hook_event_name\":\"SessionStart\",\"cwd\":\"$PWD\",\"source\":\"startup\"}"
 hook "{\"session_id\":\"started-1\",\"hook_event_name\":\"UserPromptSubmit\",\"cwd\":\"$PWD\",\"prompt\":\"$1\"}"
 hook "{\"session_id\":\"started-1\",\"hook_event_name\":\"Stop\",\"cwd\":\"$PWD\",\"last_assistant_message\":\"Done.\"}"
-exec cat > "$PWD/typed"
+# Each line typed at its prompt is a new turn, as Claude's UserPromptSubmit says.
+while IFS= read -r line; do
+  printf '%s\n' "$line" >> "$PWD/typed"
+  hook "{\"session_id\":\"started-1\",\"hook_event_name\":\"UserPromptSubmit\",\"cwd\":\"$PWD\",\"prompt\":\"$line\"}"
+done
 "#;
 
 #[test]

@@ -158,10 +158,9 @@ class DaemonWindows:
             self.send(pane, "Enter")
 
     def start(self, pane: str) -> bool:
-        """At its prompt. The daemon's first window may ask to trust the hooks again (seen even
-        after the `--no-daemon` run trusted them) ~4 s after drawing the prompt, and takes the keys
-        typed meanwhile: wait for the footer's "for agents" (the daemon is up), then up to 6 s for
-        the dialog."""
+        """At its prompt. Keys typed before the daemon is up can be lost: wait for the footer's
+        "for agents". Fresh hooks bring "Hooks need review" ~4 s after the prompt is drawn (here
+        the `--no-daemon` run trusted them already), so wait up to 6 s for it and trust all."""
         def trust_asked():
             return "Trust all and continue" in self.screen(pane)
         ready = harness.wait_until(lambda: trust_asked() or "for agents" in self.screen(pane), 40, 0.2)

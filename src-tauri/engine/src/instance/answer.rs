@@ -182,7 +182,7 @@ fn through_link(decisions: &Decisions, session: &Session, answer: &Answer) -> Re
         Answer::Reply(text) => Said::Reply(text.clone()),
     };
     let remotes = decisions.remotes().ok_or_else(|| AnswerError::Remote(session.host.clone()))?;
-    match remotes.answer(&session.session_id, said) {
+    match remotes.answer(&session.host, &session.session_id, said) {
         None => Err(AnswerError::Remote(session.host.clone())),
         Some(Err(refused)) => Err(AnswerError::RemoteRefused(refused.to_string())),
         Some(Ok(delivered)) => serde_json::from_value(delivered).map_err(|_| {

@@ -78,9 +78,13 @@ impl Decisions {
     /// The board's answer, wherever the hold is: a remote's session's goes down its link and
     /// waits for the remote's word (up to 5 s: call it off the async workers); a local one is
     /// [`answer`](Self::answer)ed.
-    pub fn answer_anywhere(&self, session_id: &str, id: u64, verdict: Verdict) -> Result<(), DecideError> {
-        if let Some(result) = self.remotes.get().and_then(|remotes| remotes.decide(session_id, id, verdict)) {
-            return result.map_err(DecideError::from);
+    pub fn answer_anywhere(&self, host: &str, session_id: &str, id: u64, verdict: Verdict) -> Result<(), DecideError> {
+        if host != switchboard_core::session::LOCAL_HOST {
+            let remote = self.remotes.get().and_then(|remotes| remotes.decide(host, session_id, id, verdict));
+            return match remote {
+                Some(result) => result.map_err(DecideError::from),
+                None => Err(DecideError::from(crate::remote::RemoteDecideError::Unreachable(host.to_owned()))),
+            };
         }
         self.answer(session_id, id, verdict)
     }

@@ -71,11 +71,13 @@ fn router(state: Arc<ServerState>) -> Router {
         .route(routes::SESSION, delete(remove_session))
         .route(routes::DECISION, post(decision))
         .route(routes::REMOTES, get(remotes).post(reload_remotes))
-        .route(routes::ANSWER, post(answer))
-        .route(routes::REPLY, post(reply))
         .route(routes::PEEK, get(peek))
         .route(routes::END, post(end_agent))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, READ_TIMEOUT));
+    // A typed answer or reply waits for its CLI to take it (issue 33), a remote's for its box.
+    let typed = Router::new().route(routes::ANSWER, post(answer)).route(routes::REPLY, post(reply)).layer(
+        TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, super::answer::confirm_within() + READ_TIMEOUT * 6),
+    );
     // A test push waits for the receiver's answer (one attempt, its own deadline).
     let tested = Router::new()
         .route(routes::PUSH_TEST, post(push_test))
@@ -88,6 +90,7 @@ fn router(state: Arc<ServerState>) -> Router {
     // polled; the journal holds its frames, not the stream).
     let streamed = Router::new().route(routes::UPDATES, get(updates));
     quick
+        .merge(typed)
         .merge(held)
         .merge(tested)
         .merge(streamed)
@@ -227,8 +230,13 @@ async fn decision(
     };
     let Some(hold) = hold else { return StatusCode::BAD_REQUEST };
     let decisions = Arc::clone(&state.decisions);
+    // The session's own host says where it runs (a local id may hold a `:`).
+    let Some(host) = state.hub.session(&session_id).map(|session| session.host) else {
+        return StatusCode::CONFLICT;
+    };
     // A remote's answer waits for its link (seconds at worst): not on an async worker.
-    let answered = tokio::task::spawn_blocking(move || decisions.answer_anywhere(&session_id, hold, verdict)).await;
+    let answered =
+        tokio::task::spawn_blocking(move || decisions.answer_anywhere(&host, &session_id, hold, verdict)).await;
     match answered {
         Ok(Ok(())) => StatusCode::NO_CONTENT,
         Ok(Err(super::decide::DecideError::Remote(crate::remote::RemoteDecideError::Unreachable(_)))) => {
@@ -261,7 +269,7 @@ async fn answer(
             Err(_) => return StatusCode::BAD_REQUEST.into_response(),
         },
         None => {
-            let Ok(bytes) = axum::body::to_bytes(body, BODY_LIMIT).await else {
+            let Ok(Ok(bytes)) = tokio::time::timeout(READ_TIMEOUT, axum::body::to_bytes(body, BODY_LIMIT)).await else {
                 return StatusCode::PAYLOAD_TOO_LARGE.into_response();
             };
             match String::from_utf8(bytes.to_vec()) {
@@ -284,7 +292,7 @@ async fn reply(
         return StatusCode::UNAUTHORIZED.into_response();
     }
     let Ok(Path(id)) = id else { return StatusCode::NOT_FOUND.into_response() };
-    let Ok(bytes) = axum::body::to_bytes(body, BODY_LIMIT).await else {
+    let Ok(Ok(bytes)) = tokio::time::timeout(READ_TIMEOUT, axum::body::to_bytes(body, BODY_LIMIT)).await else {
         return StatusCode::PAYLOAD_TOO_LARGE.into_response();
     };
     let Ok(text) = String::from_utf8(bytes.to_vec()) else { return StatusCode::BAD_REQUEST.into_response() };

@@ -147,11 +147,18 @@ impl Remotes {
         self.followers().values().map(Follower::state).collect()
     }
 
-    /// Hands a decision for a remote's session (`<host>:<id>`) to that remote; `None` when the
-    /// session is not a followed remote's. Waits for the remote's answer (up to 5 s): call it
-    /// off the async workers.
-    pub fn decide(&self, session_id: &str, id: u64, verdict: Verdict) -> Option<Result<(), RemoteDecideError>> {
-        let (host, remote_id) = session_id.split_once(':')?;
+    /// Hands a decision for the remote `host`'s session (`<host>:<id>` on this board) to that
+    /// remote; `None` when `host` is not a followed remote. The host is the session's own (never
+    /// read from the id: a local id may hold a `:`). Waits for the remote's answer (up to 5 s):
+    /// call it off the async workers.
+    pub fn decide(
+        &self,
+        host: &str,
+        session_id: &str,
+        id: u64,
+        verdict: Verdict,
+    ) -> Option<Result<(), RemoteDecideError>> {
+        let remote_id = remote_id(host, session_id)?;
         let follower = self.followers().get(host)?.handle();
         Some(follower.decide(remote_id, id, verdict))
     }
@@ -160,10 +167,11 @@ impl Remotes {
     /// would its own; `None` when the session is not a followed remote's. Waits (up to 5 s).
     pub fn answer(
         &self,
+        host: &str,
         session_id: &str,
         said: crate::protocol::link::Said,
     ) -> Option<Result<serde_json::Value, RemoteDecideError>> {
-        let (host, remote_id) = session_id.split_once(':')?;
+        let remote_id = remote_id(host, session_id)?;
         let follower = self.followers().get(host)?.handle();
         Some(follower.answer(remote_id, said))
     }
@@ -174,4 +182,13 @@ impl Remotes {
             follower.stop();
         }
     }
+}
+
+/// The id a remote's session has on its box: the board's `<host>:<id>` less its host. `None` for
+/// this machine's sessions, whatever their id holds.
+fn remote_id<'a>(host: &str, session_id: &'a str) -> Option<&'a str> {
+    if host == switchboard_core::session::LOCAL_HOST {
+        return None;
+    }
+    session_id.strip_prefix(host)?.strip_prefix(':')
 }

@@ -706,7 +706,7 @@ class Scenarios:
                         and s.get("message") == "Using that color. Done." and not s.get("awaitingInput"), 15)
         else:
             print(f"    Codex: refused — {said.strip()}", flush=True)
-            self.report.check("refused with the reason, nothing typed", "shared daemon" in said
+            self.report.check("refused with the reason, nothing typed", "serves all its windows" in said
                               and "Which color should I use?" in self.codex.tmux.screen(), said)
             self.codex.tmux.send("Enter")
             self.expect("answered at the terminal → done", lambda s: s["status"] == "done"

@@ -11,6 +11,8 @@ use switchboard_engine::client::act::Said;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use switchboard_engine::api;
+// Every text from outside (titles, commands, a box's words) goes through it before a terminal.
+use switchboard_engine::text::{printable, printable_line};
 
 #[derive(Parser)]
 #[command(
@@ -220,7 +222,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("switchboard: {}", switchboard_engine::error_text(error.as_ref()));
+            eprintln!("switchboard: {}", printable(&switchboard_engine::error_text(error.as_ref())));
             ExitCode::FAILURE
         }
     }
@@ -271,7 +273,10 @@ fn decide(session: &str, verdict: VerdictArg) -> anyhow::Result<()> {
     };
     let session = switchboard_engine::client::act::decide(&state_dir()?, session, verdict)?;
     let done = if matches!(verdict, Verdict::Allow) { "Allowed" } else { "Denied" };
-    println!("{done}: {}", session.command.as_deref().or(session.message.as_deref()).unwrap_or("the permission"));
+    println!(
+        "{done}: {}",
+        printable(session.command.as_deref().or(session.message.as_deref()).unwrap_or("the permission"))
+    );
     Ok(())
 }
 
@@ -279,20 +284,21 @@ fn act(session: &str, said: Said<'_>) -> anyhow::Result<()> {
     use switchboard_engine::client::act;
     let state = state_dir()?;
     let session = act::find(&state, session)?;
-    let title = session.title.clone().unwrap_or_else(|| session.session_id.clone());
+    let title = printable_line(session.title.as_deref().unwrap_or(&session.session_id));
     let cli = act::cli_name(&session.agent);
     if !matches!(said, Said::Answer(_)) {
         // Typed answers wait for the CLI's own word: say so while it comes.
         eprintln!("Giving it to {title} ({cli}), waiting for {cli} to take it…");
     }
     let given = act::answer_session(&state, &session, said)?;
+    let typed = printable_line(&given["typed"].to_string());
     if given["throughHook"] == true {
-        println!("Answered {} through {}'s hook.", given["typed"], title);
+        println!("Answered {typed} through {title}'s hook.");
     } else if session.is_local() {
-        let pane = given["pane"].as_str().unwrap_or("?");
-        println!("{cli} took it: typed {} into {}'s pane {pane}.", given["typed"], title);
+        let pane = printable_line(given["pane"].as_str().unwrap_or("?"));
+        println!("{cli} took it: typed {typed} into {title}'s pane {pane}.");
     } else {
-        println!("{cli} on {} took it: typed {} into {}'s pane there.", session.host, given["typed"], title);
+        println!("{cli} on {} took it: typed {typed} into {title}'s pane there.", printable_line(&session.host));
     }
     Ok(())
 }
@@ -302,7 +308,7 @@ fn peek(session: &str, json: bool) -> anyhow::Result<()> {
     if json {
         println!("{}", serde_json::to_string_pretty(&peeked)?);
     } else {
-        print!("{}", switchboard_engine::client::act::peek_text(&peeked));
+        print!("{}", printable(&switchboard_engine::client::act::peek_text(&peeked)));
     }
     Ok(())
 }
@@ -321,13 +327,13 @@ fn end_agent(name: &str, yes: bool) -> anyhow::Result<()> {
     use std::io::{BufRead, IsTerminal, Write};
     let state = state_dir()?;
     let session = switchboard_engine::client::act::find(&state, name)?;
-    let title = session.title.clone().unwrap_or_else(|| session.session_id.clone());
+    let title = printable_line(session.title.as_deref().unwrap_or(&session.session_id));
     let pid = session.process.as_ref().map_or("unknown".into(), |p| p.pid.to_string());
     if !yes {
         if !std::io::stdin().is_terminal() {
             anyhow::bail!("ending an agent needs a yes: add --yes");
         }
-        print!("End {} ({title}, pid {pid}) and the tools it runs? [y/N] ", session.agent);
+        print!("End {} ({title}, pid {pid}) and the tools it runs? [y/N] ", printable_line(&session.agent));
         std::io::stdout().flush()?;
         let mut answer = String::new();
         std::io::stdin().lock().read_line(&mut answer)?;
@@ -337,7 +343,7 @@ fn end_agent(name: &str, yes: bool) -> anyhow::Result<()> {
         }
     }
     switchboard_engine::client::act::end(&state, &session)?;
-    println!("Sent SIGTERM to {} ({title}, pid {pid}).", session.agent);
+    println!("Sent SIGTERM to {} ({title}, pid {pid}).", printable_line(&session.agent));
     Ok(())
 }
 
@@ -361,7 +367,7 @@ fn remote(command: RemoteCommand) -> anyhow::Result<()> {
             if json {
                 println!("{}", serde_json::to_string_pretty(&remotes)?);
             } else {
-                print!("{}", manage::table(&remotes, switchboard_engine::clock::now_millis()));
+                print!("{}", printable(&manage::table(&remotes, switchboard_engine::clock::now_millis())));
             }
         }
         RemoteCommand::Remove { name } => {
@@ -423,7 +429,7 @@ fn doctor(json: bool) -> ExitCode {
     let report = match report {
         Ok(report) => report,
         Err(error) => {
-            eprintln!("switchboard: {}", switchboard_engine::error_text(error.as_ref()));
+            eprintln!("switchboard: {}", printable(&switchboard_engine::error_text(error.as_ref())));
             return ExitCode::FAILURE;
         }
     };

@@ -26,6 +26,6 @@ pub use agent::{agent, normalize, normalizer, Agent, Normalizer, TitleSource, AG
 pub use notify::{notification_text, should_notify, NotificationText, NotifyContext};
 pub use reducer::{
     remote_id, Ages, Change, HistoryEntry, Position, Reducer, Restored, Session, SessionsChanged, Snapshot, EVICT_TO,
-    MAX_SESSIONS,
+    MAX_HOST_SESSIONS, MAX_SESSIONS,
 };
 pub use status::{AgentProcess, AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent, TERMINAL};

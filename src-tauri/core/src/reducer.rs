@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 
 use crate::notify::{should_notify, NotifyContext};
+use crate::session::LOCAL_HOST;
 pub use crate::session::{Ages, Change, HistoryEntry, Position, Restored, Session, SessionsChanged, Snapshot};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
@@ -169,6 +170,9 @@ enum Commit {
 /// O(log n) each, not a scan each).
 pub const MAX_SESSIONS: usize = 5_000;
 pub const EVICT_TO: usize = MAX_SESSIONS * 9 / 10;
+/// Sessions held at once for one remote (issue 34): a box has its own bound, evicts only its
+/// own sessions past it, and can never push this machine's out.
+pub const MAX_HOST_SESSIONS: usize = 1_000;
 /// Running subagents tracked per session; more are not counted.
 pub const MAX_SUBAGENTS: usize = 256;
 /// Longest text kept per field (characters): a 250 KiB message is clipped at ingest.
@@ -179,6 +183,9 @@ pub struct Reducer {
     sessions: HashMap<String, SessionState>,
     next_seq: u64,
     evicted: Vec<String>,
+    /// How many sessions each host has here (this machine's under [`LOCAL_HOST`]): kept as
+    /// sessions come and go, so a bound is checked without a scan.
+    per_host: HashMap<String, usize>,
 }
 
 impl Reducer {
@@ -197,8 +204,11 @@ impl Reducer {
         if needs_a_session && !self.sessions.contains_key(&event.session_id) {
             return None;
         }
-        if !self.sessions.contains_key(&event.session_id) && self.sessions.len() >= MAX_SESSIONS {
-            self.evict();
+        if !self.sessions.contains_key(&event.session_id) {
+            if self.count(LOCAL_HOST) >= MAX_SESSIONS {
+                self.evict(LOCAL_HOST, EVICT_TO);
+            }
+            *self.per_host.entry(LOCAL_HOST.to_owned()).or_default() += 1;
         }
         let seq = self.next_seq;
         let state = self.sessions.entry(event.session_id.clone()).or_insert_with(|| SessionState::new(event, seq));
@@ -217,19 +227,26 @@ impl Reducer {
         Some(Change { session: state.session.clone(), previous, notify })
     }
 
-    /// Makes room: ended and archived sessions go first, then the longest silent.
-    fn evict(&mut self) {
+    /// How many sessions `host` has here.
+    pub fn count(&self, host: &str) -> usize {
+        self.per_host.get(host).copied().unwrap_or(0)
+    }
+
+    /// Makes room among `host`'s own sessions, down to `keep`: ended and archived sessions go
+    /// first, then the longest silent. Another host's sessions are never touched.
+    fn evict(&mut self, host: &str, keep: usize) {
         let mut order: Vec<(bool, Millis, u64, String)> = self
             .sessions
             .values()
+            .filter(|s| s.session.host == host)
             .map(|s| {
                 (!(s.session.ended || s.session.archived), s.session.last_event_at, s.seq, s.session.session_id.clone())
             })
             .collect();
         order.sort_unstable();
-        let excess = self.sessions.len().saturating_sub(EVICT_TO);
+        let excess = order.len().saturating_sub(keep);
         for (_, _, _, id) in order.into_iter().take(excess) {
-            self.sessions.remove(&id);
+            self.remove(&id);
             self.evicted.push(id);
         }
     }
@@ -293,7 +310,21 @@ impl Reducer {
 
     /// Forgets the session; if it reports again it starts afresh.
     pub fn remove(&mut self, session_id: &str) -> Option<Session> {
-        self.sessions.remove(session_id).map(|state| state.session)
+        let state = self.sessions.remove(session_id)?;
+        if let Some(count) = self.per_host.get_mut(&state.session.host) {
+            *count = count.saturating_sub(1);
+        }
+        Some(state.session)
+    }
+
+    /// Holds a new session (its host counted).
+    fn insert(&mut self, id: String, state: SessionState) {
+        *self.per_host.entry(state.session.host.clone()).or_default() += 1;
+        if let Some(replaced) = self.sessions.insert(id, state) {
+            if let Some(count) = self.per_host.get_mut(&replaced.session.host) {
+                *count = count.saturating_sub(1);
+            }
+        }
     }
 
     /// Sets the agent's own name for the session (from its transcript or session index).
@@ -379,7 +410,7 @@ impl Reducer {
                 done_at: None,
             };
             state.refresh();
-            self.sessions.insert(state.session.session_id.clone(), state);
+            self.insert(state.session.session_id.clone(), state);
         }
     }
 
@@ -622,7 +653,7 @@ fn track_decision(session: &mut Session, event: &StatusEvent) {
 
 pub use crate::view::last_folder;
 
-mod mirror;
+pub mod mirror;
 pub use mirror::remote_id;
 
 #[cfg(test)]

@@ -12,6 +12,8 @@ pub mod files;
 pub mod process;
 pub mod protocol;
 pub mod state_dir;
+/// Text from outside made safe to print (issue 34).
+pub mod text;
 
 /// The use cases both shells (the command line and the app) call.
 pub mod api;

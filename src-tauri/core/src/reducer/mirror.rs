@@ -15,12 +15,13 @@ pub fn remote_id(host: &str, session_id: &str) -> String {
 }
 
 impl Reducer {
-    /// A session as remote `host` reported it. `None` when nothing this board shows changed.
-    pub fn mirror(&mut self, host: &str, remote: Session, window_focused: bool) -> Option<Change> {
+    /// A session as remote `host` reported it, at `now` by this board's clock. `None` when
+    /// nothing this board shows changed.
+    pub fn mirror(&mut self, host: &str, remote: Session, window_focused: bool, now: Millis) -> Option<Change> {
         if remote.session_id.is_empty() || remote.session_id.len() > crate::normalize::MAX_ID_LEN {
             return None;
         }
-        let remote = bounded(remote);
+        let remote = bounded(remote, now);
         let id = remote_id(host, &remote.session_id);
         let existing = self.sessions.get(&id);
         if existing.is_some_and(|state| state.session.is_local()) {
@@ -56,8 +57,9 @@ impl Reducer {
             *state = next;
             return Some(Change { session: state.session.clone(), previous, notify });
         }
-        if self.sessions.len() >= super::MAX_SESSIONS {
-            self.evict();
+        if self.count(host) >= super::MAX_HOST_SESSIONS {
+            // Its own longest silent make room: never this machine's, nor another box's.
+            self.evict(host, super::MAX_HOST_SESSIONS * 9 / 10);
         }
         let seq = self.next_seq;
         self.next_seq += 1;
@@ -66,7 +68,7 @@ impl Reducer {
             SessionState { session, seq, event_title: title, agent_title: None, subagents: Vec::new(), done_at: None };
         state.refresh();
         let change = Change { session: state.session.clone(), previous, notify };
-        self.sessions.insert(id, state);
+        self.insert(id, state);
         Some(change)
     }
 
@@ -81,6 +83,9 @@ impl Reducer {
 
     /// The ids of remote `host`'s sessions on this board, in arrival order.
     pub fn host_sessions(&self, host: &str) -> Vec<String> {
+        if self.count(host) == 0 {
+            return Vec::new();
+        }
         let mut states: Vec<&SessionState> =
             self.sessions.values().filter(|state| state.session.host == host && !state.session.is_local()).collect();
         states.sort_by_key(|state| state.seq);
@@ -115,40 +120,73 @@ impl Reducer {
     }
 }
 
-/// A remote's session held to the bounds of this board's own: texts clipped as at ingest, the
-/// question lists bounded — whatever a remote sends, each session costs what a local one may.
-fn bounded(mut session: Session) -> Session {
+/// Texts from a box (characters): names and paths short, what the user reads whole as a local
+/// session's. Whatever a box claims, one of its sessions costs at most a few tens of KiB here.
+const NAME_CHARS: usize = 200;
+const PATH_CHARS: usize = 1_000;
+/// Questions and options kept of a box's session, and their texts' lengths.
+const REMOTE_QUESTIONS: usize = 4;
+const REMOTE_OPTIONS: usize = 8;
+const OPTION_CHARS: usize = 400;
+
+/// A remote's session held to this board's bounds (issue 34): every text clipped (names and
+/// paths shorter than a local session's), the question lists bounded, and its times clamped to
+/// `now` — a box's clock (or a lie such as `lastEventAt: 2^63`) never orders it before this
+/// machine's sessions.
+pub fn bounded(mut session: Session, now: Millis) -> Session {
     use super::clip;
     let short = |text: &mut String, most: usize| {
-        if text.len() > most {
+        if text.chars().count() > most {
             *text = text.chars().take(most).collect();
         }
     };
+    let short_opt = |text: &mut Option<String>, most: usize| {
+        if let Some(text) = text {
+            short(text, most);
+        }
+    };
     short(&mut session.agent, 64);
-    for text in [
-        &mut session.title,
-        &mut session.cwd,
-        &mut session.tool,
-        &mut session.question,
-        &mut session.message,
-        &mut session.transcript_path,
-        &mut session.command,
-    ] {
+    short(&mut session.host, NAME_CHARS);
+    for text in [&mut session.question, &mut session.message, &mut session.command] {
         *text = clip(text);
     }
-    session.questions.truncate(crate::session::MAX_QUESTIONS);
+    for text in [&mut session.title, &mut session.tool] {
+        short_opt(text, NAME_CHARS);
+    }
+    for text in [&mut session.cwd, &mut session.transcript_path] {
+        short_opt(text, PATH_CHARS);
+    }
+    if let Some(usage) = &mut session.usage {
+        short_opt(&mut usage.model, NAME_CHARS);
+    }
+    if let Some(git) = &mut session.git {
+        short_opt(&mut git.branch, NAME_CHARS);
+        short_opt(&mut git.worktree, PATH_CHARS);
+    }
+    if let Some(edit) = &mut session.edit {
+        short(&mut edit.file, PATH_CHARS);
+    }
+    session.questions.truncate(REMOTE_QUESTIONS);
     for question in &mut session.questions {
         short(&mut question.question, 1_000);
-        if let Some(header) = &mut question.header {
-            short(header, 1_000);
-        }
-        question.options.truncate(crate::session::MAX_OPTIONS);
+        short_opt(&mut question.header, NAME_CHARS);
+        question.options.truncate(REMOTE_OPTIONS);
         for option in &mut question.options {
-            short(&mut option.label, 1_000);
-            if let Some(description) = &mut option.description {
-                short(description, 1_000);
-            }
+            short(&mut option.label, NAME_CHARS);
+            short_opt(&mut option.description, OPTION_CHARS);
         }
+    }
+    let clamp = |at: &mut Millis| *at = (*at).min(now);
+    clamp(&mut session.first_event_at);
+    clamp(&mut session.last_event_at);
+    for at in [&mut session.status_changed_at, &mut session.turn_started_at, &mut session.unreachable_since]
+        .into_iter()
+        .flatten()
+    {
+        clamp(at);
+    }
+    if let Some(attention) = &mut session.attention {
+        clamp(&mut attention.since);
     }
     if let Some(process) = &mut session.process {
         for text in [
@@ -190,31 +228,31 @@ mod tests {
     #[test]
     fn a_remote_session_is_kept_under_its_host_with_this_boards_dot_and_place() {
         let mut board = Reducer::new();
-        let change = board.mirror("devbox", remote("a", AgentStatus::Working, 1), false).unwrap();
+        let change = board.mirror("devbox", remote("a", AgentStatus::Working, 1), false, u64::MAX).unwrap();
         assert_eq!(change.session.session_id, "devbox:a");
         assert_eq!(change.session.host, "devbox");
         assert_eq!(change.session.title.as_deref(), Some("api"));
         assert!(!change.notify && !change.session.unread);
 
         board.set_position("devbox:a", Position { x: 5, y: 6 }).unwrap();
-        let blocked = board.mirror("devbox", remote("a", AgentStatus::Blocked, 2), false).unwrap();
+        let blocked = board.mirror("devbox", remote("a", AgentStatus::Blocked, 2), false, u64::MAX).unwrap();
         assert!(blocked.notify && blocked.session.unread, "needs you, window unfocused");
         assert_eq!(blocked.previous, Some(AgentStatus::Working));
         assert_eq!(blocked.session.position, Some(Position { x: 5, y: 6 }), "the place is this board's");
         assert_eq!(blocked.session.attention.map(|a| a.rank), Some(0));
 
         // The same state again is not a change; the dot stays until the user looks here.
-        assert!(board.mirror("devbox", remote("a", AgentStatus::Blocked, 2), false).is_none());
+        assert!(board.mirror("devbox", remote("a", AgentStatus::Blocked, 2), false, u64::MAX).is_none());
         board.clear_unread("devbox:a").unwrap();
-        let done = board.mirror("devbox", remote("a", AgentStatus::Done, 3), true).unwrap();
+        let done = board.mirror("devbox", remote("a", AgentStatus::Done, 3), true, u64::MAX).unwrap();
         assert!(!done.notify && !done.session.unread, "a focused window is not notified");
     }
 
     #[test]
     fn hosts_never_touch_each_other_or_local_sessions() {
         let mut board = Reducer::new();
-        board.mirror("one", remote("a", AgentStatus::Working, 1), false).unwrap();
-        board.mirror("two", remote("a", AgentStatus::Done, 1), false).unwrap();
+        board.mirror("one", remote("a", AgentStatus::Working, 1), false, u64::MAX).unwrap();
+        board.mirror("two", remote("a", AgentStatus::Done, 1), false, u64::MAX).unwrap();
         // A local hook claiming a remote's id changes nothing there.
         let spoof = StatusEvent {
             agent: "claude".into(),
@@ -236,7 +274,7 @@ mod tests {
         board.host_unreachable("one", 130);
         assert_eq!(board.get("two:a").unwrap().unreachable_since, None);
         // Back: the next report clears it.
-        let back = board.mirror("one", remote("a", AgentStatus::Working, 1), false).unwrap();
+        let back = board.mirror("one", remote("a", AgentStatus::Working, 1), false, u64::MAX).unwrap();
         assert_eq!(back.session.unreachable_since, None);
 
         assert!(board.unmirror("two", "a").is_some());
@@ -257,6 +295,12 @@ mod tests {
         let mut huge = remote("a", AgentStatus::Done, 1);
         huge.message = Some("m".repeat(900_000));
         huge.agent = "x".repeat(10_000);
+        huge.usage = Some(crate::usage::Usage { model: Some("m".repeat(1_000_000)), ..Default::default() });
+        huge.git = Some(crate::usage::GitInfo {
+            branch: Some("b".repeat(1_000_000)),
+            worktree: Some("w".repeat(1_000_000)),
+            ..Default::default()
+        });
         huge.questions = vec![
             crate::session::Question {
                 question: "q".repeat(50_000),
@@ -265,24 +309,49 @@ mod tests {
             };
             100
         ];
-        let kept = board.mirror("box", huge, false).unwrap().session;
+        let kept = board.mirror("box", huge, false, u64::MAX).unwrap().session;
         assert_eq!(kept.message.unwrap().chars().count(), super::super::MAX_TEXT);
         assert_eq!(kept.agent.len(), 64);
-        assert_eq!(kept.questions.len(), crate::session::MAX_QUESTIONS);
-        assert_eq!(kept.questions[0].options.len(), crate::session::MAX_OPTIONS);
-        assert_eq!(kept.questions[0].options[0].label.len(), 1_000);
+        assert_eq!(kept.questions.len(), REMOTE_QUESTIONS);
+        assert_eq!(kept.questions[0].options.len(), REMOTE_OPTIONS);
+        assert_eq!(kept.questions[0].options[0].label.len(), NAME_CHARS);
+        assert_eq!(kept.usage.unwrap().model.unwrap().len(), NAME_CHARS, "usage.model clipped");
+        let git = kept.git.unwrap();
+        assert_eq!((git.branch.unwrap().len(), git.worktree.unwrap().len()), (NAME_CHARS, PATH_CHARS));
+        let weight = serde_json::to_vec(&board.get("box:a").unwrap()).unwrap().len();
+        assert!(weight < 64 * 1024, "one remote session weighs {weight} bytes");
         let mut long_id = remote("a", AgentStatus::Done, 1);
         long_id.session_id = "i".repeat(300);
-        assert!(board.mirror("box", long_id, false).is_none(), "an id this board would refuse from a hook");
+        assert!(board.mirror("box", long_id, false, u64::MAX).is_none(), "an id this board would refuse from a hook");
     }
 
+    /// Issue 34.2: a box that floods new ids claiming to be the freshest evicts only its own
+    /// sessions: this machine's (and another box's) stay, a held local permission too.
     #[test]
-    fn remote_sessions_count_in_the_cap() {
+    fn a_box_evicts_only_its_own_sessions_and_its_clock_cannot_jump_the_queue() {
         let mut board = Reducer::new();
-        for n in 0..super::super::MAX_SESSIONS + 1 {
-            board.mirror("box", remote(&n.to_string(), AgentStatus::Working, n as Millis), false);
+        let local = StatusEvent {
+            agent: "claude".into(),
+            session_id: "mine".into(),
+            status: Some(AgentStatus::Blocked),
+            decision: Some(7),
+            ts: 10,
+            ..StatusEvent::default()
+        };
+        board.apply(&local, false).unwrap();
+        board.mirror("quiet", remote("q", AgentStatus::Working, 5), false, 100);
+        for n in 0..5_001u64 {
+            let mut lie = remote(&n.to_string(), AgentStatus::Working, 1);
+            lie.last_event_at = u64::MAX / 2;
+            let kept = board.mirror("evil", lie, false, 1_000).unwrap();
+            assert!(kept.session.last_event_at <= 1_000, "clamped to the link's clock");
         }
-        assert!(board.len() <= super::super::MAX_SESSIONS);
-        assert!(!board.take_evicted().is_empty());
+        assert!(board.count("evil") <= super::super::MAX_HOST_SESSIONS);
+        let evicted = board.take_evicted();
+        assert!(!evicted.is_empty() && evicted.iter().all(|id| id.starts_with("evil:")), "only its own");
+        let mine = board.get("mine").expect("this machine's session stays");
+        assert_eq!((mine.status, mine.decision), (Some(AgentStatus::Blocked), Some(7)), "and its hold");
+        assert!(board.get("quiet:q").is_some(), "another box's session stays");
+        assert_eq!(board.count(crate::session::LOCAL_HOST), 1);
     }
 }

@@ -82,7 +82,7 @@ pub fn run(
     let result = if start { start_instance(state_dir) } else { Ok(()) };
     let result = result.and_then(|()| link.relay(state_dir, resume, input));
     if let Err(error) = &result {
-        link.send(&LinkFrame::Error { kind: error.kind(), message: error.to_string() });
+        link.send(&LinkFrame::Error { kind: error.kind(), message: error.to_string(), request: None });
     }
     result
 }
@@ -129,17 +129,17 @@ impl<W: Write> Link<W> {
                         .map_err(|error| error.unwrap_or_else(|| LinkError::Gone("it refuses connections".into())))?;
                     self.send(&LinkFrame::Resumed { after })
                 }
-                Event::Peer(Ok(PeerFrame::Decide { session_id, id, verdict })) => {
-                    let answer = decide(&endpoint, &session_id, id, verdict);
+                Event::Peer(Ok(PeerFrame::Decide { session_id, id, verdict, request })) => {
+                    let answer = decide(&endpoint, &session_id, id, verdict, request);
                     self.send(&answer)
                 }
-                Event::Peer(Ok(PeerFrame::Answer { session_id, said })) => {
-                    let answer = answer(&endpoint, &session_id, &said);
+                Event::Peer(Ok(PeerFrame::Answer { session_id, said, request })) => {
+                    let answer = answer(&endpoint, &session_id, &said, request);
                     self.send(&answer)
                 }
                 Event::Peer(Err(error)) => {
                     let message = format!("refused a line from the peer: {error}");
-                    self.send(&LinkFrame::Error { kind: error.kind(), message })
+                    self.send(&LinkFrame::Error { kind: error.kind(), message, request: None })
                 }
                 Event::PeerDone => return Ok(()),
             };
@@ -359,11 +359,13 @@ impl<R: BufRead> Read for Chunked<R> {
 }
 
 /// Hands the peer's decision to the held permission, through the instance's `POST /decision`.
-fn decide(endpoint: &Endpoint, session_id: &str, id: u64, verdict: Verdict) -> LinkFrame {
+fn decide(endpoint: &Endpoint, session_id: &str, id: u64, verdict: Verdict, request: Option<u64>) -> LinkFrame {
     let path = decision_path(session_id, &endpoint.key, id, verdict);
-    let error = |message: String| LinkFrame::Error { kind: LinkErrorKind::Decision, message };
+    let error = |message: String| LinkFrame::Error { kind: LinkErrorKind::Decision, message, request };
     match super::request(endpoint.addr(), "POST", &path, b"", DECISION_TIMEOUT) {
-        Ok(response) if response.status == 204 => LinkFrame::Decided { session_id: session_id.to_owned(), id, verdict },
+        Ok(response) if response.status == 204 => {
+            LinkFrame::Decided { session_id: session_id.to_owned(), id, verdict, request }
+        }
         Ok(response) if response.status == 409 => {
             error(format!("nothing waits for decision {id} of session {session_id} (answered already, or it ended)"))
         }
@@ -374,18 +376,19 @@ fn decide(endpoint: &Endpoint, session_id: &str, id: u64, verdict: Verdict) -> L
 
 /// Hands the peer's answer or reply to the instance (`POST /answer` or `/reply`), which gives it
 /// through the CLI's hook or types it into the agent's own pane — or says why not.
-fn answer(endpoint: &Endpoint, session_id: &str, said: &Said) -> LinkFrame {
+fn answer(endpoint: &Endpoint, session_id: &str, said: &Said, request: Option<u64>) -> LinkFrame {
     let action = |action: &str| crate::protocol::session_action_path(action, session_id, &endpoint.key);
     let (path, body) = match said {
         Said::Option(n) => (format!("{}&option={n}", action("answer")), Vec::new()),
         Said::Text(text) => (action("answer"), text.as_bytes().to_vec()),
         Said::Reply(text) => (action("reply"), text.as_bytes().to_vec()),
     };
-    let error = |message: String| LinkFrame::Error { kind: LinkErrorKind::Answer, message };
+    let error = |message: String| LinkFrame::Error { kind: LinkErrorKind::Answer, message, request };
     match super::request(endpoint.addr(), "POST", &path, &body, ANSWER_TIMEOUT) {
         Ok(response) if response.status == 200 => LinkFrame::Answered {
             session_id: session_id.to_owned(),
             delivered: serde_json::from_slice(&response.body).unwrap_or(serde_json::Value::Null),
+            request,
         },
         Ok(response) if response.status == 409 => {
             let why: serde_json::Value = serde_json::from_slice(&response.body).unwrap_or_default();

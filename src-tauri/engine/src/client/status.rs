@@ -319,7 +319,7 @@ mod tests {
     fn a_remote_session_says_where_it_runs_and_when_its_box_is_unreachable() {
         let there = snapshot(&[json!({"sessionId": "r1", "status": "working", "cwd": "/srv/api"})]);
         let mut board = Reducer::new();
-        board.mirror("devbox", there.sessions[0].clone(), false).unwrap();
+        board.mirror("devbox", there.sessions[0].clone(), false, u64::MAX).unwrap();
         board.host_unreachable("devbox", 1_500);
         let table = table(&board.snapshot(), 2_000, 100);
         let row = cells(table.lines().nth(1).unwrap());

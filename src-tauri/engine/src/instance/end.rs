@@ -17,6 +17,46 @@ pub enum EndError {
     Gone,
     #[error("the signal was refused: {0}")]
     Refused(String),
+    /// Whatever a hook said, some processes are never an agent to end (issue 34.7).
+    #[error("pid {0} is {1}: Switchboard never signals it")]
+    Protected(u32, &'static str),
+}
+
+/// Programs that adopt orphans or supervise a whole login (subreapers, inits): a forwarder whose
+/// parent died reports one of them as its "agent".
+const SUPERVISORS: &[&str] = &[
+    "systemd",
+    "init",
+    "tini",
+    "dumb-init",
+    "s6-svscan",
+    "runit",
+    "runsv",
+    "supervisord",
+    "launchd",
+    "tmux: server",
+    "sshd",
+    "login",
+];
+
+/// Why `pid` must never be signalled from here, if it must not: the first process (of the
+/// machine or of a pid namespace), this process or one of its ancestors, or a supervisor.
+pub fn protected(pid: u32) -> Option<&'static str> {
+    if pid <= 1 {
+        return Some("the first process (init)");
+    }
+    let mut ancestor = std::process::id();
+    for _ in 0..64 {
+        if ancestor == pid {
+            return Some("Switchboard itself or a process it runs under");
+        }
+        match process::stat(ancestor) {
+            Some(stat) if stat.ppid > 0 => ancestor = stat.ppid,
+            _ => break,
+        }
+    }
+    let comm = process::stat(pid)?.comm;
+    SUPERVISORS.iter().any(|name| comm == *name).then_some("a supervisor of other processes (a subreaper or init)")
 }
 
 /// What was signalled.
@@ -36,6 +76,9 @@ pub fn end(session: &Session) -> Result<Ended, EndError> {
     let agent = session.process.as_ref().ok_or(EndError::Unknown)?;
     if !process::is_alive(agent) {
         return Err(EndError::Gone);
+    }
+    if let Some(why) = protected(agent.pid) {
+        return Err(EndError::Protected(agent.pid, why));
     }
     let pid = i32::try_from(agent.pid).map_err(|_| EndError::Unknown)?;
     // SAFETY: getpgid/getsid/getpgrp only read the kernel's process table.
@@ -66,6 +109,25 @@ mod tests {
         session.process =
             Some(AgentProcess { pid, start: process::stat(pid).unwrap().start, ..AgentProcess::default() });
         session
+    }
+
+    #[test]
+    fn pid_1_this_process_its_ancestors_and_supervisors_are_never_ended() {
+        assert!(protected(1).is_some(), "init");
+        assert!(protected(0).is_some());
+        let me = std::process::id();
+        assert!(protected(me).is_some(), "itself");
+        let parent = process::stat(me).unwrap().ppid;
+        assert!(protected(parent).is_some(), "its parent (cargo's harness, a shell)");
+        // What a hook said does not matter: a session naming itself refuses to end it.
+        let mut session = session_of(me);
+        assert!(matches!(end(&session), Err(EndError::Protected(pid, _)) if pid == me));
+        // An ordinary child is not protected.
+        let mut child = Command::new("sleep").arg("30").spawn().unwrap();
+        assert_eq!(protected(child.id()), None);
+        session.process = None;
+        let _ = child.kill();
+        let _ = child.wait();
     }
 
     fn gone(pid: u32) -> bool {

@@ -425,7 +425,7 @@ impl State {
         let focused = self.window_focused;
         match report {
             RemoteReport::Changed(session) => {
-                let change = self.reducer.mirror(host, *session, focused);
+                let change = self.reducer.mirror(host, *session, focused, crate::clock::now_millis());
                 self.publish_evicted();
                 self.publish_status(change);
             }
@@ -436,6 +436,7 @@ impl State {
                 }
             }
             RemoteReport::Snapshot(sessions) => {
+                let now = crate::clock::now_millis();
                 let kept: std::collections::HashSet<String> =
                     sessions.iter().map(|session| switchboard_core::remote_id(host, &session.session_id)).collect();
                 for id in self.reducer.host_sessions(host) {
@@ -444,7 +445,7 @@ impl State {
                     }
                 }
                 for session in sessions {
-                    let change = self.reducer.mirror(host, session, focused);
+                    let change = self.reducer.mirror(host, session, focused, now);
                     self.publish_evicted();
                     self.publish_status(change);
                 }

@@ -256,7 +256,7 @@ mod tests {
             window_id: None,
             term_program: None,
         });
-        let remote = board.mirror("devbox", there.clone(), false).unwrap().session;
+        let remote = board.mirror("devbox", there.clone(), false, u64::MAX).unwrap().session;
         let ssh = ["ssh".to_owned(), "devbox".to_owned()];
         let (argv, is_ssh) = remote_command(&remote, &ssh);
         assert!(is_ssh);
@@ -267,7 +267,7 @@ mod tests {
         );
         there.process = None;
         there.ended = true;
-        let ended = board.mirror("devbox", there, false).unwrap().session;
+        let ended = board.mirror("devbox", there, false, u64::MAX).unwrap().session;
         let docker = ["docker".to_owned(), "exec".to_owned(), "-i".to_owned(), "box".to_owned()];
         let (argv, is_ssh) = remote_command(&ended, &docker);
         assert!(!is_ssh, "no terminal to give: the command is copied");

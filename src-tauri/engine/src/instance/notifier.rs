@@ -202,6 +202,13 @@ impl Waiting {
     }
 }
 
+/// Whether the notification server renders markup in bodies (`body-markup`); asked once.
+fn reads_markup() -> bool {
+    static MARKUP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *MARKUP
+        .get_or_init(|| notify_rust::get_capabilities().is_ok_and(|caps| caps.iter().any(|cap| cap == "body-markup")))
+}
+
 fn show_with_deadline(
     Job { session_id, text, decision, jumpable }: Job,
     on_click: Option<OnAction>,
@@ -212,7 +219,13 @@ fn show_with_deadline(
     let awaiting = Arc::clone(awaiting);
     let spawned = std::thread::Builder::new().name("notification".into()).spawn(move || {
         let mut notification = notify_rust::Notification::new();
-        notification.appname("Switchboard").summary(&text.summary).body(&text.body);
+        // What a session says is text, never markup: escaped where the server reads markup.
+        let body = if reads_markup() {
+            crate::text::notification_body(&text.body)
+        } else {
+            crate::text::printable(&text.body)
+        };
+        notification.appname("Switchboard").summary(&crate::text::printable_line(&text.summary)).body(&body);
         if on_click.is_some() {
             notification.action("default", "Show");
             // A held permission can be answered from the notification; never "always allow".

@@ -70,11 +70,33 @@ pub enum LinkFrame {
     /// The link took the peer's resume: what follows is the replay after `after`, or a snapshot.
     Resumed { after: u64 },
     /// The peer's decision reached the held permission.
-    Decided { session_id: String, id: u64, verdict: Verdict },
+    Decided {
+        session_id: String,
+        id: u64,
+        verdict: Verdict,
+        /// The peer's number for the request this answers (issue 34.8: answers matched by it,
+        /// never by order); absent from older links.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request: Option<u64>,
+    },
     /// The peer's answer or reply reached the agent (issue 24): what was given, and where.
-    Answered { session_id: String, delivered: serde_json::Value },
+    Answered {
+        session_id: String,
+        delivered: serde_json::Value,
+        /// The peer's number for the request this answers (issue 34.8: answers matched by it,
+        /// never by order); absent from older links.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request: Option<u64>,
+    },
     /// Something the peer should know went wrong; see `kind`.
-    Error { kind: LinkErrorKind, message: String },
+    Error {
+        kind: LinkErrorKind,
+        message: String,
+        /// The peer's number for the request this answers (issue 34.8: answers matched by it,
+        /// never by order); absent from older links.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request: Option<u64>,
+    },
 }
 
 /// What the peer asks of the link.
@@ -84,9 +106,21 @@ pub enum PeerFrame {
     /// Continue after update `after` of `instance` (the last one the peer applied).
     Resume { instance: String, after: u64 },
     /// Allow or deny the held permission `id` of a session.
-    Decide { session_id: String, id: u64, verdict: Verdict },
+    Decide {
+        session_id: String,
+        id: u64,
+        verdict: Verdict,
+        /// The peer's number for this request, said again in the answer.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request: Option<u64>,
+    },
     /// Answer a session's question, or send it its next prompt (issue 24).
-    Answer { session_id: String, said: Said },
+    Answer {
+        session_id: String,
+        said: Said,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request: Option<u64>,
+    },
 }
 
 /// What the peer says to an agent: an option of its question, an answer in words, or a reply.
@@ -238,8 +272,11 @@ mod tests {
         let decide = r#"{"type":"decide","sessionId":"s","id":3,"verdict":"deny"}"#;
         assert_eq!(
             decode::<PeerFrame>(decide.as_bytes()),
-            Ok(PeerFrame::Decide { session_id: "s".into(), id: 3, verdict: Verdict::Deny })
+            Ok(PeerFrame::Decide { session_id: "s".into(), id: 3, verdict: Verdict::Deny, request: None })
         );
+        // Numbered by the peer: the answer says the number again.
+        let numbered = r#"{"type":"decide","sessionId":"s","id":3,"verdict":"deny","request":9}"#;
+        assert!(matches!(decode::<PeerFrame>(numbered.as_bytes()), Ok(PeerFrame::Decide { request: Some(9), .. })));
         for (bad, says) in [
             ("resume from 4", "expected value"),
             (r#"{"type":"launch"}"#, "unknown variant `launch`"),
@@ -258,8 +295,13 @@ mod tests {
     fn link_frames_carry_their_type_and_camel_case_fields() {
         let removed = LinkFrame::Removed { seq: 7, session_id: "s".into() };
         assert_eq!(encode(&removed).unwrap(), b"{\"type\":\"removed\",\"seq\":7,\"sessionId\":\"s\"}\n");
-        let error = LinkFrame::Error { kind: LinkErrorKind::TooLarge, message: "m".into() };
+        let error = LinkFrame::Error { kind: LinkErrorKind::TooLarge, message: "m".into(), request: None };
         assert_eq!(encode(&error).unwrap(), b"{\"type\":\"error\",\"kind\":\"too_large\",\"message\":\"m\"}\n");
+        let numbered = LinkFrame::Error { kind: LinkErrorKind::Answer, message: "m".into(), request: Some(4) };
+        assert_eq!(
+            encode(&numbered).unwrap(),
+            b"{\"type\":\"error\",\"kind\":\"answer\",\"message\":\"m\",\"request\":4}\n"
+        );
     }
 
     #[test]
@@ -292,10 +334,10 @@ mod tests {
     fn peer_frame() -> impl Strategy<Value = PeerFrame> {
         prop_oneof![
             (any::<String>(), any::<u64>()).prop_map(|(instance, after)| PeerFrame::Resume { instance, after }),
-            (any::<String>(), any::<u64>(), verdict()).prop_map(|(session_id, id, verdict)| PeerFrame::Decide {
-                session_id,
-                id,
-                verdict
+            (any::<String>(), any::<u64>(), verdict(), any::<Option<u64>>())
+                .prop_map(|(session_id, id, verdict, request)| PeerFrame::Decide { session_id, id, verdict, request }),
+            (any::<String>(), any::<String>(), any::<Option<u64>>()).prop_map(|(session_id, text, request)| {
+                PeerFrame::Answer { session_id, said: Said::Reply(text), request }
             }),
         ]
     }

@@ -13,7 +13,7 @@ use std::sync::mpsc::{self, sync_channel, RecvTimeoutError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use switchboard_core::{Session, MAX_SESSIONS};
+use switchboard_core::{Session, MAX_HOST_SESSIONS, MAX_SESSIONS};
 
 use super::{LinkState, RemoteDecideError, RemoteState, MAX_BACKOFF};
 use crate::clock::now_millis;
@@ -53,6 +53,16 @@ const DECISION_TIMEOUT: Duration = Duration::from_secs(5);
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 /// The end of the command's stderr kept to say why it failed.
 const STDERR_TAIL: usize = 2048;
+/// A snapshot must arrive whole within this long of its announcement (issue 34: one that
+/// announces thousands of sessions and never finishes would otherwise be kept open by `alive`).
+const SNAPSHOT_WITHIN: Duration = Duration::from_secs(60);
+/// Frames a box may send in one [`RATE_WINDOW`]: a chattier one is disconnected, with the reason.
+/// Ten times what a thousand busy agents send.
+const MAX_FRAMES_PER_WINDOW: u32 = 100_000;
+const RATE_WINDOW: Duration = Duration::from_secs(10);
+/// How much of a box's error text is kept (and logged), and how often one is logged.
+const ERROR_CHARS: usize = 300;
+const ERROR_LOG_EVERY: Duration = Duration::from_secs(10);
 
 pub(super) struct Follower {
     shared: Arc<Shared>,
@@ -162,34 +172,34 @@ impl Shared {
     /// Answers the held permission `id` of the remote's session `session_id` through the link,
     /// and waits for the link's answer.
     pub fn decide(&self, session_id: &str, id: u64, verdict: Verdict) -> Result<(), RemoteDecideError> {
-        let frame = PeerFrame::Decide { session_id: session_id.to_owned(), id, verdict };
-        self.ask(session_id, Some(id), &frame, DECISION_TIMEOUT).map(|_| ())
+        let frame = |request| PeerFrame::Decide { session_id: session_id.to_owned(), id, verdict, request };
+        self.ask(session_id, Some(id), frame, DECISION_TIMEOUT).map(|_| ())
     }
 
     /// Gives the remote's session `session_id` an answer or reply through the link (the remote
     /// delivers it as it would its own); what was given there, as its instance said.
     pub fn answer(&self, session_id: &str, said: Said) -> Result<serde_json::Value, RemoteDecideError> {
-        let frame = PeerFrame::Answer { session_id: session_id.to_owned(), said };
-        self.ask(session_id, None, &frame, ANSWER_TIMEOUT)
+        let frame = |request| PeerFrame::Answer { session_id: session_id.to_owned(), said: said.clone(), request };
+        self.ask(session_id, None, frame, ANSWER_TIMEOUT)
     }
 
-    /// Sends `frame` and waits for the link's word on it.
+    /// Sends the frame (numbered: `frame(request)`) and waits for the link's word on it.
     fn ask(
         &self,
         session_id: &str,
         id: Option<u64>,
-        frame: &PeerFrame,
+        frame: impl FnOnce(Option<u64>) -> PeerFrame,
         timeout: Duration,
     ) -> Result<serde_json::Value, RemoteDecideError> {
         let name = &self.spec.name;
         let (answer, answered) = mpsc::channel();
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let seq = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         {
             // Queued before it is sent: the answer can come back at once.
             let mut pending = lock(&self.pending);
             pending.push_back(Pending { seq, session_id: session_id.to_owned(), id, answer });
-            if !self.send(frame) {
+            if !self.send(&frame(Some(seq))) {
                 pending.pop_back();
                 return Err(RemoteDecideError::Unreachable(name.clone()));
             }
@@ -201,18 +211,21 @@ impl Shared {
         })
     }
 
-    /// The link's word on a decision (`id`) or answer (`None`) of `session_id`; an error frame,
-    /// which names neither, is the oldest one's (the link answers in order).
+    /// The link's word on request `request` — or, from a link too old to number its answers, on a
+    /// decision (`id`) or answer (`None`) of `session_id`, an error frame being the oldest's. A
+    /// word for a request no longer waiting (timed out) is dropped: it answers nothing else.
     fn answered(
         &self,
+        request: Option<u64>,
         session_id: Option<&str>,
         id: Option<u64>,
         result: Result<serde_json::Value, RemoteDecideError>,
     ) {
         let mut pending = lock(&self.pending);
-        let at = match session_id {
-            Some(session_id) => pending.iter().position(|p| p.session_id == session_id && p.id == id),
-            None => (!pending.is_empty()).then_some(0),
+        let at = match (request, session_id) {
+            (Some(request), _) => pending.iter().position(|p| p.seq == request),
+            (None, Some(session_id)) => pending.iter().position(|p| p.session_id == session_id && p.id == id),
+            (None, None) => (!pending.is_empty()).then_some(0),
         };
         if let Some(waiting) = at.and_then(|at| pending.remove(at)) {
             let _ = waiting.answer.send(result);
@@ -222,6 +235,23 @@ impl Shared {
     fn fail_pending(&self, why: &str) {
         for waiting in lock(&self.pending).drain(..) {
             let _ = waiting.answer.send(Err(RemoteDecideError::Refused(format!("the link went down: {why}"))));
+        }
+    }
+}
+
+impl Snapshot {
+    /// Keeps a session of the snapshot: all of them up to [`MAX_HOST_SESSIONS`] (what the board
+    /// holds of one box), then only those fresher than the stalest kept.
+    fn keep(&mut self, session: Session) {
+        self.received += 1;
+        let session = switchboard_core::reducer::mirror::bounded(session, now_millis());
+        if self.sessions.len() < MAX_HOST_SESSIONS {
+            self.sessions.push(session);
+            return;
+        }
+        let stalest = self.sessions.iter().enumerate().min_by_key(|(_, kept)| kept.last_event_at).map(|(at, _)| at);
+        if let Some(at) = stalest.filter(|at| self.sessions[*at].last_event_at < session.last_event_at) {
+            self.sessions[at] = session;
         }
     }
 }
@@ -328,8 +358,14 @@ fn connect(shared: &Arc<Shared>, inputs: &Inputs, position: &mut Position) -> (b
         awaiting_resumed: false,
         snapshot: None,
         bad_lines: 0,
+        said_reachable: false,
+        window: (std::time::Instant::now(), 0),
+        errors_logged: None,
     };
     let why = loop {
+        if let Err(why) = link.bounds() {
+            break why;
+        }
         match incoming.recv_timeout(SILENCE) {
             Ok(Line::Frame(line)) => match crate::protocol::link::decode::<LinkFrame>(&line) {
                 Ok(frame) => {
@@ -399,12 +435,49 @@ struct Link<'a> {
     instance: Option<String>,
     /// A resume was sent: frames until `resumed` belong to the stream it replaces.
     awaiting_resumed: bool,
-    /// A snapshot being read: its number, its size, its sessions so far.
-    snapshot: Option<(u64, usize, Vec<Session>)>,
+    /// A snapshot being read: its number, its size, its sessions so far (at most
+    /// [`MAX_HOST_SESSIONS`], the freshest), and when it was announced.
+    snapshot: Option<Snapshot>,
     bad_lines: usize,
+    /// This connection told the hub its sessions are reachable again: once is enough.
+    said_reachable: bool,
+    /// Frames in the current rate window, and when it began.
+    window: (std::time::Instant, u32),
+    /// When an error of the box's was last logged, and how many since were not.
+    errors_logged: Option<(std::time::Instant, u64)>,
+}
+
+struct Snapshot {
+    seq: u64,
+    size: usize,
+    received: usize,
+    sessions: Vec<Session>,
+    since: std::time::Instant,
 }
 
 impl Link<'_> {
+    /// What ends a connection whatever its frames say: a chatty box, a snapshot that never ends.
+    fn bounds(&mut self) -> Result<(), String> {
+        let (started, frames) = &mut self.window;
+        if started.elapsed() >= RATE_WINDOW {
+            *started = std::time::Instant::now();
+            *frames = 0;
+        }
+        *frames += 1;
+        if *frames > MAX_FRAMES_PER_WINDOW {
+            return Err(format!("it sent more than {MAX_FRAMES_PER_WINDOW} frames in {} s", RATE_WINDOW.as_secs()));
+        }
+        match &self.snapshot {
+            Some(snapshot) if snapshot.since.elapsed() > SNAPSHOT_WITHIN => Err(format!(
+                "its snapshot of {} sessions was not whole after {} s ({} came)",
+                snapshot.size,
+                SNAPSHOT_WITHIN.as_secs(),
+                snapshot.received
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Takes one frame; `Err` ends the connection.
     fn frame(&mut self, frame: LinkFrame) -> Result<(), String> {
         match frame {
@@ -424,36 +497,41 @@ impl Link<'_> {
                 status.version = Some(version);
                 return Ok(());
             }
-            LinkFrame::Decided { session_id, id, .. } => {
-                self.shared.answered(Some(&session_id), Some(id), Ok(serde_json::Value::Null));
+            LinkFrame::Decided { session_id, id, request, .. } => {
+                self.shared.answered(request, Some(&session_id), Some(id), Ok(serde_json::Value::Null));
                 return Ok(());
             }
-            LinkFrame::Answered { session_id, delivered } => {
-                self.shared.answered(Some(&session_id), None, Ok(delivered));
+            LinkFrame::Answered { session_id, delivered, request } => {
+                self.shared.answered(request, Some(&session_id), None, Ok(delivered));
                 return Ok(());
             }
-            LinkFrame::Error { kind, message } => return self.error(kind, message),
-            LinkFrame::Resumed { .. } => {
+            LinkFrame::Error { kind, message, request } => return self.error(kind, message, request),
+            // Only the answer to a resume this side asked for: any other is noise, ignored.
+            LinkFrame::Resumed { .. } if self.awaiting_resumed => {
                 self.awaiting_resumed = false;
                 self.reachable();
                 return Ok(());
             }
+            LinkFrame::Resumed { .. } => return Ok(()),
             _ if self.awaiting_resumed || self.instance.is_none() => return Ok(()),
             _ => {}
         }
         match frame {
             LinkFrame::Snapshot { seq, sessions, .. } => {
-                if sessions > MAX_SESSIONS * 2 {
+                // A box holds at most MAX_SESSIONS of its own.
+                if sessions > MAX_SESSIONS {
                     return Err(format!("it announced a snapshot of {sessions} sessions"));
                 }
-                self.snapshot = Some((seq, sessions, Vec::with_capacity(sessions.min(1024))));
+                let since = std::time::Instant::now();
+                let kept = Vec::with_capacity(sessions.min(MAX_HOST_SESSIONS));
+                self.snapshot = Some(Snapshot { seq, size: sessions, received: 0, sessions: kept, since });
                 self.snapshot_done();
             }
             LinkFrame::Session { session } => {
-                let Some((_, _, sessions)) = &mut self.snapshot else {
+                let Some(snapshot) = &mut self.snapshot else {
                     return Err("it sent a session outside a snapshot".into());
                 };
-                sessions.push(*session);
+                snapshot.keep(*session);
                 self.snapshot_done();
             }
             LinkFrame::Changed { seq, session } if self.in_order(seq) => {
@@ -476,15 +554,31 @@ impl Link<'_> {
         Ok(())
     }
 
-    fn error(&mut self, kind: LinkErrorKind, message: String) -> Result<(), String> {
+    /// Logs a box's error — clipped, control characters made visible, and at most once per
+    /// [`ERROR_LOG_EVERY`] (how many were not logged is said with the next).
+    fn log_error(&mut self, message: &str) {
+        let now = std::time::Instant::now();
+        match &mut self.errors_logged {
+            Some((at, skipped)) if now.duration_since(*at) < ERROR_LOG_EVERY => *skipped += 1,
+            logged => {
+                let skipped = logged.map_or(0, |(_, skipped)| skipped);
+                let message = crate::text::printable(&crate::text::clip_chars(message, ERROR_CHARS));
+                tracing::warn!(remote = %self.host, %message, skipped, "the remote's link refused a frame");
+                *logged = Some((now, 0));
+            }
+        }
+    }
+
+    fn error(&mut self, kind: LinkErrorKind, message: String, request: Option<u64>) -> Result<(), String> {
+        let message = crate::text::clip_chars(&message, ERROR_CHARS);
         match kind {
             LinkErrorKind::Decision | LinkErrorKind::Answer => {
-                self.shared.answered(None, None, Err(RemoteDecideError::Refused(message)));
+                self.shared.answered(request, None, None, Err(RemoteDecideError::Refused(message)));
                 Ok(())
             }
             LinkErrorKind::NotRunning | LinkErrorKind::InstanceGone => Err(message),
             LinkErrorKind::BadFrame | LinkErrorKind::TooLarge => {
-                tracing::warn!(remote = %self.host, %message, "the remote's link refused a frame");
+                self.log_error(&message);
                 Ok(())
             }
         }
@@ -492,10 +586,10 @@ impl Link<'_> {
 
     /// Hands the snapshot to the hub once all its sessions came.
     fn snapshot_done(&mut self) {
-        let Some((seq, size, sessions)) = self.snapshot.take_if(|(_, size, sessions)| sessions.len() >= *size) else {
+        let Some(Snapshot { seq, sessions, .. }) = self.snapshot.take_if(|snapshot| snapshot.received >= snapshot.size)
+        else {
             return;
         };
-        debug_assert_eq!(size, sessions.len());
         let ids: HashSet<String> = sessions.iter().map(|session| session.session_id.clone()).collect();
         if self.report(RemoteReport::Snapshot(sessions), seq) {
             self.position.known = ids;
@@ -503,11 +597,16 @@ impl Link<'_> {
         }
     }
 
-    /// The link is back and current: its sessions no longer say unreachable.
-    fn reachable(&self) {
+    /// The link is back and current: its sessions no longer say unreachable. Said once per
+    /// connection (the hub walks the host's sessions for it).
+    fn reachable(&mut self) {
+        if self.said_reachable {
+            return;
+        }
         let status = self.shared.status();
         if status.state == LinkState::Connected {
             drop(status);
+            self.said_reachable = true;
             self.inputs.push(Input::Remote { host: self.host.to_owned(), report: RemoteReport::Reachable });
         }
     }
@@ -624,6 +723,53 @@ mod tests {
             }
         }
         got
+    }
+
+    /// Issue 34.8: a box answering a timed-out request late never answers the next one with it;
+    /// each answer goes to the request whose number it carries.
+    #[test]
+    fn a_late_answer_to_a_timed_out_request_answers_nothing_else() {
+        let spec = RemoteSpec { name: "box".into(), command: vec!["true".into()] };
+        let shared = Arc::new(Shared {
+            status: Mutex::new(RemoteState::not_followed(&spec)),
+            spec,
+            stopped: Mutex::new(false),
+            wake: Condvar::new(),
+            link: Mutex::new(None),
+            pending: Mutex::new(VecDeque::new()),
+        });
+        // A link that takes every frame and never answers.
+        let mut sink = Command::new("cat").stdin(Stdio::piped()).stdout(Stdio::null()).spawn().unwrap();
+        *lock(&shared.link) = Some((sink.stdin.take().unwrap(), sink.id()));
+        let reply = |request| PeerFrame::Answer { session_id: "a".into(), said: Said::Reply("one".into()), request };
+        let first = shared.ask("a", None, reply, Duration::from_millis(50));
+        assert!(matches!(first, Err(RemoteDecideError::NoAnswer(..))), "{first:?}");
+        assert!(lock(&shared.pending).is_empty(), "a timed-out request is forgotten");
+
+        let asking = Arc::clone(&shared);
+        let second = std::thread::spawn(move || {
+            let reply =
+                |request| PeerFrame::Answer { session_id: "a".into(), said: Said::Reply("two".into()), request };
+            asking.ask("a", None, reply, Duration::from_secs(60))
+        });
+        let waiting = (0..10_000)
+            .find_map(|_| {
+                let seq = lock(&shared.pending).front().map(|p| p.seq);
+                seq.or_else(|| {
+                    std::thread::sleep(Duration::from_millis(5));
+                    None
+                })
+            })
+            .expect("the second request waits");
+        // The box's late word on the first (its number is one less), and a legacy error frame
+        // naming nothing, never reach the second...
+        shared.answered(Some(waiting - 1), None, None, Err(RemoteDecideError::Refused("late".into())));
+        assert_eq!(lock(&shared.pending).len(), 1, "the late answer answered nothing");
+        // ...its own does.
+        shared.answered(Some(waiting), Some("a"), None, Ok(serde_json::json!({"typed": "two"})));
+        assert_eq!(second.join().unwrap().unwrap(), serde_json::json!({"typed": "two"}));
+        let _ = sink.kill();
+        let _ = sink.wait();
     }
 
     #[test]

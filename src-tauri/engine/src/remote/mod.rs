@@ -192,3 +192,19 @@ fn remote_id<'a>(host: &str, session_id: &'a str) -> Option<&'a str> {
     }
     session_id.strip_prefix(host)?.strip_prefix(':')
 }
+
+#[cfg(test)]
+mod tests {
+    use super::remote_id;
+
+    /// Issue 34.5: a session is named by its host and id together; a local id holding `:` is
+    /// never read as a remote's.
+    #[test]
+    fn a_session_address_is_its_host_and_id_never_a_split_of_the_id() {
+        assert_eq!(remote_id("evil", "evil:held"), Some("held"));
+        assert_eq!(remote_id("local", "evil:held"), None, "a local session stays local");
+        assert_eq!(remote_id("evil", "other:held"), None, "another host's session");
+        assert_eq!(remote_id("ev", "evil:held"), None, "a host is matched whole");
+        assert_eq!(remote_id("box", "box:a:b"), Some("a:b"), "an id there may hold ':' too");
+    }
+}

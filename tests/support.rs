@@ -67,14 +67,25 @@ impl Serve {
         Self::start_command(Command::new(BIN), home, env)
     }
 
+    /// Starts with what it logs (its stderr) written to `log`, read by nobody else.
+    pub fn start_logging_to(log: &Path) -> Self {
+        let mut command = Command::new(BIN);
+        command.stderr(std::fs::File::create(log).unwrap());
+        Self::start_set_up(command, tempfile::tempdir().unwrap(), &[])
+    }
+
     fn start_command(mut command: Command, home: tempfile::TempDir, env: &[(&str, &Path)]) -> Self {
+        command.stderr(Stdio::piped());
+        Self::start_set_up(command, home, env)
+    }
+
+    fn start_set_up(mut command: Command, home: tempfile::TempDir, env: &[(&str, &Path)]) -> Self {
         let child = command
             .args(["serve", "--no-notify"])
             .env("SWITCHBOARD_HOME", home.path())
             .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
             .spawn()
             .unwrap();
         let endpoint =

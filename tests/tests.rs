@@ -7,6 +7,7 @@ mod decide;
 mod doctor;
 mod forwarder;
 mod hook_server;
+mod hostile;
 mod installer;
 mod launch;
 mod link;

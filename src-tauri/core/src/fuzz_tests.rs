@@ -676,3 +676,75 @@ fn the_corpus_holds_every_recording() {
         }
     }
 }
+
+/// A box's session with every text as long as a frame allows and times anywhere (issue 34).
+fn hostile_session() -> impl Strategy<Value = Session> {
+    let long = || prop_oneof![Just(String::new()), "[a-z\u{1b}\u{7}]{0,16}", Just("z".repeat(20_000))];
+    (
+        "[a-z:]{1,12}",
+        (long(), long(), long(), long()),
+        (long(), long(), long()),
+        (any::<u64>(), any::<u64>(), any::<Option<u64>>()),
+        0usize..12,
+    )
+        .prop_map(
+            |(id, (title, cwd, message, command), (model, branch, label), (first, last, changed), questions)| {
+                let event = StatusEvent {
+                    agent: "claude".into(),
+                    session_id: id,
+                    status: Some(AgentStatus::Waiting),
+                    ts: 1,
+                    ..StatusEvent::default()
+                };
+                let mut session = Reducer::new().apply(&event, false).unwrap().session;
+                session.title = Some(title);
+                session.cwd = Some(cwd);
+                session.message = Some(message);
+                session.command = Some(command);
+                session.usage = Some(crate::usage::Usage { model: Some(model), ..Default::default() });
+                session.git = Some(crate::usage::GitInfo { branch: Some(branch), ..Default::default() });
+                session.questions = vec![
+                    crate::session::Question {
+                        question: label.clone(),
+                        options: vec![
+                            crate::session::QuestionOption { label: label.clone(), description: Some(label) };
+                            40
+                        ],
+                        ..Default::default()
+                    };
+                    questions
+                ];
+                (session.first_event_at, session.last_event_at, session.status_changed_at) = (first, last, changed);
+                session
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(config(SMOKE_CASES / 4))]
+
+    /// Whatever a box sends: no panic, each of its sessions weighs a bounded few KiB here, its
+    /// times never run ahead of this clock, it holds no more than its own bound, and this
+    /// machine's sessions are never touched.
+    #[test]
+    fn a_hostile_box_is_bounded_and_never_touches_local_sessions(
+        sessions in prop::collection::vec((hostile_session(), select(vec!["evil", "other"])), 1..16)
+    ) {
+        let mut board = Reducer::new();
+        let mine = StatusEvent { agent: "claude".into(), session_id: "evil:mine".into(), status: Some(AgentStatus::Blocked), ts: 5, ..StatusEvent::default() };
+        board.apply(&mine, false).unwrap();
+        let now = 1_000_000;
+        for (session, host) in sessions {
+            if let Some(change) = board.mirror(host, session, false, now) {
+                let kept = change.session;
+                prop_assert!(serde_json::to_vec(&kept).unwrap().len() < 64 * 1024);
+                prop_assert!(kept.last_event_at <= now && kept.first_event_at <= now);
+                prop_assert!(kept.status_changed_at.is_none_or(|at| at <= now));
+                prop_assert_eq!(kept.host.as_str(), host);
+            }
+            prop_assert!(board.count(host) <= crate::reducer::MAX_HOST_SESSIONS);
+        }
+        let local = board.get("evil:mine").unwrap();
+        prop_assert_eq!((local.host.as_str(), local.status), ("local", Some(AgentStatus::Blocked)));
+    }
+}

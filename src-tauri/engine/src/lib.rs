@@ -69,8 +69,55 @@ fn stderr_is_terminal() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
-/// The desktop app also keeps a daily log file in `<state dir>/logs` (the last 7 days), since
-/// nobody watches its stderr.
+/// The most a day's log file takes (issue 34: a box repeating huge errors once grew it by a
+/// gigabyte in seconds); past it the day's further lines are dropped, and that is said once.
+const LOG_BYTES_PER_DAY: u64 = 16 * 1024 * 1024;
+
+/// A writer that keeps to [`LOG_BYTES_PER_DAY`] per day (UTC) in front of the daily file.
+struct CappedLog {
+    file: tracing_appender::rolling::RollingFileAppender,
+    /// The day (days since 1970) and the bytes written on it.
+    today: std::sync::Mutex<(u64, u64)>,
+}
+
+struct CappedLine<'a>(&'a CappedLog);
+
+impl std::io::Write for CappedLine<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        use tracing_subscriber::fmt::MakeWriter;
+        let day = clock::now_millis() / 86_400_000;
+        let mut today = self.0.today.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if today.0 != day {
+            *today = (day, 0);
+        }
+        let written = today.1;
+        today.1 = written.saturating_add(buf.len() as u64);
+        drop(today);
+        if written + buf.len() as u64 <= LOG_BYTES_PER_DAY {
+            return self.0.file.make_writer().write(buf);
+        }
+        if written <= LOG_BYTES_PER_DAY {
+            let note = b"switchboard: today's log reached its size limit; further lines today are dropped\n";
+            let _ = self.0.file.make_writer().write(note);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for CappedLog {
+    type Writer = CappedLine<'a>;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        CappedLine(self)
+    }
+}
+
+/// The desktop app also keeps a daily log file in `<state dir>/logs` (the last 7 days, at most
+/// [`LOG_BYTES_PER_DAY`] each), since nobody watches its stderr.
 pub fn init_tracing_with_file(state_dir: &std::path::Path) {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
@@ -83,7 +130,10 @@ pub fn init_tracing_with_file(state_dir: &std::path::Path) {
     let stderr = tracing_subscriber::fmt::layer().with_ansi(stderr_is_terminal()).with_writer(std::io::stderr);
     let registry = tracing_subscriber::registry().with(log_filter()).with(stderr);
     let _ = match file {
-        Ok(file) => registry.with(tracing_subscriber::fmt::layer().with_ansi(false).with_writer(file)).try_init(),
+        Ok(file) => {
+            let capped = CappedLog { file, today: std::sync::Mutex::new((0, 0)) };
+            registry.with(tracing_subscriber::fmt::layer().with_ansi(false).with_writer(capped)).try_init()
+        }
         Err(_) => registry.try_init(),
     };
 }
@@ -95,6 +145,29 @@ fn log_filter() -> tracing_subscriber::EnvFilter {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_days_log_keeps_to_its_size_limit_and_says_so_once() {
+        use std::io::Write;
+        use tracing_subscriber::fmt::MakeWriter;
+        let dir = tempfile::tempdir().unwrap();
+        let file = tracing_appender::rolling::Builder::new()
+            .rotation(tracing_appender::rolling::Rotation::NEVER)
+            .filename_prefix("switchboard")
+            .build(dir.path())
+            .unwrap();
+        let capped = super::CappedLog { file, today: std::sync::Mutex::new((0, 0)) };
+        let line = [b'x'; 1023].iter().copied().chain(std::iter::once(b'\n')).collect::<Vec<u8>>();
+        for _ in 0..(super::LOG_BYTES_PER_DAY / 1024 + 2_000) {
+            capped.make_writer().write_all(&line).unwrap();
+        }
+        drop(capped);
+        let size: u64 = std::fs::read_dir(dir.path()).unwrap().flatten().map(|f| f.metadata().unwrap().len()).sum();
+        assert!(size <= super::LOG_BYTES_PER_DAY + 200, "{size} bytes");
+        let text =
+            std::fs::read_to_string(std::fs::read_dir(dir.path()).unwrap().flatten().next().unwrap().path()).unwrap();
+        assert_eq!(text.matches("size limit").count(), 1);
+    }
+
     #[derive(Debug, thiserror::Error)]
     #[error("cannot write /x: {source}")]
     struct Quoting {

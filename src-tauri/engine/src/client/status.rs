@@ -20,6 +20,8 @@ pub enum StatusError {
     Unreachable { port: u16, source: std::io::Error },
     #[error("Switchboard answered {0}: the endpoint file does not match the running instance.")]
     Refused(u16),
+    #[error("Switchboard took too long to answer (HTTP {0}): it is busy; try again.")]
+    Busy(u16),
     #[error("Switchboard sent a snapshot that cannot be read: {0}")]
     BadSnapshot(serde_json::Error),
 }
@@ -31,7 +33,10 @@ pub fn fetch(state_dir: &Path) -> Result<(Snapshot, Vec<u8>), StatusError> {
     let response = client::get_large(endpoint.addr(), &path, Duration::from_secs(20))
         .map_err(|source| StatusError::Unreachable { port: endpoint.port, source })?;
     if response.status != 200 {
-        return Err(StatusError::Refused(response.status));
+        return Err(match response.status {
+            408 | 503 | 504 => StatusError::Busy(response.status),
+            status => StatusError::Refused(status),
+        });
     }
     let snapshot = serde_json::from_slice(&response.body).map_err(StatusError::BadSnapshot)?;
     Ok((snapshot, response.body))

@@ -107,6 +107,8 @@ pub enum AnswerError {
     Remote(String),
     #[error("{0}")]
     RemoteRefused(String),
+    #[error("it runs on {0}: its screen is read there (`switchboard peek` on {0})")]
+    RemoteScreen(String),
     #[error(transparent)]
     Untied(#[from] TieError),
     #[error(transparent)]
@@ -309,7 +311,7 @@ fn one_line(text: &str) -> Option<String> {
 /// the live terminal and Jump all go through this one check.
 pub fn tied_pane(session: &Session) -> Result<tie::Pane, AnswerError> {
     if !session.is_local() {
-        return Err(AnswerError::Remote(session.host.clone()));
+        return Err(AnswerError::RemoteScreen(session.host.clone()));
     }
     Ok(tie::tied_pane(session)?)
 }

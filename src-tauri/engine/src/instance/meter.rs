@@ -76,7 +76,9 @@ impl Pricing {
     fn load(state_dir: Option<PathBuf>) -> Self {
         let path = state_dir.map(|dir| dir.join(PRICING_FILE));
         if let Some(path) = path.as_deref().filter(|path| !path.exists()) {
-            if let Err(error) = std::fs::write(path, usage::DEFAULT_PRICES) {
+            // A state file like the others: the user's alone (0600).
+            let private = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o600);
+            if let Err(error) = crate::files::write_atomic(path, usage::DEFAULT_PRICES.as_bytes(), Some(private)) {
                 tracing::warn!(%error, path = %path.display(), "cannot write the pricing table");
             }
         }

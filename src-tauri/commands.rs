@@ -300,7 +300,12 @@ pub fn end_agent(state: State<'_>, session_id: String) -> Result<(), CommandErro
 /// The remotes followed (issue 23): connected, connecting or unreachable since when.
 #[tauri::command]
 pub fn remotes(state: State<'_>) -> Vec<switchboard_engine::remote::RemoteState> {
-    state.decisions.remotes().map(|remotes| remotes.list()).unwrap_or_default()
+    let mut list = state.decisions.remotes().map(|remotes| remotes.list()).unwrap_or_default();
+    // What the board holds of each, not what it sent.
+    for remote in &mut list {
+        remote.sessions = state.hub.count(&remote.name);
+    }
+    list
 }
 
 /// Which CLIs' permissions wait for the board, and for how long.

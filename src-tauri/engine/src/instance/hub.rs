@@ -327,6 +327,11 @@ impl Hub {
     }
 
     /// One session as it is now.
+    /// How many of `host`'s sessions are on the board (what it holds, not what the host sent).
+    pub fn count(&self, host: &str) -> usize {
+        self.state().reducer.count(host)
+    }
+
     pub fn session(&self, session_id: &str) -> Option<Session> {
         self.state().reducer.get(session_id).cloned()
     }

@@ -78,10 +78,15 @@ fn remote_command(session: &Session, reach: &[String]) -> (Vec<String>, bool) {
     let is_ssh = reach.first().is_some_and(|program| Path::new(program).file_name().is_some_and(|name| name == "ssh"));
     let mut argv: Vec<String> = reach.to_vec();
     if is_ssh {
+        // ssh runs its last argument through the remote's shell, and `-t` gives it a terminal.
         argv.insert(1, "-t".into());
-    }
-    if !there.is_empty() {
-        argv.push(there);
+        if !there.is_empty() {
+            argv.push(there);
+        }
+    } else if !there.is_empty() {
+        // `docker exec`, `kubectl exec --`: a program and its arguments, no shell: hand the line to
+        // one. tmux needs a terminal there, which such a command gives with its own flag (`-t`).
+        argv.extend(["sh".to_owned(), "-c".to_owned(), there]);
     }
     (argv, is_ssh)
 }
@@ -271,6 +276,7 @@ mod tests {
         let docker = ["docker".to_owned(), "exec".to_owned(), "-i".to_owned(), "box".to_owned()];
         let (argv, is_ssh) = remote_command(&ended, &docker);
         assert!(!is_ssh, "no terminal to give: the command is copied");
+        assert_eq!(argv[4..6], ["sh", "-c"], "a program, not a shell, runs there: the line goes to one");
         assert_eq!(argv.last().unwrap(), "cd /srv/api && claude --resume abc", "its own id there, not this board's");
     }
 

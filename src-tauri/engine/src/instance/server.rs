@@ -375,7 +375,11 @@ async fn remotes(State(state): State<Arc<ServerState>>, RawQuery(query): RawQuer
     if !key_matches(query.as_deref(), &state.key) {
         return StatusCode::UNAUTHORIZED.into_response();
     }
-    let list = state.decisions.remotes().map(|remotes| remotes.list()).unwrap_or_default();
+    let mut list = state.decisions.remotes().map(|remotes| remotes.list()).unwrap_or_default();
+    // What the board holds of each, not what it sent (a session it refused is not on it).
+    for remote in &mut list {
+        remote.sessions = state.hub.count(&remote.name);
+    }
     axum::Json(list).into_response()
 }
 

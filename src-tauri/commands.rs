@@ -16,7 +16,7 @@ use switchboard_engine::{Config, Input, Instance};
 use tauri::ipc::{Channel, InvokeResponseBody};
 
 use crate::terminal::{LiveTerminal, Output, Sink, Target, TerminalEnded, TerminalError};
-use crate::AppState;
+use crate::window::AppState;
 
 /// An error the web view can show.
 #[derive(Debug, serde::Serialize)]

@@ -1,7 +1,8 @@
 //! The desktop app: the Tauri builder, window focus, notifications' actions and the tray. This is
 //! the only code that says `use tauri`; everything else lives in the engine and core. Each job has
 //! its file: `commands` (what the web view calls), `emit` (what it is told), `single_instance`
-//! (a second launch), `terminal` (the one live terminal), `tray`.
+//! (a second launch), `terminal` (the one live terminal), `tray`, `window` (the app's state and
+//! its window, which those share).
 
 #[cfg(test)]
 mod bindings;
@@ -10,56 +11,18 @@ mod emit;
 mod single_instance;
 mod terminal;
 mod tray;
+mod window;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use switchboard_engine::instance::decide::Decisions;
-use switchboard_engine::instance::jump::{self, Jump};
 use switchboard_engine::instance::lock::{InstanceLock, LockError};
 use switchboard_engine::instance::notifier::{Action, Notifier, OnAction};
-use switchboard_engine::{Config, Hub, Input, Inputs, Instance};
-use tauri::{AppHandle, Emitter, Manager, Runtime, WindowEvent};
+use switchboard_engine::{Config, Input, Instance};
+use tauri::{Manager, Runtime, WindowEvent};
 
 pub use commands::CommandError;
 pub use emit::{FOCUS_SESSION, NOTICES_CHANGED, SESSIONS_CHANGED};
-
-struct AppState {
-    /// Read-only: the snapshot and notices.
-    hub: Arc<Hub>,
-    /// Every change, the user's included, goes in here.
-    inputs: Inputs,
-    decisions: Arc<Decisions>,
-    /// Taken (and stopped) when the app exits.
-    instance: Mutex<Option<Instance>>,
-}
-
-fn show_window<R: Runtime>(app: &AppHandle<R>) {
-    if let Some(window) = app.get_webview_window("main") {
-        let _ = window.unminimize();
-        let _ = window.show();
-        let _ = window.set_focus();
-    }
-}
-
-/// Brings the window forward and the session into view, and marks it read.
-fn open_session<R: Runtime>(app: &AppHandle<R>, inputs: &Inputs, session_id: &str) {
-    show_window(app);
-    inputs.push(Input::ClearUnread { session_id: session_id.to_owned(), reply: None });
-    let _ = app.emit(FOCUS_SESSION, session_id.to_owned());
-}
-
-/// A notification's "Jump to terminal": the agent's pane or window comes forward; when there is
-/// none to show, the app does, on that session (its details offer the resume command).
-fn jump_from_notification<R: Runtime>(app: &AppHandle<R>, hub: &Hub, inputs: &Inputs, session_id: &str) {
-    let Some(session) = hub.snapshot().sessions.into_iter().find(|s| s.session_id == session_id) else { return };
-    let (app, inputs) = (app.clone(), inputs.clone());
-    let _ = std::thread::Builder::new().name("jump".into()).spawn(move || {
-        inputs.push(Input::ClearUnread { session_id: session.session_id.clone(), reply: None });
-        if let Jump::Resume { .. } = jump::jump(&session) {
-            open_session(&app, &inputs, &session.session_id);
-        }
-    });
-}
+use window::{jump_from_notification, open_session, AppState};
 
 /// The app, generic over the runtime so tests can build it with `tauri::test::mock_builder()`.
 /// `lock` is the state directory's instance lock, taken before any window exists.

@@ -30,7 +30,7 @@ pub fn answer_focus_requests<R: Runtime>(handle: AppHandle<R>, state_dir: &Path)
             let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
             let mut request = [0u8; 5];
             if stream.read_exact(&mut request).is_ok() && &request == b"focus" {
-                crate::show_window(&handle);
+                crate::window::show_window(&handle);
                 let _ = stream.write_all(b"ok");
             }
         }

@@ -15,7 +15,7 @@ use tauri::tray::{TrayIcon, TrayIconBuilder};
 use tauri::{AppHandle, Manager, Runtime};
 use tauri_plugin_autostart::AutoLaunchManager;
 
-use crate::CommandError;
+use crate::commands::CommandError;
 
 /// The menu is rebuilt at most this often, however many updates arrive.
 const REBUILD_EVERY: Duration = Duration::from_millis(250);
@@ -236,8 +236,8 @@ fn menu<R: Runtime>(app: &AppHandle<R>, entries: &[Entry]) -> tauri::Result<Menu
 fn on_click<R: Runtime>(app: &AppHandle<R>, id: &str) {
     match action(id) {
         Some(Action::Open(session_id)) => {
-            if let Some(state) = app.try_state::<crate::AppState>() {
-                crate::open_session(app, &state.inputs, &session_id);
+            if let Some(state) = app.try_state::<crate::window::AppState>() {
+                crate::window::open_session(app, &state.inputs, &session_id);
             }
         }
         Some(Action::ToggleWindow) => toggle_window(app),
@@ -259,7 +259,7 @@ fn toggle_window<R: Runtime>(app: &AppHandle<R>) {
     if window.is_visible().unwrap_or(false) && !window.is_minimized().unwrap_or(false) {
         let _ = window.hide();
     } else {
-        crate::show_window(app);
+        crate::window::show_window(app);
     }
 }
 

@@ -2,7 +2,7 @@
 // which of them wait for Allow / Deny from the board, and the remotes followed. The header button
 // opens a drawer with the switches and remotes on top and every check below, each failure with
 // the one command that fixes it; the empty state shows the same checks.
-import { useCallback, useEffect, useState } from "react";
+import { useEffect, useState } from "react";
 import { create } from "zustand";
 import type { AgentReport } from "./bindings/AgentReport";
 import type { Check } from "./bindings/Check";
@@ -17,6 +17,7 @@ import * as ipc from "./ipc";
 import { PathText } from "./jump";
 import { ReachSettings } from "./Reach";
 import { RemotesSettings } from "./Remotes";
+import { useSavedSettings, type SavedSettings } from "./settings";
 import { useSwitchboard } from "./store";
 
 type ConnectionsState = {
@@ -279,49 +280,6 @@ export const DECIDE_AGENTS: ReadonlyArray<{ agent: string; name: string; note: s
 
 export const MIN_HOLD_SECONDS = 5;
 export const MAX_HOLD_SECONDS = 120;
-
-/** The settings as Rust last gave them, shared by the panel's sections (each saves the whole). */
-export type SavedSettings = {
-  /** `null` until read. */
-  saved: Settings | null;
-  /** Why they could not be read. */
-  loadError: string | null;
-  /** A save is under way: the sections wait, so that no save starts from stale settings. */
-  saving: boolean;
-  /** Saves them whole and resolves with what Rust kept; rejects with an {@link ipc.IpcError}. */
-  save(next: Settings): Promise<Settings>;
-};
-
-/** Reads the settings once, when the panel opens. */
-function useSavedSettings(): SavedSettings {
-  const [saved, setSaved] = useState<Settings | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
-  useEffect(() => {
-    let live = true;
-    ipc.settings().then(
-      (settings) => live && setSaved(settings),
-      (err: unknown) => live && setLoadError(ipc.toIpcError(err).message),
-    );
-    return () => {
-      live = false;
-    };
-  }, []);
-  const save = useCallback(async (next: Settings) => {
-    setSaving(true);
-    try {
-      // Rust cleans what it is given (known CLIs, the wait clamped): keep what it kept.
-      const settings = await ipc.setSettings(next);
-      setSaved(settings);
-      return settings;
-    } catch (err) {
-      throw ipc.toIpcError(err);
-    } finally {
-      setSaving(false);
-    }
-  }, []);
-  return { saved, loadError, saving, save };
-}
 
 /** Opt-in per CLI: its permission prompts wait for Allow / Deny on the board. */
 export function DecideSettings({ settings }: { settings: SavedSettings }) {

@@ -29,6 +29,7 @@ import { LastTurn } from "./LastTurn";
 import { ScreenPeek } from "./ScreenPeek";
 import { hasPane, LiveTerminal } from "./LiveTerminal";
 import { UsagePanel } from "./UsagePanel";
+import { canEnd } from "./ending";
 import { isTypingTarget, optionOf, shortcutFor } from "./shortcuts";
 
 type Loaded = { phase: "loading" } | { phase: "ok"; entries: HistoryEntry[] } | { phase: "failed"; message: string };
@@ -117,9 +118,6 @@ function JumpButton({ id }: { id: string }) {
 }
 
 /** A local agent still running whose process is known: the one kind that can be ended from here. */
-export function canEnd(session: Session): boolean {
-  return !isRemote(session) && !session.ended && !session.exited && session.process != null;
-}
 
 type EndNote = { text: string; failed: boolean };
 

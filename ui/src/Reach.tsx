@@ -11,7 +11,7 @@ import type { PushOutcome } from "./bindings/PushOutcome";
 import type { QuietHours } from "./bindings/QuietHours";
 import type { Reach } from "./bindings/Reach";
 import type { Session } from "./bindings/Session";
-import type { SavedSettings } from "./Connections";
+import type { SavedSettings } from "./settings";
 import * as ipc from "./ipc";
 import { useSwitchboard } from "./store";
 

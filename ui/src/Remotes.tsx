@@ -6,7 +6,7 @@ import { useEffect, useState, type FormEvent } from "react";
 import type { LinkState } from "./bindings/LinkState";
 import type { RemoteSpec } from "./bindings/RemoteSpec";
 import type { RemoteState } from "./bindings/RemoteState";
-import type { SavedSettings } from "./Connections";
+import type { SavedSettings } from "./settings";
 import { useClock } from "./clock";
 import { StatusGlyph } from "./icons";
 import * as ipc from "./ipc";

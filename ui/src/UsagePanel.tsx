@@ -4,7 +4,7 @@
 // only when one is. An agent idle for hours while holding memory is pointed at "End agent".
 import type { ReactNode } from "react";
 import type { Session } from "./bindings/Session";
-import { canEnd } from "./DetailsPanel";
+import { canEnd } from "./ending";
 import { ContextBar } from "./UsageOnCard";
 import { shortenHome } from "./sessionLabels";
 import {

@@ -8,6 +8,7 @@ pub mod agent;
 pub mod hook_config;
 pub mod normalize;
 pub mod notify;
+pub mod question;
 pub mod reducer;
 pub mod session;
 pub mod status;

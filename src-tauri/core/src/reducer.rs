@@ -365,7 +365,7 @@ impl Reducer {
 
     /// Flags sessions by their silence: `working` with no event for `ages.stale_after` ms is
     /// stale; anything silent for `ages.archive_after` ms is archived; an idle agent holding
-    /// memory is marked (`usage::idle_holding`). Returns the sessions whose flags changed.
+    /// memory is marked (`Session::idle_holding_at`). Returns the sessions whose flags changed.
     pub fn mark_silence(&mut self, now: Millis, ages: Ages) -> Vec<Session> {
         let mut changed: Vec<&SessionState> = Vec::new();
         // A remote's instance flags its own sessions.
@@ -374,7 +374,7 @@ impl Reducer {
             let silence = now.saturating_sub(session.last_event_at);
             let stale = session.status == Some(AgentStatus::Working) && silence >= ages.stale_after;
             let archived = silence >= ages.archive_after;
-            let holding = crate::usage::idle_holding(session, now);
+            let holding = session.idle_holding_at(now);
             if (stale, archived, holding) != (session.stale, session.archived, session.idle_holding) {
                 session.stale = stale;
                 session.archived = archived;

@@ -111,75 +111,7 @@ pub struct Session {
     pub turn_started_at: Option<Millis>,
 }
 
-/// One question of an agent's question tool.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub struct Question {
-    /// A short label for it (the tab the CLI draws), when given.
-    pub header: Option<String>,
-    pub question: String,
-    /// The choices, numbered from 1 in this order (as the CLI draws them: key `2` picks the second).
-    pub options: Vec<QuestionOption>,
-    /// More than one option may be chosen.
-    #[serde(default)]
-    pub multi_select: bool,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-pub struct QuestionOption {
-    pub label: String,
-    pub description: Option<String>,
-}
-
-/// Questions kept per session, and options per question, at most; longer texts are clipped.
-pub const MAX_QUESTIONS: usize = 8;
-pub const MAX_OPTIONS: usize = 16;
-const MAX_QUESTION_TEXT: usize = 1_000;
-
-impl Question {
-    /// The questions of a question tool's `tool_input` (`{"questions": [{question, header,
-    /// options: [{label, description}], multiSelect}]}`, the shape all three CLIs share); what is
-    /// not a question is skipped, and the lists and texts are bounded.
-    pub fn parse_all(tool_input: Option<&serde_json::Value>) -> Vec<Self> {
-        let text = |value: Option<&serde_json::Value>| {
-            value
-                .and_then(serde_json::Value::as_str)
-                .map(|text| text.chars().take(MAX_QUESTION_TEXT).collect::<String>())
-        };
-        let Some(questions) = tool_input.and_then(|input| input.get("questions")).and_then(|q| q.as_array()) else {
-            return Vec::new();
-        };
-        questions
-            .iter()
-            .filter_map(|asked| {
-                let question = text(asked.get("question")).filter(|q| !q.trim().is_empty())?;
-                let options = asked
-                    .get("options")
-                    .and_then(|o| o.as_array())
-                    .map(|options| {
-                        options
-                            .iter()
-                            .filter_map(|option| {
-                                let label = text(option.get("label")).filter(|l| !l.trim().is_empty())?;
-                                Some(QuestionOption { label, description: text(option.get("description")) })
-                            })
-                            .take(MAX_OPTIONS)
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                Some(Question {
-                    header: text(asked.get("header")),
-                    question,
-                    options,
-                    multi_select: asked.get("multiSelect").and_then(serde_json::Value::as_bool).unwrap_or(false),
-                })
-            })
-            .take(MAX_QUESTIONS)
-            .collect()
-    }
-}
+pub use crate::question::{Question, QuestionOption, MAX_OPTIONS, MAX_QUESTIONS};
 
 /// The `host` of a session of this machine.
 pub const LOCAL_HOST: &str = "local";
@@ -189,6 +121,17 @@ fn local_host() -> String {
 }
 
 impl Session {
+    /// Whether it is an idle agent holding memory at `now`: done or waiting, silent for
+    /// [`crate::usage::IDLE_HOLDING_AFTER_MS`], its process tree holding
+    /// [`crate::usage::IDLE_HOLDING_BYTES`] or more.
+    pub fn idle_holding_at(&self, now: Millis) -> bool {
+        !self.ended
+            && !self.exited
+            && matches!(self.status, Some(AgentStatus::Done | AgentStatus::Waiting))
+            && now.saturating_sub(self.last_event_at) >= crate::usage::IDLE_HOLDING_AFTER_MS
+            && self.footprint.is_some_and(|footprint| footprint.rss_bytes >= crate::usage::IDLE_HOLDING_BYTES)
+    }
+
     /// Whether the agent runs on this machine (its files and processes are ours to look at).
     pub fn is_local(&self) -> bool {
         self.host == LOCAL_HOST

@@ -138,7 +138,7 @@ pub struct StatusEvent {
     pub awaiting_input: bool,
     pub question: Option<String>,
     /// Everything the question tool asks, with its options (issue 24); empty when unknown.
-    pub questions: Vec<crate::session::Question>,
+    pub questions: Vec<crate::question::Question>,
     pub message: Option<String>,
     pub interrupted: bool,
     pub errored: bool,

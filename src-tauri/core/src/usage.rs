@@ -96,16 +96,6 @@ pub const IDLE_HOLDING_AFTER_MS: u64 = 2 * 60 * 60 * 1000;
 /// The memory (its whole tree) from which an idle agent is worth ending.
 pub const IDLE_HOLDING_BYTES: u64 = 200 * 1024 * 1024;
 
-/// Whether the session is an idle agent holding memory (see [`crate::Session::idle_holding`]).
-pub fn idle_holding(session: &crate::Session, now: Millis) -> bool {
-    use crate::status::AgentStatus;
-    !session.ended
-        && !session.exited
-        && matches!(session.status, Some(AgentStatus::Done | AgentStatus::Waiting))
-        && now.saturating_sub(session.last_event_at) >= IDLE_HOLDING_AFTER_MS
-        && session.footprint.is_some_and(|footprint| footprint.rss_bytes >= IDLE_HOLDING_BYTES)
-}
-
 /// What the meter read about a session: one of the three kinds, each replacing the last.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reading {

@@ -24,6 +24,7 @@ pub mod server;
 pub mod settings;
 pub mod store;
 pub mod titles;
+pub mod update;
 pub mod watch;
 
 use std::path::Path;

@@ -55,8 +55,9 @@ enum Command {
     },
     /// Register Switchboard's hooks in the CLIs' settings
     Install {
-        #[arg(value_enum, default_value_t = Target::All)]
-        target: Target,
+        /// A CLI's id (claude, codex, gemini), or all
+        #[arg(default_value = "all", value_parser = install_target)]
+        target: String,
         /// Remove Switchboard's hooks instead
         #[arg(long)]
         uninstall: bool,
@@ -107,8 +108,9 @@ enum Command {
     /// Start an agent CLI in Switchboard's own tmux server (`tmux -L switchboard`): its node
     /// appears with its first event, and it outlives the app
     New {
-        #[arg(value_enum)]
-        cli: NewCli,
+        /// The CLI's id (claude, codex, gemini)
+        #[arg(value_parser = startable_cli)]
+        cli: String,
         /// The folder it works in (default: this one)
         #[arg(long)]
         cwd: Option<PathBuf>,
@@ -165,25 +167,25 @@ enum RemoteCommand {
     Install { name: String },
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum NewCli {
-    Claude,
-    Codex,
-    Gemini,
+/// A CLI `switchboard new` starts: the table says which.
+fn startable_cli(name: &str) -> Result<String, String> {
+    let startable = switchboard_engine::instance::launch::startable();
+    startable.contains(&name).then(|| name.to_owned()).ok_or_else(|| format!("one of {}", startable.join(", ")))
+}
+
+/// A CLI the installer connects (the table says which), or `all`.
+fn install_target(name: &str) -> Result<String, String> {
+    let known = switchboard_engine::setup::install::clis_named(name).is_some();
+    known.then(|| name.to_owned()).ok_or_else(|| {
+        let all: Vec<&str> = switchboard_engine::setup::install::Cli::ALL.iter().map(|cli| cli.agent()).collect();
+        format!("one of {}, or all", all.join(", "))
+    })
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 enum VerdictArg {
     Allow,
     Deny,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum Target {
-    Claude,
-    Codex,
-    Gemini,
-    All,
 }
 
 fn main() -> ExitCode {
@@ -313,9 +315,8 @@ fn peek(session: &str, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn new_agent(cli: NewCli, cwd: Option<PathBuf>, worktree: Option<String>, prompt: Vec<String>) -> anyhow::Result<()> {
+fn new_agent(cli: String, cwd: Option<PathBuf>, worktree: Option<String>, prompt: Vec<String>) -> anyhow::Result<()> {
     use switchboard_engine::instance::launch::{launch, Launch};
-    let cli = cli.to_possible_value().map(|value| value.get_name().to_owned()).unwrap_or_default();
     let prompt = (!prompt.is_empty()).then(|| prompt.join(" "));
     let launched = launch(&Launch { cli: cli.clone(), cwd, worktree, prompt })?;
     println!("Started {cli} in {} (tmux pane {}).", launched.cwd, launched.pane);
@@ -395,8 +396,7 @@ fn remote(command: RemoteCommand) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn install(target: Target, uninstall: bool, dry_run: bool, verbose: bool) -> anyhow::Result<()> {
-    let name = target.to_possible_value().map(|value| value.get_name().to_owned()).unwrap_or_default();
+fn install(name: String, uninstall: bool, dry_run: bool, verbose: bool) -> anyhow::Result<()> {
     let outcomes = api::install(&name, uninstall, dry_run, api::hook_command(false)?)?;
     for outcome in &outcomes {
         if verbose {

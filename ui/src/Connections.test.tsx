@@ -175,7 +175,7 @@ describe("the Connections view", () => {
     const names = [...drawer.querySelectorAll(".check-group .check-name")].map((el) => el.textContent);
     expect(names).toEqual(["Claude Code", "Codex CLI", "Gemini CLI", "Switchboard"]);
     const switches = [...drawer.querySelectorAll(".decide-setting-name")].map((el) => el.textContent);
-    expect(switches).toEqual(["Claude Code", "Codex", "Gemini CLI"]);
+    expect(switches).toEqual(["Claude Code", "Codex CLI", "Gemini CLI"]);
     for (const name of ["check-heading", "check-label", "decide-setting-name", "decide-setting"]) {
       const rules = await rulesFor(name);
       expect(rules.some(({ body }) => /white-space:\s*nowrap/.test(body)), name).toBe(true);
@@ -247,7 +247,7 @@ describe("answering permissions from Switchboard (settings)", () => {
     expect(within(section).getByLabelText(/^Gemini CLI/)).toBe(within(section).getByTestId("decide-setting-gemini"));
     // Gemini CLI has no hook that can approve a tool: not offered, and says why.
     expect(within(section).getByTestId("decide-setting-gemini")).toBeDisabled();
-    expect(within(section).getByTestId("decide-setting-gemini")).toHaveAccessibleDescription("cannot be approved from a hook");
+    expect(within(section).getByTestId("decide-setting-gemini")).toHaveAccessibleDescription("no hook of Gemini CLI 0.61 can approve a tool");
     expect(within(section).getByTestId("decide-setting-codex")).toHaveAccessibleDescription(
       "its own prompt appears only when the wait ends",
     );

@@ -6,7 +6,7 @@ import { useEffect, useState } from "react";
 import { create } from "zustand";
 import type { AgentReport } from "./bindings/AgentReport";
 import type { Check } from "./bindings/Check";
-import { DECIDING_CLIS } from "./bindings/deciding";
+import { AGENTS } from "./bindings/agents";
 import type { DoctorReport } from "./bindings/DoctorReport";
 import type { Outcome } from "./bindings/Outcome";
 import type { Session } from "./bindings/Session";
@@ -269,14 +269,17 @@ export function ConnectionsToggle() {
 }
 
 /**
- * The CLIs whose permission prompts can wait for an answer from Switchboard, and what the terminal
- * shows meanwhile (measured with the pinned CLIs). Gemini CLI has no hook that can approve a tool.
+ * Each installable CLI (its row in Rust's table): whether its permission prompts can wait for an
+ * answer from Switchboard, and what its terminal shows meanwhile — or why they cannot.
  */
-export const DECIDE_AGENTS: ReadonlyArray<{ agent: string; name: string; note: string; unsupported: boolean }> = [
-  { agent: "claude", name: "Claude Code", note: "its own prompt stays on screen meanwhile" },
-  { agent: "codex", name: "Codex", note: "its own prompt appears only when the wait ends" },
-  { agent: "gemini", name: "Gemini CLI", note: "cannot be approved from a hook" },
-].map((cli) => ({ ...cli, unsupported: !DECIDING_CLIS.includes(cli.agent) }));
+export const DECIDE_AGENTS: ReadonlyArray<{ agent: string; name: string; note: string; unsupported: boolean }> = AGENTS.filter(
+  (row) => row.installs,
+).map((row) => ({
+  agent: row.id,
+  name: row.name,
+  note: (row.decides ? row.heldNote : row.whyNotDecided) ?? "",
+  unsupported: !row.decides,
+}));
 
 export const MIN_HOLD_SECONDS = 5;
 export const MAX_HOLD_SECONDS = 120;

@@ -5,12 +5,14 @@
 import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
 import type { Launched } from "./bindings/Launched";
 import * as ipc from "./ipc";
+import { AGENTS } from "./bindings/agents";
 import { CopyButton } from "./Connections";
 import { CloseIcon, PlusIcon } from "./icons";
 import { agentName, shortenHome } from "./sessionLabels";
 import { PathText } from "./jump";
 
-export const NEW_AGENT_CLIS: ReadonlyArray<ipc.NewAgentCli> = ["claude", "codex", "gemini"];
+/** The CLIs `new` starts, from Rust's table. */
+export const NEW_AGENT_CLIS: ReadonlyArray<ipc.NewAgentCli> = AGENTS.filter((row) => row.starts).map((row) => row.id);
 
 /** How long "Started in …" stays before the popover closes by itself (not while pointed at). */
 export const STARTED_CLOSE_MS = 6_000;
@@ -27,7 +29,7 @@ function orNull(text: string): string | null {
 }
 
 function NewAgentDialog({ id, onClose }: { id: string; onClose: () => void }) {
-  const [cli, setCli] = useState<ipc.NewAgentCli>("claude");
+  const [cli, setCli] = useState<ipc.NewAgentCli>(NEW_AGENT_CLIS[0] ?? "");
   const [cwd, setCwd] = useState("");
   const [worktree, setWorktree] = useState("");
   const [prompt, setPrompt] = useState("");
@@ -219,7 +221,7 @@ export function NewAgentButton() {
         aria-haspopup="dialog"
         aria-expanded={open}
         aria-controls={open ? popover : undefined}
-        title="Start Claude, Codex or Gemini in Switchboard's own tmux"
+        title={`Start ${NEW_AGENT_CLIS.map(agentName).join(", ")} in Switchboard's own tmux`}
         onClick={() => (open ? close() : setOpen(true))}
       >
         <PlusIcon />

@@ -1,4 +1,5 @@
 // Small inline icons (no icon font, nothing fetched). 16×16 grid, drawn in currentColor.
+import { AGENTS } from "./bindings/agents";
 import type { ReactNode } from "react";
 import type { Tone } from "./status";
 
@@ -136,14 +137,13 @@ export function LogoMark({ className }: IconProps) {
   );
 }
 
-const AGENT_LETTERS: Record<string, string> = { claude: "C", codex: "X", gemini: "G" };
-
-/** The letter that stands for an agent: C Claude, X Codex, G Gemini, else its initial. */
+/** The letter that stands for an agent (its row's in Rust's table), else its initial. */
 export function agentLetter(agent: string): string {
-  return AGENT_LETTERS[agent] ?? (agent.slice(0, 1).toUpperCase() || "?");
+  const row = AGENTS.find((known) => known.id === agent && known.letter !== "?");
+  return row?.letter ?? (agent.slice(0, 1).toUpperCase() || "?");
 }
 
-/** Which agent runs a session, as a small lettered tile (C Claude, X Codex, G Gemini). */
+/** Which agent runs a session, as a small lettered tile (its letter, from its row). */
 export function AgentMark({ agent, className }: IconProps & { agent: string }) {
   const letter = agentLetter(agent);
   return (

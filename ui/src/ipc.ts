@@ -201,8 +201,8 @@ export async function endAgent(sessionId: string): Promise<void> {
   }
 }
 
-/** The CLIs `new_agent` can start (the command's own argument, not a generated type). */
-export type NewAgentCli = "claude" | "codex" | "gemini";
+/** A CLI `new_agent` can start: an id of Rust's table whose row says it starts (`AGENTS`). */
+export type NewAgentCli = string;
 
 /** What `new_agent` is given; `null` for each choice left out. */
 export type NewAgent = {

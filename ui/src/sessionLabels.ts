@@ -1,14 +1,10 @@
 // How a session is named on screen: title, agent, folder, age.
+import { AGENTS } from "./bindings/agents";
 import type { Session } from "./bindings/Session";
 
-const AGENT_NAMES: Record<string, string> = {
-  claude: "Claude",
-  codex: "Codex",
-  gemini: "Gemini",
-};
-
+/** The agent's short name, from its row in Rust's table ("Claude"); unknown: its id. */
 export function agentName(agent: string): string {
-  return AGENT_NAMES[agent] ?? agent;
+  return AGENTS.find((row) => row.id === agent)?.short ?? agent;
 }
 
 export function lastFolder(cwd: string | null | undefined): string | null {

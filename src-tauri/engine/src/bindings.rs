@@ -64,17 +64,23 @@ fn agents(header: &str) -> String {
     let rows: Vec<String> = switchboard_core::agent::AGENTS
         .iter()
         .map(|agent| {
+            let text = |text: Option<&str>| text.map_or("null".to_owned(), |text| format!("{text:?}"));
             format!(
-                "  {{ id: {:?}, name: {:?}, decides: {}, whyNotDecided: {} }},\n",
+                "  {{ id: {:?}, name: {:?}, short: {:?}, letter: \"{}\", decides: {}, whyNotDecided: {}, heldNote: {}, starts: {}, installs: {} }},\n",
                 agent.id,
                 agent.name,
+                agent.short_name,
+                agent.letter,
                 agent.decision_event.is_some(),
-                agent.why_not_decided.map_or("null".to_owned(), |why| format!("{why:?}"))
+                text(agent.why_not_decided),
+                text(agent.held_note),
+                agent.start.is_some(),
+                !agent.hook_events.is_empty(),
             )
         })
         .collect();
     format!(
-        "{header}\n/** One agent CLI, from its row in Rust's table. */\nexport type AgentRow = {{ id: string; name: string; decides: boolean; whyNotDecided: string | null }};\n\nexport const AGENTS: readonly AgentRow[] = [\n{}];\n",
+        "{header}\n/** One agent CLI, from its row in Rust's table. */\nexport type AgentRow = {{\n  id: string;\n  name: string;\n  short: string;\n  letter: string;\n  decides: boolean;\n  whyNotDecided: string | null;\n  heldNote: string | null;\n  starts: boolean;\n  installs: boolean;\n}};\n\nexport const AGENTS: readonly AgentRow[] = [\n{}];\n",
         rows.concat()
     )
 }

@@ -1,11 +1,21 @@
 // Generated from the Rust types by ts-rs (src-tauri/engine/src/bindings.rs). Do not edit.
 
 /** One agent CLI, from its row in Rust's table. */
-export type AgentRow = { id: string; name: string; decides: boolean; whyNotDecided: string | null };
+export type AgentRow = {
+  id: string;
+  name: string;
+  short: string;
+  letter: string;
+  decides: boolean;
+  whyNotDecided: string | null;
+  heldNote: string | null;
+  starts: boolean;
+  installs: boolean;
+};
 
 export const AGENTS: readonly AgentRow[] = [
-  { id: "claude", name: "Claude Code", decides: true, whyNotDecided: null },
-  { id: "codex", name: "Codex CLI", decides: true, whyNotDecided: null },
-  { id: "gemini", name: "Gemini CLI", decides: false, whyNotDecided: "no hook of Gemini CLI 0.61 can approve a tool" },
-  { id: "custom", name: "Custom", decides: false, whyNotDecided: "a custom agent has no permission hook" },
+  { id: "claude", name: "Claude Code", short: "Claude", letter: "C", decides: true, whyNotDecided: null, heldNote: "its own prompt stays on screen meanwhile", starts: true, installs: true },
+  { id: "codex", name: "Codex CLI", short: "Codex", letter: "X", decides: true, whyNotDecided: null, heldNote: "its own prompt appears only when the wait ends", starts: true, installs: true },
+  { id: "gemini", name: "Gemini CLI", short: "Gemini", letter: "G", decides: false, whyNotDecided: "no hook of Gemini CLI 0.61 can approve a tool", heldNote: null, starts: true, installs: true },
+  { id: "custom", name: "Custom", short: "Custom", letter: "?", decides: false, whyNotDecided: "a custom agent has no permission hook", heldNote: null, starts: false, installs: false },
 ];

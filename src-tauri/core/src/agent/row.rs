@@ -48,6 +48,15 @@ pub struct Typing {
     pub pasted: Option<&'static str>,
 }
 
+/// How `switchboard new <cli>` starts it, interactive, in Switchboard's own tmux.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Start {
+    /// The program on PATH.
+    pub program: &'static str,
+    /// What goes before the first prompt when one is given (none: the prompt is the argument).
+    pub prompt_flag: Option<&'static str>,
+}
+
 /// One agent CLI.
 #[derive(Debug)]
 pub struct Agent {
@@ -55,6 +64,13 @@ pub struct Agent {
     pub id: &'static str,
     /// The product's own name, for messages.
     pub name: &'static str,
+    /// Its short name on a card ("Claude"), and the letter of its tile.
+    pub short_name: &'static str,
+    pub letter: char,
+    /// What its screen does while a permission waits for the board (shown beside its switch).
+    pub held_note: Option<&'static str>,
+    /// How `switchboard new` starts it; `None`: it is not started from Switchboard.
+    pub start: Option<Start>,
     /// Its hook JSON → a status event (SPEC 1).
     pub normalize: Normalizer,
     /// Events it fires that are deliberately not a status (beside the ones its table maps).
@@ -91,6 +107,17 @@ impl Agent {
     /// Whether `event` is the permission this agent lets the board decide.
     pub fn decides_with(&self, event: &str) -> bool {
         self.decision_event == Some(event)
+    }
+
+    /// Its command line for `switchboard new`, with the first prompt when one is given.
+    pub fn start_argv(&self, prompt: Option<&str>) -> Option<Vec<String>> {
+        let start = self.start?;
+        let mut argv = vec![start.program.to_owned()];
+        if let Some(prompt) = prompt.map(str::trim).filter(|prompt| !prompt.is_empty()) {
+            argv.extend(start.prompt_flag.map(str::to_owned));
+            argv.push(prompt.to_owned());
+        }
+        Some(argv)
     }
 
     /// The command that resumes `session_id` (already quoted for a shell).

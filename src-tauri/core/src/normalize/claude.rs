@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, Tie, TitleSource, Typing};
+use crate::agent::row::{Agent, Start, Tie, TitleSource, Typing};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 const AGENT_ID: &str = "claude";
@@ -60,6 +60,10 @@ pub const HOOK_EVENTS: &[&str] = &[
 pub static AGENT: Agent = Agent {
     id: AGENT_ID,
     name: "Claude Code",
+    short_name: "Claude",
+    letter: 'C',
+    held_note: Some("its own prompt stays on screen meanwhile"),
+    start: Some(Start { program: "claude", prompt_flag: None }),
     normalize: normalize_claude,
     ignored: IGNORED,
     hook_events: HOOK_EVENTS,

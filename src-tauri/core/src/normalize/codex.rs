@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::claude::permission_request;
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, Tie, TitleSource, Typing};
+use crate::agent::row::{Agent, Start, Tie, TitleSource, Typing};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 const AGENT_ID: &str = "codex";
@@ -41,6 +41,10 @@ pub const HOOK_EVENTS: &[&str] = &[
 pub static AGENT: Agent = Agent {
     id: AGENT_ID,
     name: "Codex CLI",
+    short_name: "Codex",
+    letter: 'X',
+    held_note: Some("its own prompt appears only when the wait ends"),
+    start: Some(Start { program: "codex", prompt_flag: None }),
     normalize: normalize_codex,
     ignored: IGNORED,
     hook_events: HOOK_EVENTS,

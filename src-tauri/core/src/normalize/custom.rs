@@ -10,6 +10,10 @@ use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEven
 pub static AGENT: Agent = Agent {
     id: "custom",
     name: "Custom",
+    short_name: "Custom",
+    letter: '?',
+    held_note: None,
+    start: None,
     normalize: normalize_custom,
     ignored: &[],
     hook_events: &[],

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, Tie, TitleSource, Typing};
+use crate::agent::row::{Agent, Start, Tie, TitleSource, Typing};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, StatusEvent};
 
 const AGENT_ID: &str = "gemini";
@@ -31,6 +31,10 @@ pub const HOOK_EVENTS: &[&str] = &[
 pub static AGENT: Agent = Agent {
     id: AGENT_ID,
     name: "Gemini CLI",
+    short_name: "Gemini",
+    letter: 'G',
+    held_note: None,
+    start: Some(Start { program: "gemini", prompt_flag: Some("--prompt-interactive") }),
     normalize: normalize_gemini,
     ignored: IGNORED,
     hook_events: HOOK_EVENTS,

@@ -1,4 +1,4 @@
-//! Starting agents from the board (issue 24): `switchboard new claude|codex|gemini` runs the CLI
+//! Starting agents from the board (issue 24): `switchboard new <cli>` runs the CLI (its row's `start`)
 //! in Switchboard's own tmux server (`tmux -L switchboard`), optionally in a new git worktree. Its
 //! hooks report as any agent's do (the forwarder sees the pane), so its node appears with its
 //! first event, answers and replies reach it, and tmux keeps it when the app closes.
@@ -13,7 +13,7 @@ pub const TMUX_SERVER: &str = "switchboard";
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum LaunchError {
-    #[error("Switchboard starts claude, codex or gemini; not `{0}`")]
+    #[error("Switchboard starts {clis}; not `{0}`", clis = startable().join(", "))]
     UnknownCli(String),
     #[error("`{0}` is not on PATH: install it first")]
     NotInstalled(String),
@@ -53,16 +53,16 @@ pub(crate) fn server() -> String {
     std::env::var("SWITCHBOARD_TMUX").ok().filter(|name| !name.is_empty()).unwrap_or_else(|| TMUX_SERVER.to_owned())
 }
 
-/// The CLI's command line: it starts interactive, with the first prompt when one is given.
+/// The CLI's command line (its row's `start`): interactive, with the first prompt when given.
 fn argv(cli: &str, prompt: Option<&str>) -> Result<Vec<String>, LaunchError> {
-    let mut argv = vec![cli.to_owned()];
-    match (cli, prompt.map(str::trim).filter(|p| !p.is_empty())) {
-        ("claude" | "codex", Some(prompt)) => argv.push(prompt.to_owned()),
-        ("gemini", Some(prompt)) => argv.extend(["--prompt-interactive".to_owned(), prompt.to_owned()]),
-        ("claude" | "codex" | "gemini", None) => {}
-        (other, _) => return Err(LaunchError::UnknownCli(other.to_owned())),
-    }
-    Ok(argv)
+    switchboard_core::agent(cli)
+        .and_then(|agent| agent.start_argv(prompt))
+        .ok_or_else(|| LaunchError::UnknownCli(cli.to_owned()))
+}
+
+/// The ids of the CLIs `switchboard new` starts, in the table's order.
+pub fn startable() -> Vec<&'static str> {
+    switchboard_core::AGENTS.iter().filter(|agent| agent.start.is_some()).map(|agent| agent.id).collect()
 }
 
 /// Starts the agent; returns where.

@@ -184,7 +184,16 @@ pub fn binary_to_send() -> std::io::Result<PathBuf> {
         dir.join("../x86_64-unknown-linux-musl/release/switchboard-static"),
         dir.join("../../x86_64-unknown-linux-musl/release/switchboard-static"),
     ];
-    Ok(candidates.into_iter().find(|path| path.is_file()).unwrap_or(me))
+    Ok(candidates.into_iter().find(|path| is_static(path)).unwrap_or(me))
+}
+
+/// Whether `path` is a statically linked program: a file whose first pages name no dynamic
+/// loader (a debug build of the same name in `target/debug` does, and would not run everywhere).
+fn is_static(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(4096);
+    let read = std::fs::File::open(path).and_then(|file| file.take(4096).read_to_end(&mut head));
+    read.is_ok() && head.starts_with(b"\x7fELF") && !head.windows(7).any(|window| window == b"ld-linu")
 }
 
 /// Runs `script` (one line) with `sh -s` through the remote's command; its stdout. With a

@@ -11,6 +11,7 @@ pub mod answer;
 pub mod decide;
 pub mod end;
 pub mod hub;
+pub mod inputs;
 pub mod journal;
 pub mod jump;
 pub mod launch;

@@ -13,8 +13,6 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::Router;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
 use rand::RngCore;
 use serde_json::Value;
 use switchboard_core::{normalizer, AgentProcess, AgentStatus, StatusEvent};
@@ -23,14 +21,18 @@ use tokio_util::sync::CancellationToken;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
+mod act;
+mod listen;
+
+use listen::accept_loop;
+pub use listen::{connection_cap, BUSY_READ_TIMEOUT};
+
 use super::decide::Decisions;
 use super::hub::{Hub, Input, Inputs};
 use super::journal::Journal;
 use super::push::{Push, PushKind};
 use crate::clock::now_millis;
-use crate::protocol::{
-    routes, HoldAnswer, Verdict, BODY_LIMIT, DEFAULT_HOLD, MAX_HOLD, PROCESS_HEADER, PROCESS_HEADER_LIMIT,
-};
+use crate::protocol::{routes, HoldAnswer, BODY_LIMIT, DEFAULT_HOLD, MAX_HOLD, PROCESS_HEADER, PROCESS_HEADER_LIMIT};
 
 /// A client that has not sent its headers, or its body, by then is cut off.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
@@ -69,13 +71,13 @@ fn router(state: Arc<ServerState>) -> Router {
         .route(routes::HOOK, post(hook))
         .route(routes::SESSIONS, get(sessions))
         .route(routes::SESSION, delete(remove_session))
-        .route(routes::DECISION, post(decision))
+        .route(routes::DECISION, post(act::decision))
         .route(routes::REMOTES, get(remotes).post(reload_remotes))
-        .route(routes::PEEK, get(peek))
-        .route(routes::END, post(end_agent))
+        .route(routes::PEEK, get(act::peek))
+        .route(routes::END, post(act::end_agent))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, READ_TIMEOUT));
     // A typed answer or reply waits for its CLI to take it (issue 33), a remote's for its box.
-    let typed = Router::new().route(routes::ANSWER, post(answer)).route(routes::REPLY, post(reply)).layer(
+    let typed = Router::new().route(routes::ANSWER, post(act::answer)).route(routes::REPLY, post(act::reply)).layer(
         TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, super::answer::confirm_within() + READ_TIMEOUT * 6),
     );
     // A test push waits for the receiver's answer (one attempt, its own deadline).
@@ -208,165 +210,6 @@ async fn hold(
     match held.wait(limit).await {
         Some(answer) => axum::Json::<HoldAnswer>(answer).into_response(),
         None => StatusCode::NO_CONTENT.into_response(),
-    }
-}
-
-/// The board's answer to a held permission, for scripts and `switchboard` itself:
-/// `POST /decision/<session>?key=…&id=<hold>&verdict=allow|deny`. `409` when nothing waits for it.
-async fn decision(
-    State(state): State<Arc<ServerState>>,
-    id: Result<Path<String>, PathRejection>,
-    RawQuery(query): RawQuery,
-) -> StatusCode {
-    if !key_matches(query.as_deref(), &state.key) {
-        return StatusCode::UNAUTHORIZED;
-    }
-    let Ok(Path(session_id)) = id else { return StatusCode::NOT_FOUND };
-    let hold = query_param(query.as_deref(), "id").and_then(|id| id.parse::<u64>().ok());
-    let verdict = match query_param(query.as_deref(), "verdict") {
-        Some("allow") => Verdict::Allow,
-        Some("deny") => Verdict::Deny,
-        _ => return StatusCode::BAD_REQUEST,
-    };
-    let Some(hold) = hold else { return StatusCode::BAD_REQUEST };
-    let decisions = Arc::clone(&state.decisions);
-    // The session's own host says where it runs (a local id may hold a `:`).
-    let Some(host) = state.hub.session(&session_id).map(|session| session.host) else {
-        return StatusCode::CONFLICT;
-    };
-    // A remote's answer waits for its link (seconds at worst): not on an async worker.
-    let answered =
-        tokio::task::spawn_blocking(move || decisions.answer_anywhere(&host, &session_id, hold, verdict)).await;
-    match answered {
-        Ok(Ok(())) => StatusCode::NO_CONTENT,
-        Ok(Err(super::decide::DecideError::Remote(crate::remote::RemoteDecideError::Unreachable(_)))) => {
-            StatusCode::BAD_GATEWAY
-        }
-        Ok(Err(super::decide::DecideError::Remote(crate::remote::RemoteDecideError::NoAnswer(..)))) => {
-            StatusCode::GATEWAY_TIMEOUT
-        }
-        Ok(Err(_)) => StatusCode::CONFLICT,
-        Err(_) => StatusCode::INTERNAL_SERVER_ERROR,
-    }
-}
-
-/// `POST /answer/<session>?key=…&option=N`: that option of the question on screen (issue 24),
-/// through the CLI's hook or typed into the agent's own pane; without `option`, the body is a
-/// written answer (through the hook only).
-async fn answer(
-    State(state): State<Arc<ServerState>>,
-    id: Result<Path<String>, PathRejection>,
-    RawQuery(query): RawQuery,
-    body: Body,
-) -> Response {
-    if !key_matches(query.as_deref(), &state.key) {
-        return StatusCode::UNAUTHORIZED.into_response();
-    }
-    let Ok(Path(id)) = id else { return StatusCode::NOT_FOUND.into_response() };
-    let answer = match query_param(query.as_deref(), "option") {
-        Some(n) => match n.parse::<usize>() {
-            Ok(option) => super::answer::Answer::Option(option),
-            Err(_) => return StatusCode::BAD_REQUEST.into_response(),
-        },
-        None => {
-            let Ok(Ok(bytes)) = tokio::time::timeout(READ_TIMEOUT, axum::body::to_bytes(body, BODY_LIMIT)).await else {
-                return StatusCode::PAYLOAD_TOO_LARGE.into_response();
-            };
-            match String::from_utf8(bytes.to_vec()) {
-                Ok(text) if !text.trim().is_empty() => super::answer::Answer::Text(text),
-                _ => return StatusCode::BAD_REQUEST.into_response(),
-            }
-        }
-    };
-    deliver(&state, &id, answer).await
-}
-
-/// `POST /reply/<session>?key=…` with the text as the body: the agent's next prompt (issue 24).
-async fn reply(
-    State(state): State<Arc<ServerState>>,
-    id: Result<Path<String>, PathRejection>,
-    RawQuery(query): RawQuery,
-    body: Body,
-) -> Response {
-    if !key_matches(query.as_deref(), &state.key) {
-        return StatusCode::UNAUTHORIZED.into_response();
-    }
-    let Ok(Path(id)) = id else { return StatusCode::NOT_FOUND.into_response() };
-    let Ok(Ok(bytes)) = tokio::time::timeout(READ_TIMEOUT, axum::body::to_bytes(body, BODY_LIMIT)).await else {
-        return StatusCode::PAYLOAD_TOO_LARGE.into_response();
-    };
-    let Ok(text) = String::from_utf8(bytes.to_vec()) else { return StatusCode::BAD_REQUEST.into_response() };
-    deliver(&state, &id, super::answer::Answer::Reply(text)).await
-}
-
-/// `200` with what was typed where, once its CLI took it; `404` unknown session; `409` with the
-/// reason it was not given (or typed and not taken).
-async fn deliver(state: &ServerState, session_id: &str, what: super::answer::Answer) -> Response {
-    use super::answer::GiveError;
-    match super::answer::give(&state.hub, &state.inputs, &state.decisions, session_id, what).await {
-        Ok(delivered) => axum::Json(delivered).into_response(),
-        Err(GiveError::Unknown(_)) => StatusCode::NOT_FOUND.into_response(),
-        Err(GiveError::Refused(refused)) => conflict(&refused),
-        Err(GiveError::Internal(_)) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
-    }
-}
-
-/// `409` with why the action was not taken (`{"error": …}`), for the client to say.
-fn conflict(why: &dyn std::fmt::Display) -> Response {
-    (StatusCode::CONFLICT, axum::Json(serde_json::json!({ "error": why.to_string() }))).into_response()
-}
-
-/// The session a keyed `/<action>/<session>` request names, or the answer saying why not
-/// (`401` without the key, `404` for a session the hub does not have).
-fn keyed_session(
-    state: &ServerState,
-    query: Option<&str>,
-    id: Result<Path<String>, PathRejection>,
-) -> Result<switchboard_core::Session, StatusCode> {
-    if !key_matches(query, &state.key) {
-        return Err(StatusCode::UNAUTHORIZED);
-    }
-    let Ok(Path(id)) = id else { return Err(StatusCode::NOT_FOUND) };
-    state.hub.session(&id).ok_or(StatusCode::NOT_FOUND)
-}
-
-/// `GET /peek/<session>?key=…`: the session, and its pane's last lines when it is tied to one
-/// (else why not).
-async fn peek(
-    State(state): State<Arc<ServerState>>,
-    id: Result<Path<String>, PathRejection>,
-    RawQuery(query): RawQuery,
-) -> Response {
-    let session = match keyed_session(&state, query.as_deref(), id) {
-        Ok(session) => session,
-        Err(status) => return status.into_response(),
-    };
-    let looked = session.clone();
-    let read =
-        tokio::task::spawn_blocking(move || (super::answer::Screen::of(&looked), super::answer::last_turn(&looked)));
-    let (screen, turn) = read.await.unwrap_or_else(|_| {
-        let unread = super::answer::Screen { text: None, reason: Some("the screen could not be read".to_owned()) };
-        (unread, Vec::new())
-    });
-    axum::Json(serde_json::json!({
-        "session": session, "screen": screen.text, "noScreen": screen.reason, "lastTurn": turn,
-    }))
-    .into_response()
-}
-
-/// `POST /end/<session>?key=…`: SIGTERM to its agent (issue 25). `204`, `404`, or `409` with why.
-async fn end_agent(
-    State(state): State<Arc<ServerState>>,
-    id: Result<Path<String>, PathRejection>,
-    RawQuery(query): RawQuery,
-) -> Response {
-    let session = match keyed_session(&state, query.as_deref(), id) {
-        Ok(session) => session,
-        Err(status) => return status.into_response(),
-    };
-    match super::end::end(&session) {
-        Ok(_) => StatusCode::NO_CONTENT.into_response(),
-        Err(refused) => conflict(&refused),
     }
 }
 
@@ -563,130 +406,6 @@ impl HookServer {
         self.shutdown.cancel();
         let _ = self.accept.await;
     }
-}
-
-/// Under a flood of connections, a new one gets this long to send its request head: a real
-/// hook sends it within a millisecond of connecting, an idle reconnecting client is cut.
-pub const BUSY_READ_TIMEOUT: Duration = Duration::from_millis(250);
-
-/// Raises the soft descriptor limit to the hard one (the default 1,024 is starved by a few
-/// thousand idle connections) and returns how many connections to serve at once: the limit
-/// less a reserve for the database, transcripts and notifications.
-pub fn connection_cap() -> usize {
-    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: getrlimit/setrlimit with a valid pointer to a local struct.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max {
-            let raised = libc::rlimit { rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
-                limit = raised;
-            }
-        }
-    }
-    let descriptors = usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX).max(256);
-    (descriptors - 128).min(65_536)
-}
-
-/// One open connection, as the accept loop sees it.
-struct Connection {
-    /// It sent a request with the key: a real client (a forwarder, `status`, the app's peers).
-    proven: std::sync::atomic::AtomicBool,
-    /// Close it now: the table is full and it never proved itself.
-    shed: CancellationToken,
-}
-
-/// The open connections, oldest first, that have not proved themselves yet: when the table is
-/// full, the oldest of them is shed to make room, so a flood of idle or keyless connections
-/// cannot keep a real hook out — a keyed request is never the one refused.
-#[derive(Default)]
-struct Unproven(std::sync::Mutex<std::collections::VecDeque<Arc<Connection>>>);
-
-impl Unproven {
-    fn add(&self, connection: &Arc<Connection>) {
-        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push_back(Arc::clone(connection));
-    }
-
-    /// Sheds the oldest connection still unproven and open; `false` if there is none. Each
-    /// entry is looked at once: proven or closed ones leave the list as they are met.
-    fn shed_oldest(&self) -> bool {
-        let mut list = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        while let Some(connection) = list.pop_front() {
-            if connection.proven.load(std::sync::atomic::Ordering::Relaxed) || connection.shed.is_cancelled() {
-                continue;
-            }
-            connection.shed.cancel();
-            return true;
-        }
-        false
-    }
-}
-
-/// axum's `serve` sets no header read timeout; hyper's own builder does, given a timer.
-/// At the cap, the oldest connection that never sent a keyed request is shed for the new one
-/// (only if every one is proven is the new one closed); past half the cap, new ones must be quick.
-async fn accept_loop(listener: TcpListener, router: Router, key: String, shutdown: CancellationToken) {
-    let cap = connection_cap();
-    let open = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let unproven = Arc::new(Unproven::default());
-    let key: Arc<str> = key.into();
-    let mut connections = tokio::task::JoinSet::new();
-    loop {
-        let (stream, _) = tokio::select! {
-            () = shutdown.cancelled() => break,
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                Err(error) => {
-                    // Out of file descriptors and the like: back off instead of spinning.
-                    tracing::warn!(%error, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-        };
-        let count = open.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        if count > cap && !unproven.shed_oldest() {
-            open.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
-            drop(stream);
-            continue;
-        }
-        let read_timeout = if count > cap / 2 { BUSY_READ_TIMEOUT } else { READ_TIMEOUT };
-        let _ = stream.set_nodelay(true);
-        let connection = Arc::new(Connection { proven: false.into(), shed: CancellationToken::new() });
-        unproven.add(&connection);
-        let (router, key, this) = (router.clone(), Arc::clone(&key), Arc::clone(&connection));
-        let service = tower::service_fn(move |request: axum::http::Request<hyper::body::Incoming>| {
-            if !this.proven.load(std::sync::atomic::Ordering::Relaxed) && key_matches(request.uri().query(), &key) {
-                this.proven.store(true, std::sync::atomic::Ordering::Relaxed);
-            }
-            let mut router = router.clone();
-            async move { tower::Service::call(&mut router, request).await }
-        });
-        let service = TowerToHyperService::new(service);
-        let shutdown = shutdown.clone();
-        let open = Arc::clone(&open);
-        connections.spawn(async move {
-            let served = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(read_timeout)
-                .keep_alive(true)
-                .serve_connection(TokioIo::new(stream), service);
-            tokio::pin!(served);
-            tokio::select! {
-                _ = served.as_mut() => {}
-                () = connection.shed.cancelled() => {}
-                () = shutdown.cancelled() => {
-                    served.as_mut().graceful_shutdown();
-                    let _ = tokio::time::timeout(Duration::from_secs(1), served).await;
-                }
-            }
-            // Closed: not a candidate for shedding any more.
-            connection.shed.cancel();
-            open.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
-        });
-        while connections.try_join_next().is_some() {}
-    }
-    drop(listener);
-    while connections.join_next().await.is_some() {}
 }
 
 #[cfg(test)]

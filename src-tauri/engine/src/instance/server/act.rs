@@ -1,0 +1,174 @@
+//! The routes that act on a session (issues 14, 24, 25, 33): Allow / Deny, an answer, a reply,
+//! peek and End agent — each keyed, each refused with the reason rather than guessed.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+
+use super::{key_matches, query_param, ServerState, BODY_LIMIT, READ_TIMEOUT};
+use crate::protocol::Verdict;
+
+/// The board's answer to a held permission, for scripts and `switchboard` itself:
+/// `POST /decision/<session>?key=…&id=<hold>&verdict=allow|deny`. `409` when nothing waits for it.
+pub(super) async fn decision(
+    State(state): State<Arc<ServerState>>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> StatusCode {
+    if !key_matches(query.as_deref(), &state.key) {
+        return StatusCode::UNAUTHORIZED;
+    }
+    let Ok(Path(session_id)) = id else { return StatusCode::NOT_FOUND };
+    let hold = query_param(query.as_deref(), "id").and_then(|id| id.parse::<u64>().ok());
+    let verdict = match query_param(query.as_deref(), "verdict") {
+        Some("allow") => Verdict::Allow,
+        Some("deny") => Verdict::Deny,
+        _ => return StatusCode::BAD_REQUEST,
+    };
+    let Some(hold) = hold else { return StatusCode::BAD_REQUEST };
+    let decisions = Arc::clone(&state.decisions);
+    // The session's own host says where it runs (a local id may hold a `:`).
+    let Some(host) = state.hub.session(&session_id).map(|session| session.host) else {
+        return StatusCode::CONFLICT;
+    };
+    // A remote's answer waits for its link (seconds at worst): not on an async worker.
+    let answered =
+        tokio::task::spawn_blocking(move || decisions.answer_anywhere(&host, &session_id, hold, verdict)).await;
+    match answered {
+        Ok(Ok(())) => StatusCode::NO_CONTENT,
+        Ok(Err(crate::instance::decide::DecideError::Remote(crate::remote::RemoteDecideError::Unreachable(_)))) => {
+            StatusCode::BAD_GATEWAY
+        }
+        Ok(Err(crate::instance::decide::DecideError::Remote(crate::remote::RemoteDecideError::NoAnswer(..)))) => {
+            StatusCode::GATEWAY_TIMEOUT
+        }
+        Ok(Err(_)) => StatusCode::CONFLICT,
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// `POST /answer/<session>?key=…&option=N`: that option of the question on screen (issue 24),
+/// through the CLI's hook or typed into the agent's own pane; without `option`, the body is a
+/// written answer (through the hook only).
+pub(super) async fn answer(
+    State(state): State<Arc<ServerState>>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+    body: Body,
+) -> Response {
+    if !key_matches(query.as_deref(), &state.key) {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    let Ok(Path(id)) = id else { return StatusCode::NOT_FOUND.into_response() };
+    let answer = match query_param(query.as_deref(), "option") {
+        Some(n) => match n.parse::<usize>() {
+            Ok(option) => crate::instance::answer::Answer::Option(option),
+            Err(_) => return StatusCode::BAD_REQUEST.into_response(),
+        },
+        None => {
+            let Ok(Ok(bytes)) = tokio::time::timeout(READ_TIMEOUT, axum::body::to_bytes(body, BODY_LIMIT)).await else {
+                return StatusCode::PAYLOAD_TOO_LARGE.into_response();
+            };
+            match String::from_utf8(bytes.to_vec()) {
+                Ok(text) if !text.trim().is_empty() => crate::instance::answer::Answer::Text(text),
+                _ => return StatusCode::BAD_REQUEST.into_response(),
+            }
+        }
+    };
+    deliver(&state, &id, answer).await
+}
+
+/// `POST /reply/<session>?key=…` with the text as the body: the agent's next prompt (issue 24).
+pub(super) async fn reply(
+    State(state): State<Arc<ServerState>>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+    body: Body,
+) -> Response {
+    if !key_matches(query.as_deref(), &state.key) {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    let Ok(Path(id)) = id else { return StatusCode::NOT_FOUND.into_response() };
+    let Ok(Ok(bytes)) = tokio::time::timeout(READ_TIMEOUT, axum::body::to_bytes(body, BODY_LIMIT)).await else {
+        return StatusCode::PAYLOAD_TOO_LARGE.into_response();
+    };
+    let Ok(text) = String::from_utf8(bytes.to_vec()) else { return StatusCode::BAD_REQUEST.into_response() };
+    deliver(&state, &id, crate::instance::answer::Answer::Reply(text)).await
+}
+
+/// `200` with what was typed where, once its CLI took it; `404` unknown session; `409` with the
+/// reason it was not given (or typed and not taken).
+pub(super) async fn deliver(state: &ServerState, session_id: &str, what: crate::instance::answer::Answer) -> Response {
+    use crate::instance::answer::GiveError;
+    match crate::instance::answer::give(&state.hub, &state.inputs, &state.decisions, session_id, what).await {
+        Ok(delivered) => axum::Json(delivered).into_response(),
+        Err(GiveError::Unknown(_)) => StatusCode::NOT_FOUND.into_response(),
+        Err(GiveError::Refused(refused)) => conflict(&refused),
+        Err(GiveError::Internal(_)) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+/// `409` with why the action was not taken (`{"error": …}`), for the client to say.
+fn conflict(why: &dyn std::fmt::Display) -> Response {
+    (StatusCode::CONFLICT, axum::Json(serde_json::json!({ "error": why.to_string() }))).into_response()
+}
+
+/// The session a keyed `/<action>/<session>` request names, or the answer saying why not
+/// (`401` without the key, `404` for a session the hub does not have).
+fn keyed_session(
+    state: &ServerState,
+    query: Option<&str>,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<switchboard_core::Session, StatusCode> {
+    if !key_matches(query, &state.key) {
+        return Err(StatusCode::UNAUTHORIZED);
+    }
+    let Ok(Path(id)) = id else { return Err(StatusCode::NOT_FOUND) };
+    state.hub.session(&id).ok_or(StatusCode::NOT_FOUND)
+}
+
+/// `GET /peek/<session>?key=…`: the session, and its pane's last lines when it is tied to one
+/// (else why not).
+pub(super) async fn peek(
+    State(state): State<Arc<ServerState>>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let session = match keyed_session(&state, query.as_deref(), id) {
+        Ok(session) => session,
+        Err(status) => return status.into_response(),
+    };
+    let looked = session.clone();
+    let read = tokio::task::spawn_blocking(move || {
+        (crate::instance::answer::Screen::of(&looked), crate::instance::answer::last_turn(&looked))
+    });
+    let (screen, turn) = read.await.unwrap_or_else(|_| {
+        let unread =
+            crate::instance::answer::Screen { text: None, reason: Some("the screen could not be read".to_owned()) };
+        (unread, Vec::new())
+    });
+    axum::Json(serde_json::json!({
+        "session": session, "screen": screen.text, "noScreen": screen.reason, "lastTurn": turn,
+    }))
+    .into_response()
+}
+
+/// `POST /end/<session>?key=…`: SIGTERM to its agent (issue 25). `204`, `404`, or `409` with why.
+pub(super) async fn end_agent(
+    State(state): State<Arc<ServerState>>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let session = match keyed_session(&state, query.as_deref(), id) {
+        Ok(session) => session,
+        Err(status) => return status.into_response(),
+    };
+    match crate::instance::end::end(&session) {
+        Ok(_) => StatusCode::NO_CONTENT.into_response(),
+        Err(refused) => conflict(&refused),
+    }
+}

@@ -1,9 +1,7 @@
 //! `switchboard doctor`: is every agent CLI on this machine connected, and does an event get
 //! through? The same report feeds the app's empty state and its Connections panel.
 //!
-//! (Over 400 lines: every check of the report, its fix text and its order live here so the
-//! report reads top to bottom as the user sees it; the installer, trust and version probes it
-//! reads are their own modules.)
+//! Checks that only one CLI has are that CLI's file here (`doctor/codex.rs`, `doctor/gemini.rs`).
 //!
 //! Per CLI (Claude Code, Codex CLI, Gemini CLI): on `PATH` and its `--version` (run with a short
 //! deadline, all three at once); Switchboard's hooks registered for this binary
@@ -21,17 +19,25 @@ use std::fmt;
 use std::fs;
 use std::io::Cursor;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::client::status;
 use crate::endpoint::Endpoint;
 use crate::hook;
 use crate::setup::install::{self, Cli, CliStatus, ConfigDirs, HooksState, Version};
+
+mod codex;
+mod gemini;
+
+use codex::codex_trust_check;
+#[cfg(test)]
+use gemini::folder_trust;
+use gemini::gemini_folder_check;
 
 /// Test events are sent with session ids that start with this; the canvas and `status` hide them.
 pub use crate::protocol::DOCTOR_SESSION_PREFIX;
@@ -366,137 +372,6 @@ fn agent_report(
     }
 }
 
-fn codex_trust_check(status: &CliStatus, id: String) -> Check {
-    const LABEL: &str = "Hooks trusted";
-    let Some(trust) = &status.trust else {
-        return Check::new(id, LABEL, Outcome::Skip, "no Switchboard hook to trust yet", None);
-    };
-    if trust.complete() {
-        let detail = format!("Codex trusts all {} of Switchboard's hooks", trust.trusted.len());
-        return Check::new(id, LABEL, Outcome::Pass, detail, None);
-    }
-    let mut parts = Vec::new();
-    for (events, word) in [(&trust.untrusted, "not trusted yet"), (&trust.modified, "changed since trusted")] {
-        if !events.is_empty() {
-            parts.push(format!("{word}: {}", events.join(", ")));
-        }
-    }
-    if !trust.disabled.is_empty() {
-        parts.push(format!("switched off in /hooks: {}", trust.disabled.join(", ")));
-    }
-    let fix = if trust.untrusted.is_empty() && trust.modified.is_empty() {
-        "run codex, open /hooks and switch Switchboard's hooks back on"
-    } else {
-        "run codex and choose \"Trust all and continue\" when it says hooks need review (or trust them in /hooks)"
-    };
-    let detail = format!("Codex skips untrusted hooks: {}", parts.join("; "));
-    Check::new(id, LABEL, Outcome::Fail, detail, Some(fix.to_owned()))
-}
-
-/// Gemini CLI runs no hook in a folder it does not trust (`checkPathTrust` in Gemini CLI 0.61).
-fn gemini_folder_check(options: &DoctorOptions, id: String) -> Check {
-    const LABEL: &str = "Folder trusted";
-    match options.gemini_trust_workspace.as_deref() {
-        Some("true") => {
-            return Check::new(id, LABEL, Outcome::Pass, "GEMINI_CLI_TRUST_WORKSPACE=true trusts every folder", None)
-        }
-        Some("false") => {
-            return Check::new(
-                id,
-                LABEL,
-                Outcome::Fail,
-                "GEMINI_CLI_TRUST_WORKSPACE=false: Gemini CLI runs no hook in any folder",
-                Some("unset GEMINI_CLI_TRUST_WORKSPACE".into()),
-            )
-        }
-        _ => {}
-    }
-    let settings = read_json(&options.dirs.settings_file(Cli::Gemini)).ok().flatten();
-    let trust_on = settings
-        .as_ref()
-        .and_then(|settings| settings.pointer("/security/folderTrust/enabled"))
-        .and_then(Value::as_bool)
-        .unwrap_or(true);
-    if !trust_on {
-        return Check::new(
-            id,
-            LABEL,
-            Outcome::Pass,
-            "folder trust is off (security.folderTrust.enabled = false)",
-            None,
-        );
-    }
-    let file = &options.gemini_trusted_folders;
-    let rules = match read_json(file) {
-        Ok(Some(Value::Object(rules))) => rules,
-        Ok(None) => Default::default(),
-        Ok(Some(_)) | Err(_) => {
-            return Check::new(
-                id,
-                LABEL,
-                Outcome::Fail,
-                format!("{} cannot be read as a JSON object; Gemini CLI refuses to start", file.display()),
-                Some(format!("fix or delete {}", file.display())),
-            )
-        }
-    };
-    let rules: Vec<(String, String)> =
-        rules.into_iter().filter_map(|(path, level)| Some((path, level.as_str()?.to_owned()))).collect();
-    let Some(folder) = &options.folder else {
-        let trusted = rules.iter().filter(|(_, level)| level != "DO_NOT_TRUST").count();
-        let detail =
-            format!("Gemini CLI runs hooks only in folders you trust; {trusted} trusted in {}", file.display());
-        return Check::new(id, LABEL, Outcome::Skip, detail, None);
-    };
-    let fix = Some(format!("run gemini in {} and choose \"Trust folder\"", folder.display()));
-    match folder_trust(folder, &rules) {
-        Some(true) => Check::new(id, LABEL, Outcome::Pass, format!("{} is trusted", folder.display()), None),
-        Some(false) => Check::new(
-            id,
-            LABEL,
-            Outcome::Fail,
-            format!("{} is marked DO_NOT_TRUST in {}: Gemini CLI runs no hook there", folder.display(), file.display()),
-            fix,
-        ),
-        None => Check::new(
-            id,
-            LABEL,
-            Outcome::Fail,
-            format!("{} is not a trusted folder: Gemini CLI runs no hook there", folder.display()),
-            fix,
-        ),
-    }
-}
-
-/// Gemini CLI's rule: the longest rule whose folder (a `TRUST_PARENT` rule's parent) holds
-/// `folder` decides; `None` when none does.
-fn folder_trust(folder: &Path, rules: &[(String, String)]) -> Option<bool> {
-    let real = |path: &Path| fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
-    let folder = real(folder);
-    let mut best: Option<(usize, &str)> = None;
-    for (rule, level) in rules {
-        let rule_path = Path::new(rule);
-        let effective = match level.as_str() {
-            "TRUST_PARENT" => rule_path.parent().unwrap_or(rule_path),
-            "TRUST_FOLDER" | "DO_NOT_TRUST" => rule_path,
-            _ => continue,
-        };
-        if folder.starts_with(real(effective)) && best.is_none_or(|(length, _)| rule.len() > length) {
-            best = Some((rule.len(), level));
-        }
-    }
-    best.map(|(_, level)| level != "DO_NOT_TRUST")
-}
-
-/// The JSON in `path` (comments allowed, as Gemini CLI allows them); `Ok(None)` when there is no file.
-fn read_json(path: &Path) -> Result<Option<Value>, ()> {
-    match fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&install::without_comments(&bytes)).map(Some).map_err(|_| ()),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(_) => Err(()),
-    }
-}
-
 /// The fix when no instance answers.
 pub const START_SWITCHBOARD: &str = "start the app (`switchboard`), or `switchboard serve` where there is no display";
 
@@ -600,6 +475,8 @@ impl fmt::Display for DoctorReport {
 mod tests {
     use super::*;
     use crate::setup::install::{install, InstallOptions};
+    use serde_json::Value;
+    use std::path::Path;
 
     struct Machine {
         home: tempfile::TempDir,

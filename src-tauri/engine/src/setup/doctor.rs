@@ -33,6 +33,10 @@ use crate::setup::install::{self, Cli, CliStatus, ConfigDirs, HooksState, Versio
 
 mod codex;
 mod gemini;
+mod instance;
+
+use instance::switchboard_checks;
+pub use instance::START_SWITCHBOARD;
 
 use codex::codex_trust_check;
 #[cfg(test)]
@@ -370,76 +374,6 @@ fn agent_report(
         version,
         checks,
     }
-}
-
-/// The fix when no instance answers.
-pub const START_SWITCHBOARD: &str = "start the app (`switchboard`), or `switchboard serve` where there is no display";
-
-fn switchboard_checks(options: &DoctorOptions, remove_test_session: impl FnOnce(&str)) -> Vec<Check> {
-    let id = |check: &str| format!("switchboard.{check}");
-    // The desktop app first: `serve` is for SSH boxes and tmux users (issue 21.7).
-    let start = START_SWITCHBOARD.to_owned();
-    let running = match status::fetch(&options.state_dir) {
-        Ok(_) => {
-            let endpoint = Endpoint::read(&options.state_dir);
-            let detail = endpoint.map_or_else(
-                || "answering".to_owned(),
-                |endpoint| {
-                    format!("pid {}, port {}, state in {}", endpoint.pid, endpoint.port, options.state_dir.display())
-                },
-            );
-            Check::new(id("running"), "Switchboard running", Outcome::Pass, detail, None)
-        }
-        Err(error) => {
-            Check::new(id("running"), "Switchboard running", Outcome::Fail, error.to_string(), Some(start.clone()))
-        }
-    };
-    let round_trip = if running.outcome == Outcome::Pass {
-        round_trip(options, id("roundTrip"), remove_test_session)
-    } else {
-        Check::new(id("roundTrip"), "Test event", Outcome::Skip, "needs a running Switchboard", None)
-    };
-    vec![running, round_trip]
-}
-
-/// Sends a `custom` event through the `hook` forwarder, as the CLIs do, and waits for it in
-/// the snapshot. It is sent as an ended session with no status: it never notifies.
-fn round_trip(options: &DoctorOptions, id: String, remove_test_session: impl FnOnce(&str)) -> Check {
-    const LABEL: &str = "Test event";
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
-    let session_id = format!("{DOCTOR_SESSION_PREFIX}{}-{nanos}", std::process::id());
-    let body = json!({
-        "sessionId": session_id,
-        "agent": "switchboard-doctor",
-        "title": "switchboard doctor",
-        "lifecycle": "end",
-    });
-    let started = Instant::now();
-    let body = serde_json::to_vec(&body).expect("a JSON value always serializes");
-    let _ = hook::forward("custom", Cursor::new(body), Some(&options.state_dir), started + hook::DEADLINE);
-    let seen = loop {
-        let seen = status::fetch(&options.state_dir)
-            .is_ok_and(|(snapshot, _)| snapshot.sessions.iter().any(|session| session.session_id == session_id));
-        if seen || started.elapsed() > ROUND_TRIP_DEADLINE {
-            break seen;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    if !seen {
-        return Check::new(
-            id,
-            LABEL,
-            Outcome::Fail,
-            format!(
-                "a test event sent through `switchboard hook custom` did not reach the running instance within {} s",
-                ROUND_TRIP_DEADLINE.as_secs()
-            ),
-            Some("restart Switchboard (quit it, then run switchboard serve)".into()),
-        );
-    }
-    let elapsed = started.elapsed().as_millis();
-    remove_test_session(&session_id);
-    Check::new(id, LABEL, Outcome::Pass, format!("sent with `switchboard hook custom`, seen in {elapsed} ms"), None)
 }
 
 impl fmt::Display for DoctorReport {

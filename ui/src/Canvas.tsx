@@ -1,6 +1,6 @@
 // The board: React Flow with the session nodes, regions and lane, fit and reveal, the minimap,
-// keyboard navigation. Over 400 lines because the viewport's moves (fit, reveal, follow a resize)
-// share one set of refs and timers; the node forms are in SessionNode/RegionNode.
+// keyboard navigation. Over 450 lines, one of the three: the viewport's moves (fit, reveal,
+// follow a resize) share one set of refs and timers; the node forms are in SessionNode/RegionNode.
 import { memo, useCallback, useEffect, useMemo, useRef } from "react";
 import {
   Background,

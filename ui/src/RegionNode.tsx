@@ -1,7 +1,7 @@
 import { memo } from "react";
 import { useStore, type Node, type NodeProps, type ReactFlowState } from "@xyflow/react";
 import { sizeOf, ZOOM_COMPACT, type Box, type Region, type XY } from "./layout";
-import { SessionTile } from "./SessionNode";
+import { SessionTile } from "./SessionTile";
 import { TileCanvas } from "./TileCanvas";
 import { useSwitchboard, type SessionNodeType } from "./store";
 

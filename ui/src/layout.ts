@@ -3,6 +3,8 @@
 // project, each group a labelled region, ordered inside by what needs the user first. The lane and the groups are packed to
 // the window's aspect ratio, so that fit-view keeps them as large as possible. Positions the
 // user dragged win: those nodes stay put and the grid flows around them.
+// (Over 450 lines, one of the three: the packing, the kept cells of a crowded board and the
+// shelf are one search over one shape, and each step reads its neighbours' numbers.)
 // Pure: no store, no IO. (Over 400 lines: the lane, the regions and the packing are one
 // computation whose parts depend on each other's sizes.)
 import type { Session } from "./bindings/Session";

@@ -1,6 +1,6 @@
 // The web view's state: sessions as the Rust side reports them, kept apart from the canvas
-// nodes (position, selection). Components read it through small selectors. (Over 400 lines:
-// the sessions, their nodes and the selection change together in each action.)
+// nodes (position, selection). Components read it through small selectors. (Over 450 lines, one
+// of the three: the sessions, their nodes and the selection change together in each action.)
 import { create } from "zustand";
 import { applyNodeChanges, type Node, type NodeChange } from "@xyflow/react";
 import type { Session } from "./bindings/Session";

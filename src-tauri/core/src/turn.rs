@@ -2,7 +2,7 @@
 //! the agent said, the tools it called and what they returned, each clipped — whatever terminal
 //! it runs in. Pure: the engine reads the transcript's tail and hands the records here.
 //!
-//! Per CLI:
+//! Each CLI reads its own records (its row's `transcript.turn`, in `normalize/<cli>/transcript.rs`):
 //! - **Claude Code**: `user` records (a prompt: text; a tool's result: `tool_result` blocks) and
 //!   `assistant` records (`text` and `tool_use` blocks); a subagent's (`isSidechain`) are left out.
 //! - **Codex**: `response_item` records: `message` (role `user`: a prompt, unless it is the
@@ -64,7 +64,7 @@ pub fn last_turn<'a>(agent: &str, records: impl IntoIterator<Item = &'a Value>) 
     turn
 }
 
-fn item(part: TurnPart, text: &str) -> Option<TurnItem> {
+pub(crate) fn item(part: TurnPart, text: &str) -> Option<TurnItem> {
     let text = text.trim();
     if text.is_empty() {
         return None;
@@ -76,12 +76,12 @@ fn item(part: TurnPart, text: &str) -> Option<TurnItem> {
     Some(TurnItem { part, text: clipped })
 }
 
-fn str_of<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+pub(crate) fn str_of<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
     value.get(key).and_then(Value::as_str)
 }
 
 /// What a tool was asked to do, in a line: its command, file, pattern or query, else its input.
-fn tool_line(name: &str, input: &Value) -> String {
+pub(crate) fn tool_line(name: &str, input: &Value) -> String {
     let input = match input {
         // Codex sends its arguments as a JSON string.
         Value::String(text) => serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone())),
@@ -104,7 +104,7 @@ fn tool_line(name: &str, input: &Value) -> String {
 }
 
 /// The text of a tool result: a string, or the text parts of a list.
-fn result_text(content: &Value) -> String {
+pub(crate) fn result_text(content: &Value) -> String {
     match content {
         Value::String(text) => text.clone(),
         Value::Array(parts) => parts
@@ -121,130 +121,9 @@ fn result_text(content: &Value) -> String {
     }
 }
 
+/// One record's items, as the agent's CLI reads its own transcript (its row's `transcript`).
 fn items(agent: &str, record: &Value) -> Vec<TurnItem> {
-    match agent {
-        "claude" => claude(record),
-        "codex" => codex(record),
-        "gemini" => gemini(record),
-        _ => Vec::new(),
-    }
-}
-
-fn claude(record: &Value) -> Vec<TurnItem> {
-    let kind = str_of(record, "type");
-    if record.get("isSidechain").and_then(Value::as_bool) == Some(true)
-        || record.get("isMeta").and_then(Value::as_bool) == Some(true)
-    {
-        return Vec::new();
-    }
-    let Some(content) = record.get("message").and_then(|m| m.get("content")) else { return Vec::new() };
-    match (kind, content) {
-        (Some("user"), Value::String(text)) => prompt_or_note(text).into_iter().collect(),
-        (Some("user"), Value::Array(blocks)) => blocks
-            .iter()
-            .filter_map(|block| match str_of(block, "type") {
-                Some("tool_result") => {
-                    item(TurnPart::Result, &result_text(block.get("content").unwrap_or(&Value::Null)))
-                }
-                Some("text") => prompt_or_note(str_of(block, "text").unwrap_or_default()),
-                _ => None,
-            })
-            .collect(),
-        (Some("assistant"), Value::Array(blocks)) => blocks
-            .iter()
-            .filter_map(|block| match str_of(block, "type") {
-                Some("text") => item(TurnPart::Text, str_of(block, "text").unwrap_or_default()),
-                Some("tool_use") => {
-                    let name = str_of(block, "name").unwrap_or("tool");
-                    item(TurnPart::Tool, &tool_line(name, block.get("input").unwrap_or(&Value::Null)))
-                }
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// A user's text: a prompt, or — Claude's own bracketed notes, commands' wrappers — a note.
-fn prompt_or_note(text: &str) -> Option<TurnItem> {
-    let trimmed = text.trim_start();
-    if trimmed.starts_with("[Request interrupted") {
-        item(TurnPart::Note, trimmed)
-    } else if trimmed.starts_with('<') {
-        // `<command-name>`, `<local-command-stdout>`, `<task-notification>`: not what the user typed.
-        None
-    } else {
-        item(TurnPart::Prompt, text)
-    }
-}
-
-fn codex(record: &Value) -> Vec<TurnItem> {
-    if str_of(record, "type") != Some("response_item") {
-        return Vec::new();
-    }
-    let Some(payload) = record.get("payload") else { return Vec::new() };
-    match str_of(payload, "type") {
-        Some("message") => {
-            let text = result_text(payload.get("content").unwrap_or(&Value::Null));
-            match str_of(payload, "role") {
-                // The context Codex injects (`<environment_context>`, instructions) is no prompt.
-                Some("user") if !text.trim_start().starts_with('<') => {
-                    item(TurnPart::Prompt, &text).into_iter().collect()
-                }
-                Some("assistant") => item(TurnPart::Text, &text).into_iter().collect(),
-                _ => Vec::new(),
-            }
-        }
-        Some("function_call" | "custom_tool_call" | "local_shell_call") => {
-            let name = str_of(payload, "name").unwrap_or("shell");
-            let input = payload.get("arguments").or_else(|| payload.get("input")).or_else(|| payload.get("action"));
-            item(TurnPart::Tool, &tool_line(name, input.unwrap_or(&Value::Null))).into_iter().collect()
-        }
-        Some("function_call_output" | "custom_tool_call_output") => {
-            item(TurnPart::Result, &result_text(payload.get("output").unwrap_or(&Value::Null))).into_iter().collect()
-        }
-        _ => Vec::new(),
-    }
-}
-
-fn gemini(record: &Value) -> Vec<TurnItem> {
-    match str_of(record, "type") {
-        Some("user") => match record.get("content") {
-            Some(Value::String(text)) => item(TurnPart::Prompt, text).into_iter().collect(),
-            Some(Value::Array(parts)) => {
-                let responses: Vec<TurnItem> = parts
-                    .iter()
-                    .filter_map(|part| part.get("functionResponse"))
-                    .filter_map(|response| {
-                        item(TurnPart::Result, &result_text(response.get("response").unwrap_or(&Value::Null)))
-                    })
-                    .collect();
-                if !responses.is_empty() {
-                    return responses;
-                }
-                let text = parts.iter().filter_map(|part| str_of(part, "text")).collect::<Vec<_>>().join("\n");
-                item(TurnPart::Prompt, &text).into_iter().collect()
-            }
-            _ => Vec::new(),
-        },
-        Some("gemini") => {
-            let mut found: Vec<TurnItem> = record
-                .get("content")
-                .map(result_text)
-                .and_then(|text| item(TurnPart::Text, &text))
-                .into_iter()
-                .collect();
-            for call in record.get("toolCalls").and_then(Value::as_array).into_iter().flatten() {
-                let name = str_of(call, "name").unwrap_or("tool");
-                found.extend(item(TurnPart::Tool, &tool_line(name, call.get("args").unwrap_or(&Value::Null))));
-            }
-            found
-        }
-        Some("info" | "error" | "warning") => {
-            record.get("content").map(result_text).and_then(|text| item(TurnPart::Note, &text)).into_iter().collect()
-        }
-        _ => Vec::new(),
-    }
+    crate::agent::agent(agent).map_or_else(Vec::new, |cli| (cli.transcript.turn)(record))
 }
 
 #[cfg(test)]

@@ -147,11 +147,11 @@ impl Prices {
 /// What one model response counted (kept for the last few, so a response written again is
 /// counted once).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Counted {
-    input: u64,
-    output: u64,
-    cache_read: u64,
-    cache_write: u64,
+pub(crate) struct Counted {
+    pub(crate) input: u64,
+    pub(crate) output: u64,
+    pub(crate) cache_read: u64,
+    pub(crate) cache_write: u64,
 }
 
 /// Responses remembered to recognise one written again.
@@ -161,15 +161,15 @@ const REMEMBERED: usize = 16;
 #[derive(Clone, Debug, Default)]
 pub struct Meter {
     agent: String,
-    model: Option<String>,
-    totals: Counted,
-    context_tokens: u64,
-    context_window: Option<u64>,
-    requests: u32,
+    pub(crate) model: Option<String>,
+    pub(crate) totals: Counted,
+    pub(crate) context_tokens: u64,
+    pub(crate) context_window: Option<u64>,
+    pub(crate) requests: u32,
     recent: VecDeque<(String, Counted)>,
 }
 
-fn number(value: &Value, key: &str) -> u64 {
+pub(crate) fn number(value: &Value, key: &str) -> u64 {
     value.get(key).and_then(Value::as_u64).unwrap_or(0)
 }
 
@@ -185,109 +185,15 @@ impl Meter {
 
     /// Counts one transcript record; `true` when the usage changed.
     pub fn record(&mut self, record: &Value) -> bool {
-        match self.agent.as_str() {
-            "claude" => self.claude(record),
-            "codex" => self.codex(record),
-            "gemini" => self.gemini(record),
-            _ => false,
+        // Each CLI counts its own records (its row's `transcript.usage`).
+        match crate::agent::agent(&self.agent) {
+            Some(cli) => (cli.transcript.usage)(self, record),
+            None => false,
         }
-    }
-
-    fn claude(&mut self, record: &Value) -> bool {
-        if record.get("type").and_then(Value::as_str) != Some("assistant") {
-            return false;
-        }
-        let Some(message) = record.get("message") else { return false };
-        let (Some(usage), Some(id)) = (message.get("usage"), message.get("id").and_then(Value::as_str)) else {
-            return false;
-        };
-        let model = message.get("model").and_then(Value::as_str);
-        // Claude Code's own notes (errors, interruptions) are not model responses.
-        if model == Some("<synthetic>") {
-            return false;
-        }
-        let counted = Counted {
-            input: number(usage, "input_tokens"),
-            output: number(usage, "output_tokens"),
-            cache_read: number(usage, "cache_read_input_tokens"),
-            cache_write: number(usage, "cache_creation_input_tokens"),
-        };
-        let sidechain = record.get("isSidechain").and_then(Value::as_bool).unwrap_or(false);
-        let changed = self.count(id, counted);
-        if !sidechain {
-            if let Some(model) = model {
-                self.model = Some(model.to_owned());
-            }
-            self.context_tokens = counted.input + counted.cache_read + counted.cache_write + counted.output;
-        }
-        changed
-    }
-
-    fn codex(&mut self, record: &Value) -> bool {
-        let Some(payload) = record.get("payload") else { return false };
-        match record.get("type").and_then(Value::as_str) {
-            Some("turn_context") => {
-                let model = payload.get("model").and_then(Value::as_str).map(str::to_owned);
-                let changed = model.is_some() && model != self.model;
-                if model.is_some() {
-                    self.model = model;
-                }
-                changed
-            }
-            Some("event_msg") if payload.get("type").and_then(Value::as_str) == Some("token_count") => {
-                let Some(info) = payload.get("info").filter(|info| info.is_object()) else { return false };
-                let Some(total) = info.get("total_token_usage") else { return false };
-                let input = number(total, "input_tokens");
-                let cached = number(total, "cached_input_tokens").min(input);
-                let totals = Counted {
-                    input: input - cached,
-                    output: number(total, "output_tokens"),
-                    cache_read: cached,
-                    cache_write: 0,
-                };
-                let context = info
-                    .get("last_token_usage")
-                    .map(|last| number(last, "input_tokens") + number(last, "output_tokens"))
-                    .unwrap_or(self.context_tokens);
-                let window = info.get("model_context_window").and_then(Value::as_u64).or(self.context_window);
-                let changed = totals != self.totals || context != self.context_tokens || window != self.context_window;
-                if totals != self.totals {
-                    self.requests += 1;
-                }
-                self.totals = totals;
-                self.context_tokens = context;
-                self.context_window = window;
-                changed
-            }
-            _ => false,
-        }
-    }
-
-    fn gemini(&mut self, record: &Value) -> bool {
-        if record.get("type").and_then(Value::as_str) != Some("gemini") {
-            return false;
-        }
-        let (Some(tokens), Some(id)) = (record.get("tokens"), record.get("id").and_then(Value::as_str)) else {
-            return false;
-        };
-        let input = number(tokens, "input");
-        let cached = number(tokens, "cached").min(input);
-        let counted = Counted {
-            input: input - cached,
-            output: number(tokens, "output") + number(tokens, "thoughts"),
-            cache_read: cached,
-            cache_write: 0,
-        };
-        let changed = self.count(id, counted);
-        if let Some(model) = record.get("model").and_then(Value::as_str) {
-            self.model = Some(model.to_owned());
-        }
-        self.context_tokens = input + counted.output;
-        changed
     }
 
     /// Adds a response's tokens, replacing what the same response counted before.
-    fn count(&mut self, id: &str, counted: Counted) -> bool {
+    pub(crate) fn count(&mut self, id: &str, counted: Counted) -> bool {
         let before = match self.recent.iter_mut().find(|(seen, _)| seen == id) {
             Some((_, previous)) => std::mem::replace(previous, counted),
             None => {

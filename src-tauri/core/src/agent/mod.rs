@@ -10,7 +10,7 @@ use crate::status::{Millis, StatusEvent};
 
 pub mod row;
 
-pub use row::{Agent, Normalizer, Start, Tie, TitleSource, Typing};
+pub use row::{Agent, Normalizer, Start, Tie, TitleSource, Transcript, Typing};
 
 /// Every agent Switchboard understands, in the order the board and the installer list them.
 pub static AGENTS: &[&Agent] = &[

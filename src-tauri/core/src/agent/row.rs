@@ -48,6 +48,22 @@ pub struct Typing {
     pub pasted: Option<&'static str>,
 }
 
+/// How Switchboard reads the CLI's own transcript (its records, one JSON value each).
+#[derive(Clone, Copy, Debug)]
+pub struct Transcript {
+    /// A record's items of a turn (the prompt, what the agent said, tools and results, notes).
+    pub turn: fn(&Value) -> Vec<crate::turn::TurnItem>,
+    /// Counts a record's tokens into the meter; `true` when its usage changed.
+    pub usage: fn(&mut crate::usage::Meter, &Value) -> bool,
+    /// Whether a record ends the turn where no hook fires (an interrupt, a refusal: SPEC 8).
+    pub settles: fn(&Value) -> bool,
+}
+
+impl Transcript {
+    /// A CLI whose transcript Switchboard does not read.
+    pub const NONE: Self = Self { turn: |_| Vec::new(), usage: |_, _| false, settles: |_| false };
+}
+
 /// How `switchboard new <cli>` starts it, interactive, in Switchboard's own tmux.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Start {
@@ -97,6 +113,8 @@ pub struct Agent {
     pub resume: Option<&'static str>,
     /// Where its own name for a session lives.
     pub title: TitleSource,
+    /// How its transcript is read: last turn, usage, interrupts.
+    pub transcript: Transcript,
     /// How a tmux pane is tied to one of its sessions.
     pub tie: Tie,
     /// How it takes a typed reply.

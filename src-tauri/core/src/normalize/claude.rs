@@ -2,8 +2,10 @@
 
 use serde_json::Value;
 
+mod transcript;
+
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, Start, Tie, TitleSource, Typing};
+use crate::agent::row::{Agent, Start, Tie, TitleSource, Transcript, Typing};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 const AGENT_ID: &str = "claude";
@@ -79,6 +81,7 @@ pub static AGENT: Agent = Agent {
     silent_reply: None,
     resume: Some("claude --resume {id}"),
     title: TitleSource::Transcript,
+    transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: transcript::settles },
     tie: Tie::HookProcess,
     typing: Typing { prompts: &["❯", ">"], enter_after_ms: 50, pasted: Some("[Pasted text") },
 };

@@ -2,9 +2,11 @@
 
 use serde_json::Value;
 
+mod transcript;
+
 use super::claude::permission_request;
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, Start, Tie, TitleSource, Typing};
+use crate::agent::row::{Agent, Start, Tie, TitleSource, Transcript, Typing};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 const AGENT_ID: &str = "codex";
@@ -57,6 +59,7 @@ pub static AGENT: Agent = Agent {
     silent_reply: None,
     resume: Some("codex resume {id}"),
     title: TitleSource::SessionIndex,
+    transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: transcript::settles },
     tie: Tie::SessionFile {
         servers: &["app-server"],
         prefix: "rollout-",

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::agent::row::{Agent, Tie, TitleSource, Typing};
+use crate::agent::row::{Agent, Tie, TitleSource, Transcript, Typing};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 /// Scripts and tools that speak Switchboard's own event (SPEC 1.4): not installed, not decided.
@@ -25,6 +25,7 @@ pub static AGENT: Agent = Agent {
     silent_reply: None,
     resume: None,
     title: TitleSource::None,
+    transcript: Transcript::NONE,
     tie: Tie::HookProcess,
     typing: Typing { prompts: &[">"], enter_after_ms: 50, pasted: None },
 };

@@ -2,8 +2,10 @@
 
 use serde_json::Value;
 
+mod transcript;
+
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, Start, Tie, TitleSource, Typing};
+use crate::agent::row::{Agent, Start, Tie, TitleSource, Transcript, Typing};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, StatusEvent};
 
 const AGENT_ID: &str = "gemini";
@@ -48,6 +50,7 @@ pub static AGENT: Agent = Agent {
     silent_reply: Some("{}"),
     resume: Some("gemini --resume {id}"),
     title: TitleSource::None,
+    transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: transcript::settles },
     tie: Tie::HookProcess,
     typing: Typing { prompts: &[">", "*"], enter_after_ms: 150, pasted: None },
 };

@@ -19,18 +19,8 @@ use crate::status::{AgentStatus, Cue, Lifecycle, Millis, StatusEvent};
 
 /// The transcript record's meaning, if it ends the turn where no hook fires.
 pub fn transcript_record(agent: &str, session_id: &str, record: &Value, now: Millis) -> Option<StatusEvent> {
-    let interrupted = match agent {
-        "claude" => claude_interrupt(record),
-        "codex" => {
-            record.get("type").and_then(Value::as_str) == Some("event_msg")
-                && record.pointer("/payload/type").and_then(Value::as_str) == Some("turn_aborted")
-        }
-        "gemini" => {
-            record.get("type").and_then(Value::as_str) == Some("info")
-                && record.get("content").and_then(Value::as_str) == Some("Request cancelled.")
-        }
-        _ => false,
-    };
+    // Each CLI knows its own interrupt record (its row's `transcript.settles`).
+    let interrupted = crate::agent::agent(agent).is_some_and(|cli| (cli.transcript.settles)(record));
     interrupted.then(|| StatusEvent {
         status: Some(AgentStatus::Done),
         interrupted: true,
@@ -38,21 +28,6 @@ pub fn transcript_record(agent: &str, session_id: &str, record: &Value, now: Mil
         message: Some("Stopped at the terminal".to_owned()),
         ..observed(agent, session_id, now)
     })
-}
-
-fn claude_interrupt(record: &Value) -> bool {
-    const MARK: &str = "[Request interrupted by user";
-    if record.get("type").and_then(Value::as_str) != Some("user") {
-        return false;
-    }
-    match record.pointer("/message/content") {
-        Some(Value::String(text)) => text.starts_with(MARK),
-        Some(Value::Array(items)) => items.iter().any(|item| {
-            item.get("type").and_then(Value::as_str) == Some("text")
-                && item.get("text").and_then(Value::as_str).is_some_and(|text| text.starts_with(MARK))
-        }),
-        _ => false,
-    }
 }
 
 /// The agent's screen shows that the user dismissed the question or prompt (issue 20.3).

@@ -2,6 +2,13 @@ import { useEffect, useState } from "react";
 import * as ipc from "./ipc";
 import { LogoMark } from "./icons";
 import { DoctorChecks, DoctorSummary, useConnections } from "./Connections";
+import { AGENTS } from "./bindings/agents";
+
+/** "Claude Code, Codex CLI and Gemini CLI": the CLIs Switchboard connects, from Rust's table. */
+function cliList(): string {
+  const names = AGENTS.filter((row) => row.installs).map((row) => row.name);
+  return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+}
 
 type InstallState =
   | { phase: "idle" }
@@ -58,8 +65,8 @@ export function EmptyState({ olderCount = 0 }: { olderCount?: number }) {
         <LogoMark className="empty-mark" />
         <h1 className="empty-title">No agents yet</h1>
         <p className="empty-lede">
-          Switchboard shows every Claude Code, Codex and Gemini CLI session on this machine and
-          tells you the moment one of them needs you.
+          Switchboard shows every {cliList()} session on this machine and tells you the moment
+          one of them needs you.
         </p>
         <p className="empty-step">Connect your CLIs once, from a terminal:</p>
         <pre className="empty-command" data-testid="install-command">

@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_BIN := $(HOME)/.cargo/bin
 export PATH := $(CARGO_BIN):$(PATH)
 
-.PHONY: static run test deps-build deps-test deps-node ui ui-deps lint test-rust test-ui test-e2e test-real-clis package test-package bench screenshot clean
+.PHONY: install install-package uninstall static run test deps-build deps-test deps-node ui ui-deps lint test-rust test-ui test-e2e test-real-clis package test-package bench screenshot clean
 
 ## Start the desktop app (needs a display; headless machines: `cargo run -- serve`).
 run: deps-build ui
@@ -75,6 +75,23 @@ test-real-clis:
 ## with `switchboard` and `switchboard-app` in /usr/bin, the desktop entry and the icons.
 package: deps-build ui
 	TAURI_APP_PATH=$(CURDIR) TAURI_FRONTEND_PATH=$(CURDIR)/ui ui/node_modules/.bin/tauri build --bundles deb --ci
+
+## Installs Switchboard as an app on this machine (Debian, Ubuntu): builds the .deb and installs
+## it with its dependencies — the app in the desktop's menu, `switchboard` on PATH at
+## /usr/bin/switchboard (what `switchboard install` then writes into the CLIs' hooks).
+install: package
+	@$(MAKE) -s install-package
+
+## The newest .deb of target/release/bundle/deb, installed through apt (its dependencies too).
+install-package:
+	@deb=$$(ls -t target/release/bundle/deb/*.deb 2>/dev/null | head -1); \
+	[ -n "$$deb" ] || { echo "no .deb: run \`make package\` first" >&2; exit 1; }; \
+	deb=$$(readlink -f "$$deb"); echo "Installing $$deb"; \
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends "$$deb" \
+	  || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends "$$deb"; }
+
+uninstall:
+	$(SUDO) apt-get remove -y switchboard
 
 ## Installs that package (dpkg -i, then apt-get install -f for its dependencies), starts the
 ## installed app under Xvfb with a private D-Bus, checks it answers, and removes the package.

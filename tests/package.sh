@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The Debian package as a user gets it: install it (dpkg -i, then apt-get install -f for its
-# dependencies), check what it puts on the system, start the installed app under a private X
+# The Debian package as a user gets it: install it as the README says (`make install`, which
+# installs the built .deb through apt), check what it puts on the system, start the installed app under a private X
 # server and D-Bus session bus, see that it answers, then remove the package again.
 #
 # Run by `make test-package` after `make package`; DEB=path/to/switchboard.deb to test another.
@@ -61,7 +61,10 @@ cleanup() {
 trap cleanup EXIT
 
 step "installing"
-if ! $SUDO dpkg -i "$deb"; then
+if [ -z "${DEB:-}" ]; then
+  # As the README says to: `make install` (the package is built already: only its install runs).
+  make -s install-package
+elif ! $SUDO dpkg -i "$deb"; then
   # Dependencies missing: apt brings them and finishes the configuration.
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -f -y --no-install-recommends

@@ -64,7 +64,10 @@ fn snapshot_within() -> Duration {
 }
 /// Frames a box may send in one [`RATE_WINDOW`]: a chattier one is disconnected, with the reason.
 /// Ten times what a thousand busy agents send.
-const MAX_FRAMES_PER_WINDOW: u32 = 100_000;
+/// `SWITCHBOARD_LINK_MAX_FRAMES` sets another bound (tests, on a machine of any speed).
+fn max_frames_per_window() -> u32 {
+    std::env::var("SWITCHBOARD_LINK_MAX_FRAMES").ok().and_then(|n| n.parse().ok()).unwrap_or(100_000)
+}
 const RATE_WINDOW: Duration = Duration::from_secs(10);
 /// How much of a box's error text is kept (and logged), and how often one is logged.
 const ERROR_CHARS: usize = 300;
@@ -526,6 +529,26 @@ mod tests {
         assert_eq!(second.join().unwrap().unwrap(), serde_json::json!({"typed": "two"}));
         let _ = sink.kill();
         let _ = sink.wait();
+    }
+
+    /// Issue 34.1: `resumed` frames nobody asked for are ignored — no input per frame (each used to
+    /// queue a "reachable" that walked every session of the host).
+    #[test]
+    fn resumed_frames_nobody_asked_for_queue_nothing() {
+        let mut output = hello(PROTOCOL_VERSION);
+        output.extend(line(&LinkFrame::Snapshot { seq: 0, sessions: 1, notices: vec![] }));
+        output.extend(line(&LinkFrame::Session { session: session("a", AgentStatus::Working) }));
+        for _ in 0..1_000 {
+            output.extend(line(&LinkFrame::Resumed { after: 0 }));
+        }
+        output.extend(line(&LinkFrame::Changed { seq: 1, session: session("a", AgentStatus::Done) }));
+        let (follower, mut queue, _dir) = remote(&output, 4_096);
+        let got = reports(&mut queue, |got| got.iter().any(|r| matches!(r, RemoteReport::Changed(_))));
+        let kinds: Vec<String> =
+            got.iter().map(|report| format!("{report:?}").split(['(', ' ']).next().unwrap().to_owned()).collect();
+        assert_eq!(kinds, ["Snapshot", "Reachable", "Changed"], "one reachable, however many resumed");
+        assert!(queue.try_recv().is_none());
+        follower.stop();
     }
 
     #[test]

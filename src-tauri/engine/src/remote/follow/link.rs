@@ -5,10 +5,7 @@ use std::collections::HashSet;
 
 use switchboard_core::{Session, MAX_HOST_SESSIONS, MAX_SESSIONS};
 
-use super::{
-    now_millis, snapshot_within, Inputs, Position, Shared, ERROR_CHARS, ERROR_LOG_EVERY, MAX_FRAMES_PER_WINDOW,
-    RATE_WINDOW,
-};
+use super::{now_millis, snapshot_within, Inputs, Position, Shared, ERROR_CHARS, ERROR_LOG_EVERY, RATE_WINDOW};
 use crate::instance::hub::{Input, RemoteReport};
 use crate::protocol::link::{LinkErrorKind, LinkFrame, PeerFrame, PROTOCOL_VERSION};
 use crate::remote::{LinkState, RemoteDecideError};
@@ -52,8 +49,9 @@ impl Link<'_> {
             *frames = 0;
         }
         *frames += 1;
-        if *frames > MAX_FRAMES_PER_WINDOW {
-            return Err(format!("it sent more than {MAX_FRAMES_PER_WINDOW} frames in {} s", RATE_WINDOW.as_secs()));
+        let most = super::max_frames_per_window();
+        if *frames > most {
+            return Err(format!("it sent more than {most} frames in {} s", RATE_WINDOW.as_secs()));
         }
         match &self.snapshot {
             Some(snapshot) if snapshot.since.elapsed() > snapshot_within() => Err(format!(

@@ -314,6 +314,30 @@ fn a_reply_into_a_composer_holding_a_draft_is_refused_and_the_draft_kept() {
     assert!(!keys(&got).contains('\r'), "nothing was sent: {:?}", keys(&got));
 }
 
+/// A script reporting through `custom` under its own label (`aider`) is replied to like a CLI:
+/// typed as the `custom` row says, and sent once its own next `working` (a new turn) arrives.
+#[test]
+fn a_custom_agent_under_its_own_label_takes_a_reply() {
+    let serve = Serve::start();
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = Tmux { socket: dir.path().join("tmux.sock") };
+    let script = dir.path().join("agent.py");
+    std::fs::write(&script, AGENT).unwrap();
+    let got = dir.path().join("keys");
+    tmux.run(&["new-session", "-d", "-x", "120", "-y", "30", "-s", "agents", "sleep 600"]);
+    let (pane, pid) = tmux.window(&format!("exec python3 '{}' '{}'", script.display(), got.display()));
+    let process = reported(pid, Some(&pane), &tmux.socket);
+    let event = |status: &str| json!({"sessionId": "scripted", "agent": "aider", "status": status});
+    post_as(&serve, "custom", &event("done"), &process);
+    serve.wait_for("scripted", |s| s["status"] == "done" && s["agent"] == "aider");
+    let replying = spawn(serve.home(), &["reply", "scripted", "carry on"]);
+    eventually(Duration::from_secs(30), || Some(()).filter(|()| keys(&got) == "carry on\r"))
+        .unwrap_or_else(|| panic!("the script got the reply: {:?}", keys(&got)));
+    post_as(&serve, "custom", &event("working"), &process);
+    let replied = replying.wait_with_output().unwrap();
+    assert!(replied.status.success(), "{}", said(&replied));
+}
+
 /// Issue 25's "End agent": `switchboard end` sends SIGTERM to the agent's own group — the CLI and
 /// the tools it runs — and nothing else; without a terminal to ask on it needs `--yes`.
 #[test]

@@ -235,8 +235,7 @@ pub fn deliver(session: &Session, answer: &Answer) -> Result<Delivered, AnswerEr
             digit.clone()
         }
         Keys::Line(text) => {
-            let cli = switchboard_core::agent(&session.agent).ok_or(AnswerError::NotAsking)?;
-            typing::type_line(&pane, text, &cli.typing)?;
+            typing::type_line(&pane, text, &row_of(session).typing)?;
             text.clone()
         }
     };
@@ -389,10 +388,17 @@ pub async fn give(
     Err(AnswerError::NotTaken { pane: delivered.pane, cli, seconds: limit.as_secs().max(1), left }.into())
 }
 
+/// The session's CLI row; a `custom` agent (any label) types as the `custom` row says.
+fn row_of(session: &Session) -> &'static switchboard_core::Agent {
+    switchboard_core::agent(&session.agent)
+        .or_else(|| switchboard_core::agent("custom"))
+        .expect("the table has a custom row")
+}
+
 /// What the composer shows of a reply that was typed and not taken.
 fn left_in_composer(session: &Session, text: &str) -> String {
     let Ok(pane) = tied_pane(session) else { return "its pane cannot be read now".into() };
-    let Some(cli) = switchboard_core::agent(&session.agent) else { return String::new() };
+    let cli = row_of(session);
     match tmux::capture(pane.socket(), &pane.id, 0).map(|screen| typing::read_back(&screen, text, &cli.typing)) {
         Some(Some(_)) => "the text is still in its composer".into(),
         Some(None) => "its screen no longer shows the text".into(),

@@ -6,7 +6,7 @@
 use ts_rs::TS;
 
 use crate::terminal::TerminalEnded;
-use crate::{CommandError, FOCUS_SESSION, NOTICES_CHANGED, SESSIONS_CHANGED};
+use crate::{CommandError, CHIME, FOCUS_SESSION, NOTICES_CHANGED, SESSIONS_CHANGED};
 
 #[test]
 fn ipc_bindings_are_up_to_date() {
@@ -20,7 +20,7 @@ fn ipc_bindings_are_up_to_date() {
         (
             "events.ts",
             format!(
-                "{header}\nexport const SESSIONS_CHANGED = {SESSIONS_CHANGED:?};\nexport const FOCUS_SESSION = {FOCUS_SESSION:?};\nexport const NOTICES_CHANGED = {NOTICES_CHANGED:?};\n"
+                "{header}\nexport const SESSIONS_CHANGED = {SESSIONS_CHANGED:?};\nexport const FOCUS_SESSION = {FOCUS_SESSION:?};\nexport const NOTICES_CHANGED = {NOTICES_CHANGED:?};\nexport const CHIME = {CHIME:?};\n"
             ),
         ),
     ];

@@ -23,6 +23,8 @@ pub const SESSIONS_CHANGED: &str = "sessions-changed";
 pub const FOCUS_SESSION: &str = "focus-session";
 /// The instance's notices changed (e.g. sessions cannot be saved): the payload is the full list.
 pub const NOTICES_CHANGED: &str = "notices-changed";
+/// The board's tone is due (Rust decides: `push::chimes`); the payload is the session id.
+pub const CHIME: &str = "chime";
 
 /// How long to gather changes after an emit: a frame, or [`BUSY_FRAME`] while changes stream in
 /// (more than [`BUSY_ABOVE`] emits in the last second, until fewer than [`QUIET_BELOW`]). The
@@ -118,6 +120,27 @@ pub fn emit_changes<R: Runtime>(handle: AppHandle<R>, updates: switchboard_engin
     });
     if let Err(error) = spawned {
         tracing::error!(%error, "cannot start the web view's updates");
+    }
+}
+
+/// Tells the web view to sound its tone for each change that calls for one (the rule is Rust's:
+/// a new need, a chosen status, outside quiet hours — `push::chimes`), on a thread of its own.
+pub fn emit_chimes<R: Runtime>(
+    handle: AppHandle<R>,
+    updates: switchboard_engine::instance::mailbox::Updates,
+    push: std::sync::Arc<switchboard_engine::instance::push::Push>,
+) {
+    let spawned = std::thread::Builder::new().name("chime".into()).spawn(move || {
+        while let Ok(update) = updates.recv() {
+            if let Update::Changed(changed) = &update {
+                if push.chime(&changed.change) {
+                    let _ = handle.emit(CHIME, changed.change.session.session_id.clone());
+                }
+            }
+        }
+    });
+    if let Err(error) = spawned {
+        tracing::error!(%error, "cannot start the board's tone");
     }
 }
 

@@ -21,7 +21,7 @@ use switchboard_engine::{Config, Input, Instance};
 use tauri::{Manager, Runtime, WindowEvent};
 
 pub use commands::CommandError;
-pub use emit::{FOCUS_SESSION, NOTICES_CHANGED, SESSIONS_CHANGED};
+pub use emit::{CHIME, FOCUS_SESSION, NOTICES_CHANGED, SESSIONS_CHANGED};
 use window::{jump_from_notification, open_session, AppState};
 
 /// The app, generic over the runtime so tests can build it with `tauri::test::mock_builder()`.
@@ -73,6 +73,7 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
             let (hub, inputs) = (Arc::clone(&instance.hub), instance.inputs.clone());
             // The outputs of the app: the web view and notifications, each its own subscriber.
             emit::emit_changes(handle.clone(), hub.updates());
+            emit::emit_chimes(handle.clone(), hub.updates(), Arc::clone(&instance.push));
             let decisions = Arc::clone(&instance.decisions);
             if notify {
                 let (click_handle, click_hub, click_inputs, click_decisions) =

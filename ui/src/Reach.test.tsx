@@ -1,21 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { ConnectionsDrawer, useConnections } from "./Connections";
-import {
-  isQuiet,
-  localMinute,
-  outcomeWords,
-  resetTone,
-  shouldChime,
-  urlProblem,
-  useReach,
-  useReachSound,
-} from "./Reach";
-import type { Reach } from "./bindings/Reach";
+import { outcomeWords, resetTone, urlProblem, useReachSound } from "./Reach";
 import type { Settings } from "./bindings/Settings";
-import { useSwitchboard } from "./store";
 import { healthyReport } from "./test/doctor";
-import { makeSession } from "./test/sessions";
 import * as ipc from "./ipc";
 
 vi.mock("./ipc", async (importOriginal) => ({
@@ -25,6 +13,7 @@ vi.mock("./ipc", async (importOriginal) => ({
   setSettings: vi.fn(),
   remotes: vi.fn(),
   testPush: vi.fn(),
+  onChime: vi.fn(),
 }));
 
 const SAVED: Settings = { decide: [], holdSeconds: 30, remotes: [], reach: ipc.DEFAULT_REACH };
@@ -134,18 +123,8 @@ describe("the Test button", () => {
   });
 });
 
-const REACH: Reach = { ...ipc.DEFAULT_REACH, sound: ["blocked", "waiting"] };
-const NIGHT = { enabled: true, from: "22:00", to: "07:00" };
 
 describe("quiet hours", () => {
-  it("may cross midnight and cover nothing when off", () => {
-    expect(isQuiet(NIGHT, 23 * 60)).toBe(true);
-    expect(isQuiet(NIGHT, 6 * 60 + 59)).toBe(true);
-    expect(isQuiet(NIGHT, 7 * 60)).toBe(false);
-    expect(isQuiet({ ...NIGHT, enabled: false }, 23 * 60)).toBe(false);
-    expect(isQuiet({ enabled: true, from: "12:00", to: "13:00" }, 12 * 60 + 30)).toBe(true);
-  });
-
   it("saves the window from the panel", async () => {
     const section = await openReach();
     fireEvent.change(within(section).getByTestId("quiet-from"), { target: { value: "21:30" } });
@@ -160,97 +139,55 @@ describe("quiet hours", () => {
 });
 
 describe("the tone", () => {
-  const blocked = makeSession({ sessionId: "a", status: "blocked" });
-  const working = makeSession({ sessionId: "a", status: "working" });
+  // When it is due is Rust's rule (`push::chimes`, tested there): the board plays it when told.
+  let oscillators = 0;
+  let chime: ((sessionId: string) => void) | null = null;
+  class FakeAudioContext {
+    state = "running";
+    currentTime = 0;
+    destination = {};
+    resume = vi.fn();
+    createGain() {
+      return {
+        gain: { setValueAtTime: vi.fn(), exponentialRampToValueAtTime: vi.fn() },
+        connect: vi.fn(),
+      };
+    }
+    createOscillator() {
+      oscillators += 1;
+      return { type: "", frequency: { setValueAtTime: vi.fn() }, connect: vi.fn(), start: vi.fn(), stop: vi.fn() };
+    }
+  }
 
-  it("is for a session that newly reaches a chosen status, outside quiet hours", () => {
-    const noon = 12 * 60;
-    expect(shouldChime(working, blocked, REACH, noon)).toBe(true);
-    expect(shouldChime(undefined, blocked, REACH, noon)).toBe(true);
-    expect(shouldChime(blocked, blocked, REACH, noon)).toBe(false);
-    expect(shouldChime(working, { ...blocked, status: "done" }, REACH, noon)).toBe(false);
-    expect(shouldChime(working, { ...blocked, status: "done", interrupted: true }, { ...REACH, sound: ["done"] }, noon)).toBe(false);
-    expect(shouldChime(blocked, working, REACH, noon)).toBe(false);
-    expect(shouldChime(working, blocked, { ...REACH, quietHours: NIGHT }, 23 * 60)).toBe(false);
-    expect(shouldChime(working, blocked, ipc.DEFAULT_REACH, noon)).toBe(false);
+  function Sound() {
+    useReachSound();
+    return null;
+  }
+
+  beforeEach(() => {
+    oscillators = 0;
+    chime = null;
+    resetTone();
+    vi.stubGlobal("AudioContext", FakeAudioContext);
+    vi.mocked(ipc.onChime).mockImplementation(async (handler) => {
+      chime = handler;
+      return () => {
+        chime = null;
+      };
+    });
   });
 
-  describe("in the board", () => {
-    let oscillators = 0;
-    class FakeAudioContext {
-      state = "running";
-      currentTime = 0;
-      destination = {};
-      resume = vi.fn();
-      createGain() {
-        return {
-          gain: { setValueAtTime: vi.fn(), exponentialRampToValueAtTime: vi.fn() },
-          connect: vi.fn(),
-        };
-      }
-      createOscillator() {
-        oscillators += 1;
-        return { type: "", frequency: { setValueAtTime: vi.fn() }, connect: vi.fn(), start: vi.fn(), stop: vi.fn() };
-      }
-    }
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
 
-    function Sound() {
-      useReachSound();
-      return null;
-    }
-
-    beforeEach(() => {
-      oscillators = 0;
-      resetTone();
-      vi.stubGlobal("AudioContext", FakeAudioContext);
-      useSwitchboard.setState({ sessions: { a: working, b: makeSession({ sessionId: "b", status: "working" }) }, loaded: true });
-    });
-
-    afterEach(() => {
-      vi.unstubAllGlobals();
-      vi.useRealTimers();
-    });
-
-    async function mounted(reach: Reach) {
-      vi.mocked(ipc.settings).mockResolvedValue({ ...SAVED, reach });
-      render(<Sound />);
-      await waitFor(() => expect(useReach.getState().reach).toEqual(reach));
-    }
-
-    function status(id: string, next: "working" | "blocked" | "waiting" | "done") {
-      act(() => {
-        const sessions = useSwitchboard.getState().sessions;
-        useSwitchboard.setState({ sessions: { ...sessions, [id]: { ...sessions[id]!, status: next } } });
-      });
-    }
-
-    it("plays for a chosen status, once per new need, and not for others", async () => {
-      vi.useFakeTimers({ toFake: ["Date"] });
-      vi.setSystemTime(new Date(2025, 5, 1, 12, 0));
-      await mounted(REACH);
-      status("a", "blocked");
-      expect(oscillators).toBe(2);
-      status("a", "blocked");
-      expect(oscillators).toBe(2);
-      status("b", "done");
-      expect(oscillators).toBe(2);
-      status("b", "waiting");
-      expect(oscillators).toBe(4);
-    });
-
-    it("stays silent in quiet hours", async () => {
-      vi.useFakeTimers({ toFake: ["Date"] });
-      vi.setSystemTime(new Date(2025, 5, 1, 23, 15));
-      expect(localMinute(new Date())).toBe(23 * 60 + 15);
-      await mounted({ ...REACH, quietHours: NIGHT });
-      status("a", "blocked");
-      expect(oscillators).toBe(0);
-    });
-
-    it("is off by default", async () => {
-      await mounted(ipc.DEFAULT_REACH);
-      status("a", "blocked");
-      expect(oscillators).toBe(0);
-    });
+  it("plays when Rust says it is due, and only then", async () => {
+    const { unmount } = render(<Sound />);
+    await waitFor(() => expect(chime).not.toBeNull());
+    expect(oscillators).toBe(0);
+    act(() => chime!("a"));
+    expect(oscillators).toBe(2);
+    unmount();
+    expect(chime).toBeNull();
   });
 });

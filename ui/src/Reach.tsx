@@ -3,17 +3,14 @@
 // the pushes (src-tauri/engine/src/instance/push.rs); the tone is the web view's own. All of it is
 // off until turned on, and a push carries the session's words only with its privacy switch on.
 import { useEffect, useState } from "react";
-import { create } from "zustand";
 import type { AgentStatus } from "./bindings/AgentStatus";
 import type { PushChannel } from "./bindings/PushChannel";
 import type { PushKind } from "./bindings/PushKind";
 import type { PushOutcome } from "./bindings/PushOutcome";
 import type { QuietHours } from "./bindings/QuietHours";
 import type { Reach } from "./bindings/Reach";
-import type { Session } from "./bindings/Session";
 import type { SavedSettings } from "./settings";
 import * as ipc from "./ipc";
-import { useSwitchboard } from "./store";
 
 /** The statuses a tone can be chosen for, in the words the board uses for them. */
 export const SOUND_STATUSES: { status: AgentStatus; label: string }[] = [
@@ -45,32 +42,6 @@ export function minuteOfDay(text: string): number | null {
   return hours < 24 && minutes < 60 ? hours * 60 + minutes : null;
 }
 
-/** Whether `minute` of the local day is in the quiet hours (the window may cross midnight). */
-export function isQuiet(quiet: QuietHours, minute: number): boolean {
-  const [from, to] = [minuteOfDay(quiet.from), minuteOfDay(quiet.to)];
-  if (!quiet.enabled || from === null || to === null || from === to) return false;
-  return from < to ? minute >= from && minute < to : minute >= from || minute < to;
-}
-
-export function localMinute(date: Date): number {
-  return date.getHours() * 60 + date.getMinutes();
-}
-
-/**
- * Whether `next` calls for the tone: it newly needs you (the notify rule, whatever the focus: not
- * a repeat of the status it had, not an interrupt you made) in a status chosen for a tone, outside
- * quiet hours.
- */
-export function shouldChime(prev: Session | undefined, next: Session, reach: Reach, minute: number): boolean {
-  const status = next.status;
-  if (status === null || status === "working") return false;
-  if (prev?.status === status || next.interrupted) return false;
-  if (!reach.sound.includes(status)) return false;
-  return !isQuiet(reach.quietHours, minute);
-}
-
-/** The reach settings the tone follows: read at start, replaced whenever the panel saves; `null`: off. */
-export const useReach = create<{ reach: Reach | null }>(() => ({ reach: null }));
 
 let context: AudioContext | null = null;
 
@@ -110,29 +81,20 @@ export function resetTone(): void {
 }
 
 /**
- * Plays the tone when a session on the board newly needs you in a chosen status. Mounted once,
- * by the app. Sessions already there when the board first loads are not news.
+ * Plays the tone when Rust says one is due (`chime`: a session newly needs you in a status chosen
+ * for a tone, outside quiet hours — decided once, in Rust). Mounted once, by the app.
  */
 export function useReachSound(): void {
   useEffect(() => {
     let live = true;
-    ipc.settings().then(
-      (settings) => live && useReach.setState({ reach: settings.reach ?? null }),
-      () => {},
-    );
-    const unsubscribe = useSwitchboard.subscribe((state, prev) => {
-      if (!prev.loaded || state.sessions === prev.sessions) return;
-      const { reach } = useReach.getState();
-      if (!reach || reach.sound.length === 0) return;
-      const minute = localMinute(new Date());
-      const chime = Object.values(state.sessions).some((session) =>
-        shouldChime(prev.sessions[session.sessionId], session, reach, minute),
-      );
-      if (chime) playTone();
+    let unlisten: (() => void) | null = null;
+    void ipc.onChime(() => playTone()).then((stop) => {
+      if (live) unlisten = stop;
+      else stop();
     });
     return () => {
       live = false;
-      unsubscribe();
+      unlisten?.();
     };
   }, []);
 }
@@ -303,7 +265,6 @@ export function ReachSettings({ settings }: { settings: SavedSettings }) {
   }, [reach.quietHours.from, reach.quietHours.to]);
   // What the tone follows is what was saved last.
   useEffect(() => {
-    if (saved) useReach.setState({ reach: saved.reach ?? null });
   }, [saved]);
 
   const save = async (next: Reach): Promise<boolean> => {

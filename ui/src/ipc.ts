@@ -23,7 +23,7 @@ import type { Delivered } from "./bindings/Delivered";
 import type { Launched } from "./bindings/Launched";
 import type { Screen } from "./bindings/Screen";
 import type { TerminalEnded } from "./bindings/TerminalEnded";
-import { FOCUS_SESSION, NOTICES_CHANGED, SESSIONS_CHANGED } from "./bindings/events";
+import { CHIME, FOCUS_SESSION, NOTICES_CHANGED, SESSIONS_CHANGED } from "./bindings/events";
 
 /** The shape every error that reaches the UI has (see STYLE.md), generated from Rust; besides
  * the app's own kinds, "unavailable" (not inside the app) and "error" (anything unexpected). */
@@ -364,6 +364,12 @@ export async function onSessionsChanged(
 ): Promise<UnlistenFn> {
   if (!isTauri()) return noop;
   return listen<SessionsChanged>(SESSIONS_CHANGED, (event) => handler(event.payload));
+}
+
+/** Rust says the board's tone is due (a new need, a chosen status, outside quiet hours). */
+export async function onChime(handler: (sessionId: string) => void): Promise<UnlistenFn> {
+  if (!isTauri()) return noop;
+  return listen<string>(CHIME, (event) => handler(event.payload));
 }
 
 export async function onFocusSession(handler: (sessionId: string) => void): Promise<UnlistenFn> {

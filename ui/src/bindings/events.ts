@@ -3,3 +3,4 @@
 export const SESSIONS_CHANGED = "sessions-changed";
 export const FOCUS_SESSION = "focus-session";
 export const NOTICES_CHANGED = "notices-changed";
+export const CHIME = "chime";

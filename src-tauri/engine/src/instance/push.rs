@@ -15,7 +15,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use serde::Serialize;
-use switchboard_core::{notification_text, should_notify, Change, NotifyContext, Session};
+use switchboard_core::{notification_text, should_notify, AgentStatus, Change, NotifyContext, Session};
 
 use super::mailbox::Updates;
 use super::notifier::follow_held;
@@ -152,6 +152,11 @@ impl Push {
         send_test(kind, channel, &self.options)
     }
 
+    /// Whether the board's tone sounds for this change now ([`chimes`], local time).
+    pub fn chime(&self, change: &Change) -> bool {
+        chimes(&self.lock(), change, (self.options.local_minute)())
+    }
+
     /// The saved channel of that kind.
     pub fn channel(&self, kind: PushKind) -> PushChannel {
         kind.channel(&self.lock()).clone()
@@ -166,6 +171,13 @@ pub fn send_test(kind: PushKind, channel: &PushChannel, options: &PushOptions) -
     let message = Message::test(channel.include_text, &options.host);
     let delivery = Delivery { url: channel.url.trim().to_owned(), request: message.request(kind) };
     attempt(&client(options.attempt_timeout), &delivery, 1)
+}
+
+/// The board's tone (issue 25), decided here once: a session that has just come to need the user
+/// ([`needs_you`]), in a status the user chose a tone for, outside quiet hours at `minute`.
+pub fn chimes(reach: &Reach, change: &Change, minute: u16) -> bool {
+    let chosen = |status: &String| AgentStatus::parse(status) == change.session.status;
+    needs_you(change) && reach.sound.iter().any(chosen) && !reach.quiet_hours.covers(minute)
 }
 
 /// The push rule: the notify policy with the window taken as unfocused — a session that has just

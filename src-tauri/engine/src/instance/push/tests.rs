@@ -424,3 +424,34 @@ fn report_hook_to_push_latency() {
         ms(latencies[latencies.len() - 1])
     );
 }
+
+/// The board's tone (one rule, here): a session that newly reaches a chosen status, outside quiet
+/// hours — never a repeat, an interrupt, work, or a status nobody chose.
+#[test]
+fn the_tone_is_for_a_new_need_in_a_chosen_status_outside_quiet_hours() {
+    use switchboard_core::Reducer;
+    let mut reducer = Reducer::new();
+    let mut apply = |status: &str, interrupted: bool| {
+        let body = json!({"sessionId": "a", "status": status, "interrupted": interrupted});
+        reducer.apply(&normalize("custom", &body, 1).unwrap(), true).unwrap()
+    };
+    let sound =
+        |statuses: &[&str]| Reach { sound: statuses.iter().map(|s| (*s).to_owned()).collect(), ..Reach::default() };
+    let chosen = sound(&["blocked", "waiting"]);
+    let noon = 12 * 60;
+    let working = apply("working", false);
+    assert!(!chimes(&chosen, &working, noon), "work never");
+    let blocked = apply("blocked", false);
+    assert!(chimes(&chosen, &blocked, noon), "a new need in a chosen status");
+    let again = apply("blocked", false);
+    assert!(!chimes(&chosen, &again, noon), "not a repeat");
+    let night = QuietHours { enabled: true, from: "22:00".into(), to: "07:00".into() };
+    assert!(!chimes(&Reach { quiet_hours: night, ..chosen.clone() }, &blocked, 23 * 60), "quiet hours");
+    assert!(!chimes(&Reach::default(), &blocked, noon), "no status chosen");
+    apply("working", false);
+    let done = apply("done", false);
+    assert!(!chimes(&chosen, &done, noon), "done was not chosen");
+    apply("working", false);
+    let stopped = apply("done", true);
+    assert!(!chimes(&sound(&["done"]), &stopped, noon), "an interrupt the user made");
+}

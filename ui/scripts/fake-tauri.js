@@ -35,15 +35,22 @@
     process: null,
     exited: false,
   };
-  const s = (id, agent, firstMinAgo, lastMinAgo, fields) => ({
-    ...base,
-    sessionId: id,
-    agent,
-    firstEventAt: now - firstMinAgo * min,
-    lastEventAt: now - lastMinAgo * min,
-    statusChangedAt: now - lastMinAgo * min,
-    ...fields,
-  });
+  // What Rust stamps as `boardRank` (core/src/view.rs `board_rank`).
+  const rank = (x) =>
+    x.ended ? 6 : x.status === "blocked" ? 0 : x.status === "waiting" ? 1 : x.status === "working" ? 3
+      : x.status === "done" ? (x.errored ? 1 : x.unread ? 2 : 5) : x.unread ? 2 : 4;
+  const s = (id, agent, firstMinAgo, lastMinAgo, fields) => {
+    const made = {
+      ...base,
+      sessionId: id,
+      agent,
+      firstEventAt: now - firstMinAgo * min,
+      lastEventAt: now - lastMinAgo * min,
+      statusChangedAt: now - lastMinAgo * min,
+      ...fields,
+    };
+    return { ...made, boardRank: rank(made) };
+  };
   const long = "Here is the full log summary. ".repeat(2100); // ~60 KB
   const hour = 60;
   const day = 24 * hour;

@@ -112,21 +112,8 @@ export function boundsOf(positions: readonly XY[]): Box | null {
  * 5 done and read, 6 ended. Lower comes first.
  */
 export function rankOf(session: Session): number {
-  if (session.ended) return 6;
-  switch (session.status) {
-    case "blocked":
-      return 0;
-    case "waiting":
-      return 1;
-    case "done":
-      // A failed turn waits for the user like a question does.
-      if (session.errored) return 1;
-      return session.unread ? 2 : 5;
-    case "working":
-      return 3;
-    default:
-      return session.unread ? 2 : 4;
-  }
+  // Stamped by Rust (`view::board_rank`): the rule lives there once.
+  return session.boardRank;
 }
 
 export const NEEDS_YOU_RANK = 1;

@@ -71,7 +71,7 @@ describe("sessions from the Rust side", () => {
     store().applySnapshot([makeSession({ sessionId: "a" }), blocked]);
     const inLane = positionOf("b")!;
     store().holdPlace("b");
-    store().applyChanges({ changed: [{ ...blocked, status: "working" }], removed: [] });
+    store().applyChanges({ changed: [makeSession({ sessionId: "b", firstEventAt: NOW, status: "working" })], removed: [] });
     expect(positionOf("b")).toEqual(inLane);
     expect(store().regions.map((r) => r.id)).toContain("needs-you");
     store().releasePlace("b");

@@ -75,6 +75,7 @@ impl SessionState {
                 git: None,
                 idle_holding: false,
                 turn_started_at: None,
+                board_rank: 0,
             },
             seq,
             event_title: None,
@@ -153,6 +154,7 @@ impl SessionState {
             &session.session_id,
         ));
         self.session.attention = crate::view::attention(&self.session);
+        self.session.board_rank = crate::view::board_rank(&self.session);
     }
 }
 

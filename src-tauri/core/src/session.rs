@@ -109,6 +109,11 @@ pub struct Session {
     #[serde(default)]
     #[cfg_attr(test, ts(type = "number | null"))]
     pub turn_started_at: Option<Millis>,
+    /// Its place among the cards of its region (`view::board_rank`): 0 blocked, 1 waiting or
+    /// failed, 2 unread, 3 working, 4 no status yet, 5 done and read, 6 ended. Stamped by the
+    /// reducer; the board sorts by it.
+    #[serde(default)]
+    pub board_rank: u8,
 }
 
 pub use crate::question::{Question, QuestionOption, MAX_OPTIONS, MAX_QUESTIONS};

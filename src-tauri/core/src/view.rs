@@ -27,6 +27,25 @@ pub fn attention(session: &Session) -> Option<Attention> {
     }
 }
 
+/// A card's place among the cards of its region, what needs the user first: 0 blocked, 1 waiting
+/// (or a failed turn, which asks too), 2 unread, 3 working, 4 no status yet, 5 done and read,
+/// 6 ended. The board sorts by it (issue 35: the rule once, here).
+pub fn board_rank(session: &Session) -> u8 {
+    if session.ended {
+        return 6;
+    }
+    match session.status {
+        Some(AgentStatus::Blocked) => 0,
+        Some(AgentStatus::Waiting) => 1,
+        Some(AgentStatus::Done) if session.errored => 1,
+        Some(AgentStatus::Done) if session.unread => 2,
+        Some(AgentStatus::Done) => 5,
+        Some(AgentStatus::Working) => 3,
+        None if session.unread => 2,
+        None => 4,
+    }
+}
+
 /// The sessions that need the user, in queue order (`sessions` in arrival order).
 pub fn needs_you(sessions: &[Session]) -> Vec<&Session> {
     let mut queue: Vec<(Attention, usize, &Session)> =
@@ -103,6 +122,28 @@ mod tests {
             reducer.apply(&event, false);
         }
         reducer.snapshot().sessions
+    }
+
+    #[test]
+    fn a_cards_rank_puts_what_needs_the_user_first() {
+        let ranked = sessions(&[
+            json!({"sessionId": "blocked", "status": "blocked"}),
+            json!({"sessionId": "waiting", "status": "waiting"}),
+            json!({"sessionId": "failed", "status": "done", "errored": true}),
+            json!({"sessionId": "working", "status": "working"}),
+            json!({"sessionId": "quiet", "lifecycle": "start"}),
+            json!({"sessionId": "ended", "status": "done", "lifecycle": "end"}),
+        ]);
+        let rank = |id: &str| ranked.iter().find(|s| s.session_id == id).unwrap().board_rank;
+        assert_eq!(
+            [rank("blocked"), rank("waiting"), rank("failed"), rank("working"), rank("quiet"), rank("ended")],
+            [0, 1, 1, 3, 4, 6]
+        );
+        let mut read = ranked.iter().find(|s| s.session_id == "working").unwrap().clone();
+        read.status = Some(AgentStatus::Done);
+        assert_eq!(board_rank(&read), 5, "done and read");
+        read.unread = true;
+        assert_eq!(board_rank(&read), 2, "done and unread");
     }
 
     #[test]

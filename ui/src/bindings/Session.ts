@@ -110,4 +110,10 @@ idleHolding: boolean,
  * When its current turn began (Unix ms): its CLI's new-turn event (UserPromptSubmit,
  * BeforeAgent) — what proves a reply typed from the board was taken (issue 33).
  */
-turnStartedAt: number | null, };
+turnStartedAt: number | null, 
+/**
+ * Its place among the cards of its region (`view::board_rank`): 0 blocked, 1 waiting or
+ * failed, 2 unread, 3 working, 4 no status yet, 5 done and read, 6 ended. Stamped by the
+ * reducer; the board sorts by it.
+ */
+boardRank: number, };

@@ -42,11 +42,30 @@ export function makeSession(overrides: Partial<Session> & { sessionId: string })
     git: null,
     idleHolding: false,
     turnStartedAt: null,
+    boardRank: 3,
     ...overrides,
   };
   // What the reducer stamps (core/src/view.rs), unless the test says otherwise.
   if (!("attention" in overrides)) session.attention = attentionOf(session);
+  if (!("boardRank" in overrides)) session.boardRank = boardRankOf(session);
   return session;
+}
+
+/** What the reducer stamps as `boardRank` (core/src/view.rs `board_rank`), for made-up sessions. */
+export function boardRankOf(s: Session): number {
+  if (s.ended) return 6;
+  switch (s.status) {
+    case "blocked":
+      return 0;
+    case "waiting":
+      return 1;
+    case "done":
+      return s.errored ? 1 : s.unread ? 2 : 5;
+    case "working":
+      return 3;
+    default:
+      return s.unread ? 2 : 4;
+  }
 }
 
 function attentionOf(s: Session): Session["attention"] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { badgeOf, categoryOf, reasonOf, REASON_DISPLAY_CHARS, STARTING_GRACE_MS } from "./status";
+import { badgeOf, categoryOf, clip, reasonOf, REASON_DISPLAY_CHARS, STARTING_GRACE_MS } from "./status";
 import { makeSession, NOW } from "./test/sessions";
 
 describe("badgeOf speaks the status language", () => {
@@ -77,5 +77,14 @@ describe("categoryOf feeds the header chips", () => {
     expect(categoryOf(makeSession({ sessionId: "a", status: "done" }))).toBe("done");
     expect(categoryOf(makeSession({ sessionId: "a", status: null }))).toBeNull();
     expect(categoryOf(makeSession({ sessionId: "a", status: "blocked", ended: true }))).toBeNull();
+  });
+});
+
+describe("clip", () => {
+  it("counts characters as Rust does and never cuts an emoji in half", () => {
+    expect(clip("🚀🚀🚀🚀", 3)).toBe("🚀🚀…");
+    expect(clip("🚀🚀🚀", 3)).toBe("🚀🚀🚀");
+    expect(clip("héllo wörld", 6)).toBe("héllo…");
+    expect(Array.from(clip("x".repeat(500), 100))).toHaveLength(100);
   });
 });

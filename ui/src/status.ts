@@ -68,9 +68,11 @@ export function collapseWhitespace(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
+/** At most `max` characters (code points, as Rust counts them: an emoji is one, never cut in half). */
 export function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return text.slice(0, max - 1).trimEnd() + "…";
+  const chars = Array.from(text);
+  if (chars.length <= max) return text;
+  return chars.slice(0, max - 1).join("").trimEnd() + "…";
 }
 
 function nonEmpty(text: string | null | undefined): string | null {

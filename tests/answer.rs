@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -50,18 +50,7 @@ fn post_from(serve: &Serve, body: &Value, process: &Value) {
 }
 
 fn post_as(serve: &Serve, agent: &str, body: &Value, process: &Value) {
-    let path = format!("/hook/{agent}?key={}", serve.endpoint.key);
-    let header = format!("{}: {process}\r\n", switchboard_engine::protocol::PROCESS_HEADER);
-    let response = switchboard_engine::client::request_until(
-        serve.addr(),
-        "POST",
-        &path,
-        &header,
-        body.to_string().as_bytes(),
-        Instant::now() + Duration::from_secs(5),
-    )
-    .unwrap();
-    assert_eq!(response.status, 204);
+    serve.post_from(agent, body, process);
 }
 
 fn claude(name: &str, session_id: &str) -> Value {
@@ -286,11 +275,9 @@ fn a_daemon_serving_several_windows_never_ties_a_session_to_its_pane() {
     assert_eq!(keys(&keys_of(2)), "", "nothing was typed into the second window {second} either");
 }
 
-/// Issue 33.2: a composer holding the user's unsent draft is never appended to or wiped: what was
-/// typed is erased again, the reply refused with the draft quoted, and nothing is sent.
-#[test]
-fn a_reply_into_a_composer_holding_a_draft_is_refused_and_the_draft_kept() {
-    let serve = Serve::start();
+/// A stand-in agent in a window of a private tmux server: the server (killed on drop, with its
+/// folder), the file of the keys it gets, its pane and its process as the forwarder reports it.
+fn stand_in_window() -> (tempfile::TempDir, Tmux, PathBuf, String, Value) {
     let dir = tempfile::tempdir().unwrap();
     let tmux = Tmux { socket: dir.path().join("tmux.sock") };
     let script = dir.path().join("agent.py");
@@ -299,6 +286,15 @@ fn a_reply_into_a_composer_holding_a_draft_is_refused_and_the_draft_kept() {
     tmux.run(&["new-session", "-d", "-x", "120", "-y", "30", "-s", "agents", "sleep 600"]);
     let (pane, pid) = tmux.window(&format!("exec python3 '{}' '{}'", script.display(), got.display()));
     let process = reported(pid, Some(&pane), &tmux.socket);
+    (dir, tmux, got, pane, process)
+}
+
+/// Issue 33.2: a composer holding the user's unsent draft is never appended to or wiped: what was
+/// typed is erased again, the reply refused with the draft quoted, and nothing is sent.
+#[test]
+fn a_reply_into_a_composer_holding_a_draft_is_refused_and_the_draft_kept() {
+    let serve = Serve::start();
+    let (_dir, tmux, got, pane, process) = stand_in_window();
     post_from(&serve, &claude("Stop", "drafted"), &process);
     serve.wait_for("drafted", |s| s["status"] == "done");
     tmux.run(&["send-keys", "-t", &pane, "-l", "half a thought"]);
@@ -319,14 +315,7 @@ fn a_reply_into_a_composer_holding_a_draft_is_refused_and_the_draft_kept() {
 #[test]
 fn a_custom_agent_under_its_own_label_takes_a_reply() {
     let serve = Serve::start();
-    let dir = tempfile::tempdir().unwrap();
-    let tmux = Tmux { socket: dir.path().join("tmux.sock") };
-    let script = dir.path().join("agent.py");
-    std::fs::write(&script, AGENT).unwrap();
-    let got = dir.path().join("keys");
-    tmux.run(&["new-session", "-d", "-x", "120", "-y", "30", "-s", "agents", "sleep 600"]);
-    let (pane, pid) = tmux.window(&format!("exec python3 '{}' '{}'", script.display(), got.display()));
-    let process = reported(pid, Some(&pane), &tmux.socket);
+    let (_dir, _tmux, got, _pane, process) = stand_in_window();
     let event = |status: &str| json!({"sessionId": "scripted", "agent": "aider", "status": status});
     post_as(&serve, "custom", &event("done"), &process);
     serve.wait_for("scripted", |s| s["status"] == "done" && s["agent"] == "aider");

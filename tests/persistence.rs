@@ -269,22 +269,9 @@ fn a_restored_session_whose_agent_died_meanwhile_comes_back_exited() {
     let mut dying = std::process::Command::new("sleep").arg("600").spawn().unwrap();
     for (id, pid) in [("lives-on", alive.id()), ("died-meanwhile", dying.id())] {
         let start = switchboard_engine::process::stat(pid).unwrap().start;
-        let header =
-            format!("{}: {}\r\n", switchboard_engine::protocol::PROCESS_HEADER, json!({"pid": pid, "start": start}));
         let mut body = fixture("claude/Stop.json");
         body["session_id"] = json!(id);
-        let path = format!("/hook/claude?key={}", serve.endpoint.key);
-        let deadline = Instant::now() + Duration::from_secs(5);
-        let response = switchboard_engine::client::request_until(
-            serve.addr(),
-            "POST",
-            &path,
-            &header,
-            body.to_string().as_bytes(),
-            deadline,
-        )
-        .unwrap();
-        assert_eq!(response.status, 204);
+        serve.post_from("claude", &body, &json!({"pid": pid, "start": start}));
         serve.wait_for(id, |s| s["status"] == "done" && s["process"]["pid"] == json!(pid));
     }
     let (home, _) = serve.stop();

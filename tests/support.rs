@@ -106,6 +106,23 @@ impl Serve {
         request(self.addr(), "POST", &path, body.to_string().as_bytes()).0
     }
 
+    /// POSTs a hook as the forwarder would from `process` (its `X-Switchboard-Agent` report).
+    pub fn post_from(&self, agent: &str, body: &Value, process: &Value) {
+        let path = format!("/hook/{agent}?key={}", self.endpoint.key);
+        let header = format!("{}: {process}\r\n", switchboard_engine::protocol::PROCESS_HEADER);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let response = switchboard_engine::client::request_until(
+            self.addr(),
+            "POST",
+            &path,
+            &header,
+            body.to_string().as_bytes(),
+            deadline,
+        )
+        .unwrap();
+        assert_eq!(response.status, 204);
+    }
+
     pub fn sessions(&self) -> Value {
         let path = format!("/sessions?key={}", self.endpoint.key);
         let response = switchboard_engine::client::get_large(self.addr(), &path, Duration::from_secs(20)).unwrap();

@@ -69,17 +69,22 @@ pub(super) async fn answer(
             Ok(option) => crate::instance::answer::Answer::Option(option),
             Err(_) => return StatusCode::BAD_REQUEST.into_response(),
         },
-        None => {
-            let Ok(Ok(bytes)) = tokio::time::timeout(READ_TIMEOUT, axum::body::to_bytes(body, BODY_LIMIT)).await else {
-                return StatusCode::PAYLOAD_TOO_LARGE.into_response();
-            };
-            match String::from_utf8(bytes.to_vec()) {
-                Ok(text) if !text.trim().is_empty() => crate::instance::answer::Answer::Text(text),
-                _ => return StatusCode::BAD_REQUEST.into_response(),
-            }
-        }
+        None => match read_text(body).await {
+            Ok(text) if !text.trim().is_empty() => crate::instance::answer::Answer::Text(text),
+            Ok(_) => return StatusCode::BAD_REQUEST.into_response(),
+            Err(status) => return status.into_response(),
+        },
     };
     deliver(&state, &id, answer).await
+}
+
+/// A request's body as text, within [`READ_TIMEOUT`] and [`BODY_LIMIT`]: `413` when it is too
+/// large or too slow, `400` when it is not UTF-8.
+async fn read_text(body: Body) -> Result<String, StatusCode> {
+    let Ok(Ok(bytes)) = tokio::time::timeout(READ_TIMEOUT, axum::body::to_bytes(body, BODY_LIMIT)).await else {
+        return Err(StatusCode::PAYLOAD_TOO_LARGE);
+    };
+    String::from_utf8(bytes.to_vec()).map_err(|_| StatusCode::BAD_REQUEST)
 }
 
 /// `POST /reply/<session>?key=…` with the text as the body: the agent's next prompt (issue 24).
@@ -93,11 +98,10 @@ pub(super) async fn reply(
         return StatusCode::UNAUTHORIZED.into_response();
     }
     let Ok(Path(id)) = id else { return StatusCode::NOT_FOUND.into_response() };
-    let Ok(Ok(bytes)) = tokio::time::timeout(READ_TIMEOUT, axum::body::to_bytes(body, BODY_LIMIT)).await else {
-        return StatusCode::PAYLOAD_TOO_LARGE.into_response();
-    };
-    let Ok(text) = String::from_utf8(bytes.to_vec()) else { return StatusCode::BAD_REQUEST.into_response() };
-    deliver(&state, &id, crate::instance::answer::Answer::Reply(text)).await
+    match read_text(body).await {
+        Ok(text) => deliver(&state, &id, crate::instance::answer::Answer::Reply(text)).await,
+        Err(status) => status.into_response(),
+    }
 }
 
 /// `200` with what was typed where, once its CLI took it; `404` unknown session; `409` with the

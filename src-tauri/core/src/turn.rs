@@ -42,11 +42,15 @@ pub const MAX_ITEM_TEXT: usize = 600;
 /// Items kept: the prompt and the last ones after it.
 pub const MAX_ITEMS: usize = 40;
 
-/// The last turn in `records` (a transcript's, in order): from its last prompt on.
-pub fn last_turn<'a>(agent: &str, records: impl IntoIterator<Item = &'a Value>) -> Vec<TurnItem> {
+/// The last turn in `records` (a transcript's, in order), each record read by its CLI's `items`
+/// (`agent::last_turn` picks them): from its last prompt on.
+pub fn last_turn<'a>(
+    items: fn(&Value) -> Vec<TurnItem>,
+    records: impl IntoIterator<Item = &'a Value>,
+) -> Vec<TurnItem> {
     let mut turn: Vec<TurnItem> = Vec::new();
     for record in records {
-        for item in items(agent, record) {
+        for item in items(record) {
             if item.part == TurnPart::Prompt {
                 turn.clear();
             }
@@ -121,11 +125,6 @@ pub(crate) fn result_text(content: &Value) -> String {
     }
 }
 
-/// One record's items, as the agent's CLI reads its own transcript (its row's `transcript`).
-fn items(agent: &str, record: &Value) -> Vec<TurnItem> {
-    crate::agent::agent(agent).map_or_else(Vec::new, |cli| (cli.transcript.turn)(record))
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -144,7 +143,7 @@ mod tests {
 
     #[test]
     fn claudes_last_turn_is_its_prompt_tool_call_result_and_note() {
-        let turn = last_turn("claude", &records("real-transcripts/claude/esc-during-tool.jsonl"));
+        let turn = crate::agent::last_turn("claude", &records("real-transcripts/claude/esc-during-tool.jsonl"));
         use TurnPart::*;
         assert_eq!(parts(&turn), [Prompt, Tool, Result, Note], "{turn:?}");
         assert_eq!(turn[0].text, "Run the slow script [[scenario:sleep]]");
@@ -153,7 +152,7 @@ mod tests {
 
     #[test]
     fn codexs_last_turn_leaves_out_the_context_it_injects() {
-        let turn = last_turn("codex", &records("real-transcripts/codex/permission-approved.jsonl"));
+        let turn = crate::agent::last_turn("codex", &records("real-transcripts/codex/permission-approved.jsonl"));
         use TurnPart::*;
         assert_eq!(parts(&turn), [Prompt, Tool, Result, Text], "{turn:?}");
         assert_eq!(turn[0].text, "Create the marker [[scenario:perm]] (approve)");
@@ -163,7 +162,7 @@ mod tests {
 
     #[test]
     fn geminis_last_turn_has_its_tool_calls_and_their_results() {
-        let turn = last_turn("gemini", &records("real-transcripts/gemini/permission-approved.jsonl"));
+        let turn = crate::agent::last_turn("gemini", &records("real-transcripts/gemini/permission-approved.jsonl"));
         use TurnPart::*;
         assert_eq!(turn.first().map(|item| item.part), Some(Prompt), "{turn:?}");
         assert!(
@@ -181,12 +180,12 @@ mod tests {
         let said = |text: &str| json!({"type": "assistant", "message": {"content": [{"type": "text", "text": text}]}});
         let mut all = vec![prompt("first"), said("old answer"), prompt("second")];
         all.extend((0..100).map(|i| said(&format!("step {i} {}", "x".repeat(1_000)))));
-        let turn = last_turn("claude", &all);
+        let turn = crate::agent::last_turn("claude", &all);
         assert_eq!(turn.len(), MAX_ITEMS);
         assert_eq!(turn[0], TurnItem { part: TurnPart::Prompt, text: "second".into() });
         assert!(turn[1].text.starts_with("step 61 "), "the last ones after the prompt: {}", &turn[1].text[..10]);
         assert!(turn.iter().all(|item| item.text.chars().count() <= MAX_ITEM_TEXT + 1));
-        assert!(last_turn("claude", &[json!("garbage"), json!({"type": "user"})]).is_empty());
-        assert!(last_turn("custom", &all).is_empty());
+        assert!(crate::agent::last_turn("claude", &[json!("garbage"), json!({"type": "user"})]).is_empty());
+        assert!(crate::agent::last_turn("custom", &all).is_empty());
     }
 }

@@ -161,6 +161,8 @@ const REMEMBERED: usize = 16;
 #[derive(Clone, Debug, Default)]
 pub struct Meter {
     agent: String,
+    /// How its CLI counts a record (`agent::meter` gives it): `None` counts nothing.
+    reader: Option<fn(&mut Meter, &Value) -> bool>,
     pub(crate) model: Option<String>,
     pub(crate) totals: Counted,
     pub(crate) context_tokens: u64,
@@ -174,8 +176,9 @@ pub(crate) fn number(value: &Value, key: &str) -> u64 {
 }
 
 impl Meter {
-    pub fn new(agent: &str) -> Self {
-        Self { agent: agent.to_owned(), ..Self::default() }
+    /// A meter for `agent`'s records, counted by `reader` (its CLI's; `agent::meter` picks it).
+    pub fn new(agent: &str, reader: Option<fn(&mut Meter, &Value) -> bool>) -> Self {
+        Self { agent: agent.to_owned(), reader, ..Self::default() }
     }
 
     /// The CLI whose records it reads.
@@ -186,8 +189,8 @@ impl Meter {
     /// Counts one transcript record; `true` when the usage changed.
     pub fn record(&mut self, record: &Value) -> bool {
         // Each CLI counts its own records (its row's `transcript.usage`).
-        match crate::agent::agent(&self.agent) {
-            Some(cli) => (cli.transcript.usage)(self, record),
+        match self.reader {
+            Some(reader) => reader(self, record),
             None => false,
         }
     }
@@ -253,7 +256,7 @@ mod tests {
 
     #[test]
     fn a_claude_response_written_as_several_records_is_counted_once() {
-        let mut meter = Meter::new("claude");
+        let mut meter = crate::agent::meter("claude");
         assert!(meter.record(&claude_record("msg_1", 100, 5, 0)));
         // The same response's next content block, its usage final now.
         assert!(meter.record(&claude_record("msg_1", 100, 20, 0)));
@@ -269,7 +272,7 @@ mod tests {
 
     #[test]
     fn claude_notes_and_other_records_count_nothing() {
-        let mut meter = Meter::new("claude");
+        let mut meter = crate::agent::meter("claude");
         let synthetic = json!({"type": "assistant", "message": {"id": "x", "model": "<synthetic>",
             "usage": {"input_tokens": 0, "output_tokens": 0}}});
         assert!(!meter.record(&synthetic));
@@ -280,7 +283,7 @@ mod tests {
 
     #[test]
     fn a_subagents_tokens_count_but_not_as_the_context() {
-        let mut meter = Meter::new("claude");
+        let mut meter = crate::agent::meter("claude");
         meter.record(&claude_record("main", 1000, 10, 0));
         let mut side = claude_record("side", 50, 5, 0);
         side["isSidechain"] = json!(true);
@@ -292,7 +295,7 @@ mod tests {
 
     #[test]
     fn codex_totals_are_its_running_total_and_the_window_its_own() {
-        let mut meter = Meter::new("codex");
+        let mut meter = crate::agent::meter("codex");
         assert!(meter.record(&json!({"type": "turn_context", "payload": {"model": "gpt-5.4"}})));
         let count = |input: u64, cached: u64, output: u64, last_input: u64| {
             json!({"type": "event_msg", "payload": {"type": "token_count", "info": {
@@ -315,7 +318,7 @@ mod tests {
 
     #[test]
     fn a_gemini_message_written_again_is_counted_once() {
-        let mut meter = Meter::new("gemini");
+        let mut meter = crate::agent::meter("gemini");
         let message = |id: &str, input: u64| {
             json!({"id": id, "type": "gemini", "model": "gemini-2.5-flash",
                    "tokens": {"input": input, "output": 10, "cached": 0, "thoughts": 0, "tool": 0, "total": input + 10}})
@@ -348,13 +351,13 @@ mod tests {
                 },
             ],
         };
-        let mut meter = Meter::new("claude");
+        let mut meter = crate::agent::meter("claude");
         meter.record(&claude_record("m", 1_000_000, 100_000, 2_000_000));
         let usage = meter.usage(&prices);
         // $5 + $2.50 + $1 = $8.50
         assert_eq!(usage.cost_micros, Some(8_500_000));
         assert_eq!(usage.context_percent(), Some(100));
-        let unknown = Meter::new("claude").usage(&prices);
+        let unknown = crate::agent::meter("claude").usage(&prices);
         assert_eq!(unknown.cost_micros, None, "no model, no price");
     }
 

@@ -35,6 +35,16 @@ pub fn normalize(id: &str, raw: &Value, now: Millis) -> Option<StatusEvent> {
     normalizer(id).and_then(|normalize| normalize(raw, now))
 }
 
+/// The last turn of `agent`'s transcript `records`, each read as its CLI reads it.
+pub fn last_turn<'a>(agent: &str, records: impl IntoIterator<Item = &'a Value>) -> Vec<crate::turn::TurnItem> {
+    self::agent(agent).map_or_else(Vec::new, |cli| crate::turn::last_turn(cli.transcript.turn, records))
+}
+
+/// A meter of `agent`'s tokens, counting records as its CLI writes them.
+pub fn meter(agent: &str) -> crate::usage::Meter {
+    crate::usage::Meter::new(agent, self::agent(agent).map(|cli| cli.transcript.usage))
+}
+
 /// The ids of the agents whose permission prompts can wait for Allow / Deny from the board.
 pub fn deciding() -> impl Iterator<Item = &'static str> {
     AGENTS.iter().filter(|agent| agent.decision_event.is_some()).map(|agent| agent.id)

@@ -72,7 +72,7 @@ pub fn last_turn(session: &Session) -> Vec<switchboard_core::turn::TurnItem> {
         lines.next(); // starts mid-line
     }
     let records: Vec<serde_json::Value> = lines.filter_map(|line| serde_json::from_slice(line).ok()).collect();
-    switchboard_core::turn::last_turn(&session.agent, &records)
+    switchboard_core::agent::last_turn(&session.agent, &records)
 }
 
 /// What the user answers.

@@ -207,7 +207,7 @@ impl Metering {
             cwd: None,
             transcript_path: None,
             reader: None,
-            meter: usage::Meter::new(&session.agent),
+            meter: switchboard_core::agent::meter(&session.agent),
             reported_usage: session.usage.clone(),
             process: None,
             last_cpu: None,
@@ -215,7 +215,7 @@ impl Metering {
         });
         if metered.transcript_path != session.transcript_path {
             metered.reader = session.transcript_path.as_deref().map(|path| Reader::new(PathBuf::from(path)));
-            metered.meter = usage::Meter::new(&metered.agent);
+            metered.meter = switchboard_core::agent::meter(&metered.agent);
         }
         if metered.process.as_ref().map(|p| (p.pid, p.start)) != session.process.as_ref().map(|p| (p.pid, p.start)) {
             metered.last_cpu = None;
@@ -341,7 +341,7 @@ impl Reader {
         let mut changed = false;
         if meta.ino() != self.inode || meta.len() < self.offset {
             if self.inode != 0 {
-                *meter = usage::Meter::new(meter.agent());
+                *meter = switchboard_core::agent::meter(meter.agent());
                 changed = true;
             }
             (self.inode, self.offset, self.skipping) = (meta.ino(), 0, false);
@@ -422,7 +422,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         std::fs::write(&path, claude_line("a", 100)).unwrap();
-        let (mut reader, mut meter) = (Reader::new(path.clone()), usage::Meter::new("claude"));
+        let (mut reader, mut meter) = (Reader::new(path.clone()), switchboard_core::agent::meter("claude"));
         assert!(reader.read(&mut meter));
         assert!(!reader.read(&mut meter), "nothing new");
         let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
@@ -448,7 +448,7 @@ mod tests {
         file.write_all(&vec![b'x'; (CHUNK as usize) * 2 + 10]).unwrap();
         file.write_all(b"\n").unwrap();
         file.write_all(claude_line("b", 2).as_bytes()).unwrap();
-        let (mut reader, mut meter) = (Reader::new(path), usage::Meter::new("claude"));
+        let (mut reader, mut meter) = (Reader::new(path), switchboard_core::agent::meter("claude"));
         // Bounded per look: a few looks get through the 8 MiB line.
         for _ in 0..4 {
             reader.read(&mut meter);

@@ -112,7 +112,12 @@ xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" dbus-run-session -- bash -c
   if grep -rqs "no tray icon" "$0/app.log" "$SWITCHBOARD_HOME"; then
     echo "FAIL: the installed app has no tray icon" >&2; exit 1
   fi
-  window=$(xdotool search --onlyvisible --pid "$pid" --name "^Switchboard$" 2>/dev/null | head -1)
+  # The window maps when GTK gets to it, which may be after the hook server answers: wait for it.
+  window=""
+  for _ in $(seq 300); do
+    window=$(xdotool search --onlyvisible --pid "$pid" --name "^Switchboard$" 2>/dev/null | head -1)
+    [ -n "$window" ] && break; sleep 0.1
+  done
   [ -n "$window" ] || { echo "FAIL: no visible Switchboard window" >&2; exit 1; }
   kill "$pid"
   for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done

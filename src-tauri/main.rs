@@ -177,7 +177,7 @@ fn startable_cli(name: &str) -> Result<String, String> {
 fn install_target(name: &str) -> Result<String, String> {
     let known = switchboard_engine::setup::install::clis_named(name).is_some();
     known.then(|| name.to_owned()).ok_or_else(|| {
-        let all: Vec<&str> = switchboard_engine::setup::install::Cli::ALL.iter().map(|cli| cli.agent()).collect();
+        let all: Vec<&str> = switchboard_engine::setup::install::Cli::all().map(|cli| cli.agent()).collect();
         format!("one of {}, or all", all.join(", "))
     })
 }

@@ -152,7 +152,7 @@ fn a_connected_home_with_a_running_instance_passes_and_its_test_event_arrives() 
     let output = machine.run(serve.home(), &["doctor"]);
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
-    let events = switchboard_core::hook_config::Cli::Codex.events().len();
+    let events = switchboard_core::hook_config::Cli::from_agent("codex").unwrap().events().len();
     assert!(
         text.contains(&format!("✓ Hooks trusted        Codex trusts all {events} of Switchboard's hooks")),
         "{text}"

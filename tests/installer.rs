@@ -165,7 +165,7 @@ fn a_dry_run_is_brief_and_verbose_lists_every_entry() {
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
         String::from_utf8(output.stdout).unwrap()
     };
-    let events = switchboard_core::hook_config::Cli::Claude.events();
+    let events = switchboard_core::hook_config::Cli::from_agent("claude").unwrap().events();
     let brief = run(&["install", "--dry-run"]);
     assert!(brief.starts_with("Claude Code: would add the Switchboard hook for 16 events in "), "{brief}");
     assert!(events.iter().all(|event| brief.contains(event)), "names every event: {brief}");

@@ -9,8 +9,10 @@ use serde_json::Value;
 use crate::status::{Millis, StatusEvent};
 
 pub mod row;
+pub mod setup;
 
 pub use row::{Agent, Normalizer, Start, Tie, TitleSource, Transcript, Typing};
+pub use setup::{DirVar, Setup, Switch, Version};
 
 /// Every agent Switchboard understands, in the order the board and the installer list them.
 pub static AGENTS: &[&Agent] = &[

@@ -119,6 +119,8 @@ pub struct Agent {
     pub tie: Tie,
     /// How it takes a typed reply.
     pub typing: Typing,
+    /// How its hooks are registered; `None`: Switchboard does not install into it (`custom`).
+    pub setup: Option<super::Setup>,
 }
 
 impl Agent {

@@ -6,16 +6,13 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::agent::Agent;
+pub use crate::agent::Version;
+use crate::agent::{Agent, Setup, AGENTS};
 
-/// A CLI Switchboard can connect to through its hooks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Cli {
-    Claude,
-    Codex,
-    Gemini,
-}
+/// A CLI Switchboard can connect to through its hooks: an [`Agent`] whose row has a
+/// [`Setup`]. Compared, ordered and serialized by its agent id.
+#[derive(Clone, Copy)]
+pub struct Cli(&'static Agent);
 
 /// What the CLI allows `switchboard hook` before giving up on it. The command returns at once
 /// anyway; this only bounds how long a wedged machine could hold an agent up.
@@ -28,67 +25,64 @@ pub const HOOK_TIMEOUT_SECS: u64 = 3;
 /// deadline ends every hold.
 pub const HOLD_TIMEOUT_SECS: u64 = 130;
 
-/// The name Gemini CLI shows for our hook in `/hooks` (and takes in `/hooks disable`).
-pub const GEMINI_HOOK_NAME: &str = "switchboard";
-
 impl Cli {
-    pub const ALL: [Cli; 3] = [Cli::Claude, Cli::Codex, Cli::Gemini];
+    /// Every CLI the installer connects, in the table's order.
+    pub fn all() -> impl Iterator<Item = Cli> {
+        AGENTS.iter().copied().filter(|agent| agent.setup.is_some()).map(Cli)
+    }
 
     /// Everything else Switchboard knows about this CLI.
     pub fn facts(self) -> &'static Agent {
-        match self {
-            Cli::Claude => &crate::normalize::claude::AGENT,
-            Cli::Codex => &crate::normalize::codex::AGENT,
-            Cli::Gemini => &crate::normalize::gemini::AGENT,
-        }
+        self.0
+    }
+
+    /// Where it keeps its hooks and how they are spelled.
+    pub fn setup(self) -> &'static Setup {
+        self.0.setup.as_ref().expect("a Cli is made only from a row with a setup")
     }
 
     /// The agent id in `/hook/<agent>` and in `switchboard hook <agent>`.
     pub fn agent(self) -> &'static str {
-        self.facts().id
+        self.0.id
     }
 
     pub fn from_agent(agent: &str) -> Option<Cli> {
-        Cli::ALL.into_iter().find(|cli| cli.agent() == agent)
+        Cli::all().find(|cli| cli.agent() == agent)
     }
 
     /// The product's own name, for messages.
     pub fn name(self) -> &'static str {
-        self.facts().name
+        self.0.name
     }
 
     /// The hook events Switchboard registers for, in the order it adds them.
     pub fn events(self) -> &'static [&'static str] {
-        self.facts().hook_events
+        self.0.hook_events
     }
 
     /// The matcher our group carries for `event`: "every tool" on tool events where the CLI
     /// documents one; none elsewhere (an omitted matcher matches every occurrence).
     pub(super) fn matcher(self, event: &str) -> Option<&'static str> {
-        match (self, event) {
-            (Cli::Claude, "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "PermissionRequest") => Some("*"),
-            (Cli::Gemini, "BeforeTool" | "AfterTool") => Some("*"),
-            _ => None,
-        }
+        self.setup().every_tool.contains(&event).then_some("*")
     }
 
     /// The event whose hook can answer a permission prompt (issue 14).
     pub fn decision_event(self) -> Option<&'static str> {
-        self.facts().decision_event
+        self.0.decision_event
     }
 
     /// Our hook handler for `event`, as this CLI spells it.
     pub(super) fn handler(self, event: &str, command: &str) -> Value {
-        let timeout = if self.decision_event() == Some(event) { HOLD_TIMEOUT_SECS } else { HOOK_TIMEOUT_SECS };
-        match self {
-            Cli::Claude | Cli::Codex => json!({"type": "command", "command": command, "timeout": timeout}),
-            Cli::Gemini => json!({
-                "name": GEMINI_HOOK_NAME,
-                "type": "command",
-                "command": command,
-                "timeout": timeout * 1000,
-            }),
+        let secs = if self.decision_event() == Some(event) { HOLD_TIMEOUT_SECS } else { HOOK_TIMEOUT_SECS };
+        let setup = self.setup();
+        let mut handler = Map::new();
+        if let Some(name) = setup.hook_name {
+            handler.insert("name".into(), name.into());
         }
+        handler.insert("type".into(), "command".into());
+        handler.insert("command".into(), command.into());
+        handler.insert("timeout".into(), (if setup.timeout_in_ms { secs * 1000 } else { secs }).into());
+        Value::Object(handler)
     }
 
     /// A matcher group holding only our handler.
@@ -99,6 +93,44 @@ impl Cli {
         }
         group.insert("hooks".into(), json!([self.handler(event, command)]));
         Value::Object(group)
+    }
+}
+
+impl PartialEq for Cli {
+    fn eq(&self, other: &Self) -> bool {
+        self.agent() == other.agent()
+    }
+}
+
+impl Eq for Cli {}
+
+impl std::hash::Hash for Cli {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.agent().hash(state);
+    }
+}
+
+impl PartialOrd for Cli {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Cli {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.agent().cmp(other.agent())
+    }
+}
+
+impl fmt::Debug for Cli {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.agent())
+    }
+}
+
+impl Serialize for Cli {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.agent())
     }
 }
 
@@ -143,51 +175,21 @@ pub(super) fn is_ours(handler: &Value, cli: Cli) -> bool {
     handler.get("command").and_then(Value::as_str).is_some_and(|command| is_switchboard_command(command, cli))
 }
 
-/// A CLI release, `major.minor.patch`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Version(pub u32, pub u32, pub u32);
-
-impl Version {
-    /// The first `x.y.z` word of `text`, as in `claude --version`'s "2.1.78 (Claude Code)".
-    pub fn parse(text: &str) -> Option<Version> {
-        text.split_whitespace().find_map(|word| {
-            let word = word.strip_prefix('v').unwrap_or(word);
-            let core = word.split(['-', '+']).next()?;
-            let mut parts = core.split('.').map(|part| part.parse::<u32>().ok());
-            let version = Version(parts.next()??, parts.next()??, parts.next()??);
-            parts.next().is_none().then_some(version)
-        })
-    }
-}
-
-impl fmt::Display for Version {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}.{}", self.0, self.1, self.2)
-    }
-}
-
-/// Events a release refuses when it predates them. Claude Code refuses a settings file with an
-/// unknown hook event as a whole ("Invalid key in record": every setting in the file is then
-/// skipped), so such an event is registered only for a release known to have it. Codex and Gemini
-/// CLI ignore events they do not know.
-const INTRODUCED: &[(Cli, &str, Version)] = &[
-    // Changelog 2.1.78 (anthropics/claude-code#35620).
-    (Cli::Claude, "StopFailure", Version(2, 1, 78)),
-];
-
 /// The events to register for `cli` at release `version`: all of [`Cli::events`] when the
 /// release is unknown, else those it has.
 pub fn events_for(cli: Cli, version: Option<Version>) -> Vec<&'static str> {
     let predates = |event: &str| {
-        INTRODUCED.iter().any(|&(for_cli, introduced, since)| {
-            for_cli == cli && introduced == event && version.is_some_and(|version| version < since)
-        })
+        cli.setup()
+            .introduced
+            .iter()
+            .any(|&(introduced, since)| introduced == event && version.is_some_and(|version| version < since))
     };
     cli.events().iter().copied().filter(|event| !predates(event)).collect()
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::cli;
     use super::*;
     use crate::agent::normalize;
 
@@ -195,10 +197,10 @@ mod tests {
 
     #[test]
     fn every_registered_event_is_one_the_normalizer_reads() {
-        for cli in Cli::ALL {
+        for cli in Cli::all() {
             for event in cli.events() {
                 let mut payload = json!({"hook_event_name": event, "session_id": "s"});
-                if cli == Cli::Gemini && *event == "Notification" {
+                if cli.agent() == "gemini" && *event == "Notification" {
                     payload["notification_type"] = "ToolPermission".into();
                 }
                 // Read only in their variant that carries a status (a manual compaction, a
@@ -216,9 +218,9 @@ mod tests {
 
     #[test]
     fn the_command_quotes_the_path_for_sh_and_names_the_agent() {
-        assert_eq!(hook_command(PROGRAM, Cli::Codex), r#""/opt/Switchboard/bin/switchboard" hook codex"#);
+        assert_eq!(hook_command(PROGRAM, cli("codex")), r#""/opt/Switchboard/bin/switchboard" hook codex"#);
         assert_eq!(
-            hook_command(r#"/home/a "b"/$HOME/`x`\switchboard"#, Cli::Claude),
+            hook_command(r#"/home/a "b"/$HOME/`x`\switchboard"#, cli("claude")),
             r#""/home/a \"b\"/\$HOME/\`x\`\\switchboard" hook claude"#
         );
     }
@@ -233,7 +235,7 @@ mod tests {
             "'/tmp/x/switchboard' hook claude",
             r#""C:\Program Files\Switchboard\switchboard.exe" hook claude"#,
         ] {
-            assert!(is_switchboard_command(command, Cli::Claude), "{command}");
+            assert!(is_switchboard_command(command, cli("claude")), "{command}");
         }
         for command in [
             r#""/opt/Switchboard/bin/switchboard" hook codex"#,
@@ -244,7 +246,7 @@ mod tests {
             "hook claude",
             "",
         ] {
-            assert!(!is_switchboard_command(command, Cli::Claude), "{command}");
+            assert!(!is_switchboard_command(command, cli("claude")), "{command}");
         }
     }
 
@@ -260,10 +262,10 @@ mod tests {
 
     #[test]
     fn an_older_claude_code_gets_no_event_it_would_refuse_the_whole_file_for() {
-        assert_eq!(events_for(Cli::Claude, None), crate::normalize::claude::HOOK_EVENTS);
-        assert_eq!(events_for(Cli::Claude, Some(Version(2, 1, 78))), crate::normalize::claude::HOOK_EVENTS);
-        let old = events_for(Cli::Claude, Some(Version(2, 1, 77)));
+        assert_eq!(events_for(cli("claude"), None), crate::normalize::claude::HOOK_EVENTS);
+        assert_eq!(events_for(cli("claude"), Some(Version(2, 1, 78))), crate::normalize::claude::HOOK_EVENTS);
+        let old = events_for(cli("claude"), Some(Version(2, 1, 77)));
         assert!(!old.contains(&"StopFailure") && old.len() == crate::normalize::claude::HOOK_EVENTS.len() - 1);
-        assert_eq!(events_for(Cli::Codex, Some(Version(0, 1, 0))), crate::normalize::codex::HOOK_EVENTS);
+        assert_eq!(events_for(cli("codex"), Some(Version(0, 1, 0))), crate::normalize::codex::HOOK_EVENTS);
     }
 }

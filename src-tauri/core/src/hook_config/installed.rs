@@ -48,7 +48,7 @@ pub fn installed(settings: &Value, cli: Cli, events: &[&'static str]) -> Install
 #[cfg(test)]
 mod tests {
     use super::super::hook_command;
-    use super::super::testing::{install, PROGRAM};
+    use super::super::testing::{cli, install, PROGRAM};
     use super::*;
     use serde_json::json;
 
@@ -56,14 +56,14 @@ mod tests {
     fn installed_reports_events_and_commands_for_a_status_panel() {
         let partial =
             json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/old/switchboard hook claude"}]}]}});
-        let found = installed(&partial, Cli::Claude, Cli::Claude.events());
+        let found = installed(&partial, cli("claude"), cli("claude").events());
         assert_eq!(found.events, ["Stop"]);
-        assert_eq!(found.missing.len(), Cli::Claude.events().len() - 1);
+        assert_eq!(found.missing.len(), cli("claude").events().len() - 1);
         assert_eq!(found.commands, ["/old/switchboard hook claude"]);
 
-        let full = installed(&install(&json!({}), Cli::Codex).settings, Cli::Codex, Cli::Codex.events());
+        let full = installed(&install(&json!({}), cli("codex")).settings, cli("codex"), cli("codex").events());
         assert!(full.missing.is_empty());
-        assert_eq!(full.commands, [hook_command(PROGRAM, Cli::Codex)]);
-        assert_eq!(installed(&json!({}), Cli::Gemini, Cli::Gemini.events()).events.len(), 0);
+        assert_eq!(full.commands, [hook_command(PROGRAM, cli("codex"))]);
+        assert_eq!(installed(&json!({}), cli("gemini"), cli("gemini").events()).events.len(), 0);
     }
 }

@@ -29,10 +29,7 @@ mod installed;
 mod notices;
 mod plan;
 
-pub use cli::{
-    events_for, hook_command, is_switchboard_command, Cli, Version, GEMINI_HOOK_NAME, HOLD_TIMEOUT_SECS,
-    HOOK_TIMEOUT_SECS,
-};
+pub use cli::{events_for, hook_command, is_switchboard_command, Cli, Version, HOLD_TIMEOUT_SECS, HOOK_TIMEOUT_SECS};
 pub use installed::{installed, Installed};
 pub use notices::{notices, Notice};
 pub use plan::{plan_install, plan_uninstall, Edit, EditAction, Plan, ShapeError};
@@ -44,6 +41,11 @@ mod testing {
     use serde_json::Value;
 
     pub const PROGRAM: &str = "/opt/Switchboard/bin/switchboard";
+
+    /// The connectable CLI with that agent id.
+    pub fn cli(id: &str) -> Cli {
+        Cli::from_agent(id).unwrap_or_else(|| panic!("{id} is not in the table"))
+    }
 
     /// `settings` with our hook for every event of `cli`, pointing at [`PROGRAM`].
     pub fn install(settings: &Value, cli: Cli) -> Plan {

@@ -137,12 +137,16 @@ pub fn plan_install(settings: &Value, cli: Cli, program: &str, events: &[&str]) 
         }
     }
 
-    if cli == Cli::Gemini {
-        let config = root.entry("hooksConfig").or_insert_with(|| json!({}));
-        let config = config.as_object_mut().ok_or_else(|| shape_error("hooksConfig", "an object"))?;
-        if !config.contains_key("enabled") {
-            config.insert("enabled".into(), true.into());
-            edits.push(Edit { action: EditAction::Set, key: "hooksConfig.enabled".into(), value: true.into() });
+    if let Some((&key, parents)) = cli.setup().switch_on.and_then(<[_]>::split_last) {
+        let mut config = &mut root;
+        for (n, parent) in parents.iter().enumerate() {
+            let entry = config.entry(*parent).or_insert_with(|| json!({}));
+            config = entry.as_object_mut().ok_or_else(|| shape_error(parents[..=n].join("."), "an object"))?;
+        }
+        if !config.contains_key(key) {
+            config.insert(key.into(), true.into());
+            let path = cli.setup().switch_on.unwrap_or_default().join(".");
+            edits.push(Edit { action: EditAction::Set, key: path, value: true.into() });
         }
     }
     Ok(Plan { settings: Value::Object(root), edits })
@@ -215,7 +219,7 @@ fn refresh(handler: &mut Value, desired: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::events_for;
-    use super::super::testing::{install, PROGRAM};
+    use super::super::testing::{cli, install, PROGRAM};
     use super::super::Version;
     use super::*;
 
@@ -232,15 +236,15 @@ mod tests {
 
     #[test]
     fn fresh_settings_get_one_hook_per_event_with_the_cli_s_units() {
-        let claude = install(&json!({}), Cli::Claude);
-        assert_eq!(claude.count(EditAction::Add), Cli::Claude.events().len());
+        let claude = install(&json!({}), cli("claude"));
+        assert_eq!(claude.count(EditAction::Add), cli("claude").events().len());
         assert_eq!(
             claude.settings["hooks"]["PreToolUse"],
-            json!([{"matcher": "*", "hooks": [{"type": "command", "command": hook_command(PROGRAM, Cli::Claude), "timeout": 3}]}])
+            json!([{"matcher": "*", "hooks": [{"type": "command", "command": hook_command(PROGRAM, cli("claude")), "timeout": 3}]}])
         );
         assert_eq!(
             claude.settings["hooks"]["Stop"],
-            json!([{"hooks": [{"type": "command", "command": hook_command(PROGRAM, Cli::Claude), "timeout": 3}]}])
+            json!([{"hooks": [{"type": "command", "command": hook_command(PROGRAM, cli("claude")), "timeout": 3}]}])
         );
         // The permission hook may be held for an answer from the board (issue 14): the CLI must
         // not kill it before the longest hold the settings allow.
@@ -248,31 +252,31 @@ mod tests {
         // An install from before that is brought up to date.
         let mut older = claude.settings.clone();
         older["hooks"]["PermissionRequest"][0]["hooks"][0]["timeout"] = json!(3);
-        let again = install(&older, Cli::Claude);
+        let again = install(&older, cli("claude"));
         assert_eq!(again.count(EditAction::Update), 1);
         assert_eq!(again.settings, claude.settings);
 
-        let codex = install(&json!({}), Cli::Codex);
+        let codex = install(&json!({}), cli("codex"));
         assert_eq!(codex.settings.as_object().unwrap().keys().collect::<Vec<_>>(), ["hooks"]);
         assert_eq!(codex.settings["hooks"]["PermissionRequest"][0]["hooks"][0]["timeout"], 130);
         assert_eq!(
             codex.settings["hooks"]["PreToolUse"],
-            json!([{"hooks": [{"type": "command", "command": hook_command(PROGRAM, Cli::Codex), "timeout": 3}]}])
+            json!([{"hooks": [{"type": "command", "command": hook_command(PROGRAM, cli("codex")), "timeout": 3}]}])
         );
         assert_eq!(
             codex.settings["hooks"].as_object().unwrap().keys().cloned().collect::<Vec<_>>(),
-            Cli::Codex.events()
+            cli("codex").events()
         );
 
-        let gemini = install(&json!({}), Cli::Gemini);
+        let gemini = install(&json!({}), cli("gemini"));
         assert_eq!(
             gemini.settings["hooks"]["BeforeTool"],
             json!([{"matcher": "*", "hooks": [{
-                "name": "switchboard", "type": "command", "command": hook_command(PROGRAM, Cli::Gemini), "timeout": 3000
+                "name": "switchboard", "type": "command", "command": hook_command(PROGRAM, cli("gemini")), "timeout": 3000
             }]}])
         );
         assert_eq!(gemini.settings["hooksConfig"], json!({"enabled": true}));
-        for (cli, plan) in [(Cli::Claude, &claude), (Cli::Codex, &codex), (Cli::Gemini, &gemini)] {
+        for (cli, plan) in [(cli("claude"), &claude), (cli("codex"), &codex), (cli("gemini"), &gemini)] {
             for event in cli.events() {
                 assert_eq!(ours_in(&plan.settings, cli, event), 1, "{cli:?} {event}");
             }
@@ -283,7 +287,7 @@ mod tests {
 
     #[test]
     fn installing_twice_changes_nothing_the_second_time() {
-        for cli in Cli::ALL {
+        for cli in Cli::all() {
             let once = install(&json!({"model": "x"}), cli);
             let twice = install(&once.settings, cli);
             assert!(!twice.changes(), "{cli:?}: {:?}", twice.edits);
@@ -304,7 +308,7 @@ mod tests {
             },
             "permissions": {"allow": ["Bash(ls)"]}
         });
-        let plan = install(&settings, Cli::Claude);
+        let plan = install(&settings, cli("claude"));
         let root = plan.settings.as_object().unwrap();
         assert_eq!(root.keys().collect::<Vec<_>>(), ["model", "hooks", "permissions"]);
         let hooks = root["hooks"].as_object().unwrap();
@@ -323,12 +327,12 @@ mod tests {
             {"hooks": [{"type": "command", "command": "say done"}, {"type": "command", "command": old, "timeout": 60, "async": true}]},
             {"hooks": [{"type": "command", "command": "/old/place/switchboard hook claude"}]}
         ]}});
-        let plan = install(&settings, Cli::Claude);
+        let plan = install(&settings, cli("claude"));
         assert_eq!(
             plan.settings["hooks"]["Stop"],
             json!([{"hooks": [
                 {"type": "command", "command": "say done"},
-                {"type": "command", "command": hook_command(PROGRAM, Cli::Claude), "timeout": 3}
+                {"type": "command", "command": hook_command(PROGRAM, cli("claude")), "timeout": 3}
             ]}])
         );
         assert_eq!(plan.count(EditAction::Update), 1);
@@ -341,7 +345,7 @@ mod tests {
             "Setup": [{"hooks": [{"type": "command", "command": "/x/switchboard hook claude"}]}],
             "WorktreeCreate": [{"hooks": [{"type": "command", "command": "mine"}]}]
         }});
-        let plan = install(&settings, Cli::Claude);
+        let plan = install(&settings, cli("claude"));
         let hooks = plan.settings["hooks"].as_object().unwrap();
         assert!(!hooks.contains_key("Setup"));
         assert_eq!(hooks["WorktreeCreate"], settings["hooks"]["WorktreeCreate"]);
@@ -349,7 +353,7 @@ mod tests {
 
     #[test]
     fn uninstall_removes_only_our_entries_and_what_it_emptied() {
-        for cli in Cli::ALL {
+        for cli in Cli::all() {
             let event = cli.events()[0];
             let mine = json!({"hooks": [{"type": "command", "command": "mine.sh"}]});
             let user = json!({"theme": "dark", "hooks": {event: [mine.clone()]}});
@@ -357,7 +361,7 @@ mod tests {
             let plan = plan_uninstall(&installed, cli).unwrap();
             assert_eq!(plan.count(EditAction::Remove), cli.events().len(), "{cli:?}");
             let mut expected = user.clone();
-            if cli == Cli::Gemini {
+            if cli.setup().switch_on.is_some() {
                 // Enabling hooks is left as it is: the user's own hooks may need it.
                 expected["hooksConfig"] = json!({"enabled": true});
             }
@@ -372,7 +376,7 @@ mod tests {
             {"type": "command", "command": "/x/switchboard hook claude"},
             {"type": "command", "command": "mine.sh"}
         ]}]}});
-        let plan = plan_uninstall(&settings, Cli::Claude).unwrap();
+        let plan = plan_uninstall(&settings, cli("claude")).unwrap();
         assert_eq!(
             plan.settings,
             json!({"hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "mine.sh"}]}]}})
@@ -382,9 +386,9 @@ mod tests {
     #[test]
     fn uninstall_leaves_hooks_for_another_agent() {
         let codex_entry = json!({"hooks": [{"type": "command", "command": "/x/switchboard hook codex"}]});
-        let mut settings = install(&json!({}), Cli::Claude).settings;
+        let mut settings = install(&json!({}), cli("claude")).settings;
         settings["hooks"]["Stop"].as_array_mut().unwrap().push(codex_entry.clone());
-        let plan = plan_uninstall(&settings, Cli::Claude).unwrap();
+        let plan = plan_uninstall(&settings, cli("claude")).unwrap();
         assert_eq!(plan.settings, json!({"hooks": {"Stop": [codex_entry]}}));
     }
 
@@ -396,32 +400,32 @@ mod tests {
             (json!({"hooks": {"Stop": {"hooks": []}}}), "hooks.Stop"),
         ];
         for (settings, at) in cases {
-            assert_eq!(plan_install(&settings, Cli::Claude, PROGRAM, Cli::Claude.events()).unwrap_err().at, at);
+            assert_eq!(plan_install(&settings, cli("claude"), PROGRAM, cli("claude").events()).unwrap_err().at, at);
         }
         let error =
-            plan_install(&json!({"hooksConfig": true}), Cli::Gemini, PROGRAM, Cli::Gemini.events()).unwrap_err();
+            plan_install(&json!({"hooksConfig": true}), cli("gemini"), PROGRAM, cli("gemini").events()).unwrap_err();
         assert_eq!(error.to_string(), "`hooksConfig` is not an object");
-        assert!(plan_uninstall(&json!("x"), Cli::Codex).is_err());
+        assert!(plan_uninstall(&json!("x"), cli("codex")).is_err());
     }
 
     #[test]
     fn edits_read_as_a_dry_run_would_print_them() {
-        let plan = install(&json!({}), Cli::Gemini);
+        let plan = install(&json!({}), cli("gemini"));
         let last = plan.edits.last().unwrap().to_string();
         assert_eq!(last, "+ hooksConfig.enabled: true");
         assert!(plan.edits[0].to_string().starts_with("+ hooks.BeforeAgent: {\"hooks\":"));
-        let command = hook_command(PROGRAM, Cli::Gemini);
+        let command = hook_command(PROGRAM, cli("gemini"));
         assert_eq!((plan.edits[0].event(), plan.edits[0].command()), (Some("BeforeAgent"), Some(command.as_str())));
         assert_eq!((plan.edits.last().unwrap().event(), plan.edits.last().unwrap().command()), (None, None));
-        let removed = plan_uninstall(&plan.settings, Cli::Gemini).unwrap();
+        let removed = plan_uninstall(&plan.settings, cli("gemini")).unwrap();
         assert_eq!(removed.edits[0].command(), Some(command.as_str()), "a removed handler's command");
     }
 
     #[test]
     fn installing_for_an_older_claude_code_takes_out_an_event_a_newer_one_had() {
-        let old = events_for(Cli::Claude, Some(Version(2, 1, 77)));
-        let newer = install(&json!({}), Cli::Claude).settings;
-        let plan = plan_install(&newer, Cli::Claude, PROGRAM, &old).unwrap();
+        let old = events_for(cli("claude"), Some(Version(2, 1, 77)));
+        let newer = install(&json!({}), cli("claude")).settings;
+        let plan = plan_install(&newer, cli("claude"), PROGRAM, &old).unwrap();
         assert!(!plan.settings["hooks"].as_object().unwrap().contains_key("StopFailure"));
         assert_eq!(
             plan.edits,

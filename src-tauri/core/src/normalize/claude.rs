@@ -6,6 +6,7 @@ mod transcript;
 
 use super::{lifecycle, one_line, Hook};
 use crate::agent::row::{Agent, Start, Tie, TitleSource, Transcript, Typing};
+use crate::agent::setup::{DirVar, Setup, Switch, Version};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 const AGENT_ID: &str = "claude";
@@ -84,6 +85,31 @@ pub static AGENT: Agent = Agent {
     transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: transcript::settles },
     tie: Tie::HookProcess,
     typing: Typing { prompts: &["❯", ">"], enter_after_ms: 50, pasted: Some("[Pasted text") },
+    setup: Some(Setup {
+        dir: ".claude",
+        dir_var: Some(DirVar::Folder("CLAUDE_CONFIG_DIR")),
+        file: "settings.json",
+        program: "claude",
+        install_hint: "npm install -g @anthropic-ai/claude-code",
+        every_tool: &["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"],
+        timeout_in_ms: false,
+        hook_name: None,
+        comments: false,
+        all_off: Some(Switch {
+            path: &["disableAllHooks"],
+            off: true,
+            message: "`disableAllHooks` is true in these settings: Claude Code runs no hook, Switchboard's included, \
+                      until you set it to false",
+            fix: "set \"disableAllHooks\": false in {file}",
+        }),
+        switch_on: None,
+        disabled_list: None,
+        // Claude Code refuses a settings file with an unknown hook event as a whole ("Invalid key
+        // in record"). Changelog 2.1.78 (anthropics/claude-code#35620).
+        introduced: &[("StopFailure", Version(2, 1, 78))],
+        next_step: "new Claude Code sessions report to Switchboard; in a session already running, open /hooks to \
+                    accept the change (or restart it)",
+    }),
 };
 
 pub fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {

@@ -7,6 +7,7 @@ mod transcript;
 use super::claude::permission_request;
 use super::{lifecycle, one_line, Hook};
 use crate::agent::row::{Agent, Start, Tie, TitleSource, Transcript, Typing};
+use crate::agent::setup::{DirVar, Setup};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 const AGENT_ID: &str = "codex";
@@ -68,6 +69,27 @@ pub static AGENT: Agent = Agent {
             "start Codex with `codex --no-daemon` (or `codex resume <id>`) so that its window holds the session itself",
     },
     typing: Typing { prompts: &["›"], enter_after_ms: 150, pasted: Some("[Pasted Content") },
+    setup: Some(Setup {
+        dir: ".codex",
+        dir_var: Some(DirVar::Folder("CODEX_HOME")),
+        // Its only top-level key is `hooks`; `config.toml` is its own (and switches hooks: the
+        // installer's Codex checks read it).
+        file: "hooks.json",
+        program: "codex",
+        install_hint: "npm install -g @openai/codex",
+        // An omitted matcher matches everything in every release (older ones compile a matcher as
+        // a regex, where `*` is invalid).
+        every_tool: &[],
+        timeout_in_ms: false,
+        hook_name: None,
+        comments: false,
+        all_off: None,
+        switch_on: None,
+        disabled_list: None,
+        introduced: &[],
+        next_step: "Codex runs a new or changed hook only after you trust it: start Codex and choose to trust the \
+                    hooks when it says they need review, or run /hooks and trust Switchboard's",
+    }),
 };
 
 pub fn normalize_codex(raw: &Value, now: Millis) -> Option<StatusEvent> {

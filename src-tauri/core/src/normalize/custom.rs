@@ -28,6 +28,7 @@ pub static AGENT: Agent = Agent {
     transcript: Transcript::NONE,
     tie: Tie::HookProcess,
     typing: Typing { prompts: &[">"], enter_after_ms: 50, pasted: None },
+    setup: None,
 };
 
 pub fn normalize_custom(raw: &Value, now: Millis) -> Option<StatusEvent> {

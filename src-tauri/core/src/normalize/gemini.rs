@@ -6,6 +6,7 @@ mod transcript;
 
 use super::{lifecycle, one_line, Hook};
 use crate::agent::row::{Agent, Start, Tie, TitleSource, Transcript, Typing};
+use crate::agent::setup::{DirVar, Setup, Switch};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, StatusEvent};
 
 const AGENT_ID: &str = "gemini";
@@ -53,6 +54,35 @@ pub static AGENT: Agent = Agent {
     transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: transcript::settles },
     tie: Tie::HookProcess,
     typing: Typing { prompts: &[">", "*"], enter_after_ms: 150, pasted: None },
+    setup: Some(Setup {
+        dir: ".gemini",
+        dir_var: Some(DirVar::Home("GEMINI_CLI_HOME")),
+        file: "settings.json",
+        program: "gemini",
+        install_hint: "npm install -g @google/gemini-cli",
+        every_tool: &["BeforeTool", "AfterTool"],
+        timeout_in_ms: true,
+        hook_name: Some("switchboard"),
+        // It reads settings through strip-json-comments: rewriting would lose them.
+        comments: true,
+        all_off: Some(Switch {
+            path: &["hooksConfig", "enabled"],
+            off: false,
+            message: "`hooksConfig.enabled` is false in these settings: Gemini CLI runs no hook, Switchboard's \
+                      included, until you set it to true",
+            fix: "set \"hooksConfig\": {\"enabled\": true} in {file}",
+        }),
+        switch_on: Some(&["hooksConfig", "enabled"]),
+        disabled_list: Some(Switch {
+            path: &["hooksConfig", "disabled"],
+            off: true,
+            message: "`hooksConfig.disabled` lists Switchboard's hook: remove it there (or run `/hooks enable \
+                      switchboard` in Gemini CLI) for Gemini sessions to appear",
+            fix: "run /hooks enable switchboard in Gemini CLI",
+        }),
+        introduced: &[],
+        next_step: "new Gemini CLI sessions report to Switchboard; restart the ones already running",
+    }),
 };
 
 pub fn normalize_gemini(raw: &Value, now: Millis) -> Option<StatusEvent> {

@@ -21,6 +21,37 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use switchboard_core::hook_config::{self, Cli};
 
+use super::extras::Extras;
+use super::install::Warning;
+
+/// Codex's own checks: its hooks' trust and the `[features]` switch in `config.toml`.
+pub(crate) static EXTRAS: Extras = Extras {
+    id: "codex",
+    warnings: |dir| switch_off(dir).into_iter().collect(),
+    trust: Some(|dir, file, hooks, cli| hook_trust(dir, file, hooks, cli)),
+    untrusted_step: "start Codex and choose \"Trust all and continue\" when it says hooks need review (or trust \
+                     Switchboard's hooks in /hooks)",
+    doctor: Some(("trust", |_, status, id| super::doctor::codex_trust_check(status, id))),
+};
+
+/// Codex runs hooks unless `[features] hooks = false` (or the older `codex_hooks = false`) is
+/// set in `config.toml`. Switchboard reports that choice rather than overriding it.
+fn switch_off(codex_dir: &Path) -> Option<Warning> {
+    let config = codex_dir.join("config.toml");
+    let table: toml::Table = fs::read_to_string(&config).ok()?.parse().ok()?;
+    let features = table.get("features")?.as_table()?;
+    let key = ["hooks", "codex_hooks"]
+        .into_iter()
+        .find(|key| features.get(*key).and_then(toml::Value::as_bool) == Some(false))?;
+    Some(Warning {
+        message: format!(
+            "`[features] {key} = false` in {}: Codex runs no hook, Switchboard's included, until you remove it",
+            config.display()
+        ),
+        fix: format!("delete `{key} = false` under [features] in {}", config.display()),
+    })
+}
+
 /// Codex's verdict on Switchboard's hooks, one entry per hook event.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -44,7 +75,7 @@ impl HookTrust {
 
 /// The trust state of each Switchboard handler in `hooks` (Codex's parsed `hooks.json`, found
 /// at `hooks_file`), from `codex_dir/config.toml`.
-pub fn hook_trust(codex_dir: &Path, hooks_file: &Path, hooks: &Value) -> HookTrust {
+pub fn hook_trust(codex_dir: &Path, hooks_file: &Path, hooks: &Value, cli: Cli) -> HookTrust {
     let state = hook_state(&codex_dir.join("config.toml"));
     // Codex keys the state by the file's absolute path; a symlinked CODEX_HOME may appear either way.
     let prefixes: Vec<String> = std::iter::once(hooks_file.to_owned())
@@ -59,7 +90,7 @@ pub fn hook_trust(codex_dir: &Path, hooks_file: &Path, hooks: &Value) -> HookTru
             let handlers = group.get("hooks").and_then(Value::as_array).into_iter().flatten();
             for (handler_index, handler) in handlers.enumerate() {
                 let Some(command) = handler.get("command").and_then(Value::as_str) else { continue };
-                if !hook_config::is_switchboard_command(command, Cli::Codex) {
+                if !hook_config::is_switchboard_command(command, cli) {
                     continue;
                 }
                 let entry = prefixes.iter().find_map(|prefix| {
@@ -214,7 +245,7 @@ mod tests {
         config.replace_range(start..end, "");
         fs::write(dir.path().join("config.toml"), format!("model = \"o4\"\n{config}")).unwrap();
 
-        let trust = hook_trust(dir.path(), &hooks_file, &changed);
+        let trust = hook_trust(dir.path(), &hooks_file, &changed, Cli::from_agent("codex").unwrap());
         assert_eq!(trust.trusted, ["Stop"], "the user's own Stop hook is not ours to judge");
         assert_eq!(trust.untrusted, ["PreToolUse"]);
         assert_eq!(trust.modified, ["PostToolUse"]);
@@ -223,9 +254,9 @@ mod tests {
 
         let all = trust_all(&hooks_file, &hooks);
         fs::write(dir.path().join("config.toml"), all).unwrap();
-        assert!(hook_trust(dir.path(), &hooks_file, &hooks).complete());
+        assert!(hook_trust(dir.path(), &hooks_file, &hooks, Cli::from_agent("codex").unwrap()).complete());
         fs::remove_file(dir.path().join("config.toml")).unwrap();
-        let none = hook_trust(dir.path(), &hooks_file, &hooks);
+        let none = hook_trust(dir.path(), &hooks_file, &hooks, Cli::from_agent("codex").unwrap());
         assert_eq!(none.untrusted.len(), 4);
         assert!(!none.complete());
     }

@@ -38,10 +38,10 @@ mod instance;
 use instance::switchboard_checks;
 pub use instance::START_SWITCHBOARD;
 
-use codex::codex_trust_check;
+pub(crate) use codex::codex_trust_check;
 #[cfg(test)]
 use gemini::folder_trust;
-use gemini::gemini_folder_check;
+pub(crate) use gemini::GEMINI;
 
 /// Test events are sent with session ids that start with this; the canvas and `status` hide them.
 pub use crate::protocol::DOCTOR_SESSION_PREFIX;
@@ -86,7 +86,7 @@ impl DoctorOptions {
         let set = |name: &str| var(name).filter(|value| !value.is_empty());
         let gemini_trusted_folders = set("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
             .map(PathBuf::from)
-            .unwrap_or_else(|| dirs.gemini.join("trustedFolders.json"));
+            .unwrap_or_else(|| gemini::default_trusted_folders(&dirs));
         Some(Self {
             search_path: set("PATH"),
             gemini_trust_workspace: set("GEMINI_CLI_TRUST_WORKSPACE").map(|value| value.to_string_lossy().into_owned()),
@@ -198,8 +198,11 @@ impl DoctorReport {
 /// session is sent as ended and hidden by its [`DOCTOR_SESSION_PREFIX`]).
 pub fn examine(options: &DoctorOptions, remove_test_session: impl FnOnce(&str)) -> DoctorReport {
     let found = find_clis(options);
-    let claude_version = found[0].1.as_deref().and_then(Version::parse);
-    let statuses = install::status(&options.dirs, &options.command_path, claude_version);
+    let versions: Vec<(Cli, Version)> = Cli::all()
+        .zip(&found)
+        .filter_map(|(cli, (_, version))| Some((cli, version.as_deref().and_then(Version::parse)?)))
+        .collect();
+    let statuses = install::status(&options.dirs, &options.command_path, &versions);
     let agents: Vec<AgentReport> = statuses
         .iter()
         .zip(found)
@@ -215,11 +218,10 @@ pub fn examine(options: &DoctorOptions, remove_test_session: impl FnOnce(&str)) 
 /// Each CLI's place on `PATH` and `--version` output, looked up side by side.
 fn find_clis(options: &DoctorOptions) -> Vec<(Option<PathBuf>, Option<String>)> {
     std::thread::scope(|scope| {
-        let lookups: Vec<_> = Cli::ALL
-            .into_iter()
+        let lookups: Vec<_> = Cli::all()
             .map(|cli| {
                 scope.spawn(move || {
-                    let path = on_path(cli.agent(), options.search_path.as_deref())?;
+                    let path = on_path(cli.setup().program, options.search_path.as_deref())?;
                     let output =
                         install::version_output(Command::new(&path).arg("--version"), options.version_deadline);
                     Some((path, output))
@@ -251,14 +253,6 @@ fn version_text(output: &str) -> Option<String> {
     }
     let line = output.lines().map(str::trim).find(|line| !line.is_empty())?;
     Some(line.chars().take(60).collect())
-}
-
-fn install_hint(cli: Cli) -> &'static str {
-    match cli {
-        Cli::Claude => "npm install -g @anthropic-ai/claude-code",
-        Cli::Codex => "npm install -g @openai/codex",
-        Cli::Gemini => "npm install -g @google/gemini-cli",
-    }
 }
 
 fn agent_report(
@@ -304,7 +298,7 @@ fn agent_report(
             "On PATH",
             Outcome::Skip,
             format!("not installed: no `{agent}` on PATH and no {}", status.config_dir.display()),
-            Some(install_hint(cli).to_owned()),
+            Some(cli.setup().install_hint.to_owned()),
         ),
     });
     if !found {
@@ -361,10 +355,8 @@ fn agent_report(
         ),
     });
 
-    match cli {
-        Cli::Codex => checks.push(codex_trust_check(status, id("trust"))),
-        Cli::Gemini => checks.push(gemini_folder_check(options, id("folder"))),
-        Cli::Claude => {}
+    if let Some((check_id, check)) = crate::setup::extras::extras(cli).and_then(|extras| extras.doctor) {
+        checks.push(check(options, status, id(check_id)));
     }
     AgentReport {
         agent: agent.into(),
@@ -407,6 +399,10 @@ impl fmt::Display for DoctorReport {
 
 #[cfg(test)]
 mod tests {
+    fn cli(id: &str) -> Cli {
+        Cli::from_agent(id).unwrap()
+    }
+
     use super::*;
     use crate::setup::install::{install, InstallOptions};
     use serde_json::Value;
@@ -450,21 +446,21 @@ mod tests {
 
     fn install_all(machine: &Machine) {
         let options = InstallOptions {
-            clis: Cli::ALL.to_vec(),
+            clis: Cli::all().collect(),
             uninstall: false,
             dry_run: false,
             command_path: PROGRAM.into(),
             dirs: machine.options.dirs.clone(),
-            claude_version: None,
+            versions: Vec::new(),
         };
         assert!(install(&options).iter().all(|outcome| outcome.result.is_ok()));
     }
 
     fn trust_codex(machine: &Machine) {
-        let hooks_file = machine.options.dirs.settings_file(Cli::Codex);
+        let hooks_file = machine.options.dirs.settings_file(cli("codex"));
         let hooks: Value = serde_json::from_slice(&fs::read(&hooks_file).unwrap()).unwrap();
         fs::write(
-            machine.options.dirs.codex.join("config.toml"),
+            machine.options.dirs.dir(cli("codex")).join("config.toml"),
             crate::setup::codex_trust::trust_all(&hooks_file, &hooks),
         )
         .unwrap();
@@ -548,7 +544,7 @@ mod tests {
         assert_eq!(check(&report, "claude.hooks").outcome, Outcome::Fail);
 
         // Not on PATH, but its folder is there: its settings are still checked.
-        fs::create_dir_all(&machine.options.dirs.gemini).unwrap();
+        fs::create_dir_all(&machine.options.dirs.dir(cli("gemini"))).unwrap();
         let report = examine_quietly(&machine.options);
         assert!(report.agents[2].found);
         assert_eq!(check(&report, "gemini.path").outcome, Outcome::Skip);
@@ -598,11 +594,11 @@ mod tests {
     fn settings_that_switch_hooks_off_fail_with_their_own_fix() {
         let machine = all_clis();
         install_all(&machine);
-        let gemini = machine.options.dirs.settings_file(Cli::Gemini);
+        let gemini = machine.options.dirs.settings_file(cli("gemini"));
         let mut settings: Value = serde_json::from_slice(&fs::read(&gemini).unwrap()).unwrap();
         settings["hooksConfig"]["enabled"] = false.into();
         fs::write(&gemini, settings.to_string()).unwrap();
-        fs::write(machine.options.dirs.codex.join("config.toml"), "[features]\nhooks = false\n").unwrap();
+        fs::write(machine.options.dirs.dir(cli("codex")).join("config.toml"), "[features]\nhooks = false\n").unwrap();
 
         let report = examine_quietly(&machine.options);
         let enabled = check(&report, "gemini.enabled");
@@ -623,7 +619,7 @@ mod tests {
         assert_eq!(hooks.outcome, Outcome::Fail);
         assert!(hooks.detail.contains("another switchboard binary"), "{hooks:?}");
 
-        fs::write(machine.options.dirs.settings_file(Cli::Claude), "{\"hooks\": [}").unwrap();
+        fs::write(machine.options.dirs.settings_file(cli("claude")), "{\"hooks\": [}").unwrap();
         let report = examine_quietly(&machine.options);
         let unreadable = check(&report, "claude.hooks");
         assert!(unreadable.detail.contains("not valid JSON"), "{unreadable:?}");
@@ -652,7 +648,7 @@ mod tests {
         machine.options.gemini_trust_workspace = Some("true".into());
         assert_eq!(check(&examine_quietly(&machine.options), "gemini.folder").outcome, Outcome::Pass);
         machine.options.gemini_trust_workspace = None;
-        let gemini = machine.options.dirs.settings_file(Cli::Gemini);
+        let gemini = machine.options.dirs.settings_file(cli("gemini"));
         let mut settings: Value = serde_json::from_slice(&fs::read(&gemini).unwrap()).unwrap();
         settings["security"] = json!({"folderTrust": {"enabled": false}});
         fs::write(&gemini, settings.to_string()).unwrap();

@@ -4,4 +4,5 @@
 
 pub mod codex_trust;
 pub mod doctor;
+mod extras;
 pub mod install;

@@ -23,17 +23,7 @@ fn next_step(cli: Cli, report: &InstallReport) -> Option<&'static str> {
     if report.uninstall || !report.changed() {
         return None;
     }
-    Some(match cli {
-        Cli::Claude => {
-            "new Claude Code sessions report to Switchboard; in a session already running, open /hooks to accept \
-             the change (or restart it)"
-        }
-        Cli::Codex => {
-            "Codex runs a new or changed hook only after you trust it: start Codex and choose to trust the hooks \
-             when it says they need review, or run /hooks and trust Switchboard's"
-        }
-        Cli::Gemini => "new Gemini CLI sessions report to Switchboard; restart the ones already running",
-    })
+    Some(cli.setup().next_step)
 }
 
 impl InstallOutcome {
@@ -224,12 +214,12 @@ mod tests {
     #[test]
     fn a_dry_run_reports_the_change_in_brief_and_writes_nothing() {
         let home = home();
-        let outcome = run(&InstallOptions { dry_run: true, ..options(&home, Cli::Claude) });
-        assert_eq!(outcome.result.as_ref().unwrap().count(EditAction::Add), Cli::Claude.events().len());
-        assert!(!home.dirs.claude.exists(), "not even the folder");
+        let outcome = run(&InstallOptions { dry_run: true, ..options(&home, claude()) });
+        assert_eq!(outcome.result.as_ref().unwrap().count(EditAction::Add), claude().events().len());
+        assert!(!home.dirs.dir(claude()).exists(), "not even the folder");
         let message = outcome.to_string();
         let lines: Vec<&str> = message.lines().collect();
-        let file = home.dirs.settings_file(Cli::Claude);
+        let file = home.dirs.settings_file(claude());
         assert_eq!(
             lines[0],
             format!(
@@ -246,8 +236,8 @@ mod tests {
             .map(str::trim)
             .filter(|name| !name.is_empty())
             .collect();
-        assert_eq!(listed, Cli::Claude.events(), "every event once, in order: {message}");
-        let command = format!("  Command: {}", switchboard_core::hook_config::hook_command(PROGRAM, Cli::Claude));
+        assert_eq!(listed, claude().events(), "every event once, in order: {message}");
+        let command = format!("  Command: {}", switchboard_core::hook_config::hook_command(PROGRAM, claude()));
         assert_eq!(lines.iter().filter(|line| **line == command).count(), 1, "{message}");
         assert!(lines.last().unwrap().starts_with("  Next: new Claude Code sessions"), "{message}");
         assert!(lines.len() <= 8 && !message.contains("hooks.PreToolUse"), "brief: {message}");
@@ -256,31 +246,31 @@ mod tests {
         let in_full = outcome.in_full().to_string();
         assert!(in_full.starts_with(&message[..message.find("\n  Next:").unwrap()]), "{in_full}");
         let entries = in_full.lines().filter(|line| line.starts_with("  + hooks.")).count();
-        assert_eq!(entries, Cli::Claude.events().len(), "{in_full}");
+        assert_eq!(entries, claude().events().len(), "{in_full}");
         assert!(in_full.contains("\n  + hooks.PreToolUse: {\"matcher\":\"*\""), "{in_full}");
 
-        let path = home.dirs.settings_file(Cli::Codex);
+        let path = home.dirs.settings_file(codex());
         write(&path, "{\"hooks\":{}}");
-        let outcome = run(&InstallOptions { dry_run: true, ..options(&home, Cli::Codex) });
+        let outcome = run(&InstallOptions { dry_run: true, ..options(&home, codex()) });
         assert!(outcome.result.unwrap().changed());
         assert_eq!(fs::read_to_string(&path).unwrap(), "{\"hooks\":{}}");
-        assert_eq!(listing(&home.dirs.codex), ["hooks.json"]);
+        assert_eq!(listing(&home.dirs.dir(codex())), ["hooks.json"]);
     }
 
     #[test]
     fn a_dry_run_over_an_older_install_says_what_happens_to_which_event() {
         let home = home();
-        let old = InstallOptions { command_path: "/old/bin/switchboard".into(), ..options(&home, Cli::Gemini) };
+        let old = InstallOptions { command_path: "/old/bin/switchboard".into(), ..options(&home, gemini()) };
         run(&old).result.unwrap();
-        let path = home.dirs.settings_file(Cli::Gemini);
+        let path = home.dirs.settings_file(gemini());
         let mut settings = json_at(&path);
         settings["hooks"].as_object_mut().unwrap().remove("AfterAgent");
         write(&path, &settings.to_string());
 
-        let message = run(&InstallOptions { dry_run: true, ..options(&home, Cli::Gemini) }).to_string();
+        let message = run(&InstallOptions { dry_run: true, ..options(&home, gemini()) }).to_string();
         assert!(message.contains("would add the Switchboard hook for 1 event, point 7 hooks at"), "{message}");
         assert!(message.contains("\n  Add: AfterAgent\n  Update: BeforeAgent, BeforeTool, AfterTool,"), "{message}");
-        let new = switchboard_core::hook_config::hook_command(PROGRAM, Cli::Gemini);
+        let new = switchboard_core::hook_config::hook_command(PROGRAM, gemini());
         assert!(message.contains(&format!("\n  Command: {new}\n")), "the command it would register: {message}");
 
         let message = run(&InstallOptions { uninstall: true, dry_run: true, ..old.clone() }).to_string();
@@ -288,7 +278,7 @@ mod tests {
         let events = message.split("Events: ").nth(1).and_then(|rest| rest.split("\n  Command").next()).unwrap();
         let mut events: Vec<&str> = events.split(',').map(str::trim).collect();
         events.sort_unstable();
-        let mut expected: Vec<&str> = Cli::Gemini.events().iter().copied().filter(|e| *e != "AfterAgent").collect();
+        let mut expected: Vec<&str> = gemini().events().iter().copied().filter(|e| *e != "AfterAgent").collect();
         expected.sort_unstable();
         assert_eq!(events, expected, "{message}");
         assert!(message.contains("\n  Command: \"/old/bin/switchboard\" hook gemini"), "what it takes out: {message}");
@@ -311,23 +301,23 @@ mod tests {
     #[test]
     fn codex_asks_for_the_trust_review_and_reports_hooks_switched_off() {
         let home = home();
-        write(&home.dirs.codex.join("config.toml"), "model = \"o4\"\n[features]\nhooks = false\n");
-        let outcome = installed(&home, Cli::Codex);
+        write(&home.dirs.dir(codex()).join("config.toml"), "model = \"o4\"\n[features]\nhooks = false\n");
+        let outcome = installed(&home, codex());
         let message = outcome.to_string();
         assert!(message.contains("Next: Codex runs a new or changed hook only after you trust it"), "{message}");
         assert!(message.contains("Warning: `[features] hooks = false`"), "{message}");
-        assert_eq!(fs::read_to_string(home.dirs.codex.join("config.toml")).unwrap().lines().count(), 3);
-        assert!(!installed(&home, Cli::Codex).to_string().contains("Next:"), "nothing new to trust");
+        assert_eq!(fs::read_to_string(home.dirs.dir(codex()).join("config.toml")).unwrap().lines().count(), 3);
+        assert!(!installed(&home, codex()).to_string().contains("Next:"), "nothing new to trust");
     }
 
     #[test]
     fn gemini_reports_hooks_it_turned_on_and_a_user_s_choice_to_keep_them_off() {
         let fresh = home();
-        let message = installed(&fresh, Cli::Gemini).to_string();
+        let message = installed(&fresh, gemini()).to_string();
         assert!(message.contains("turned hooks on (hooksConfig.enabled = true)"), "{message}");
         let switched_off = home();
-        write(&switched_off.dirs.settings_file(Cli::Gemini), "{\"hooksConfig\": {\"enabled\": false}}");
-        let message = installed(&switched_off, Cli::Gemini).to_string();
+        write(&switched_off.dirs.settings_file(gemini()), "{\"hooksConfig\": {\"enabled\": false}}");
+        let message = installed(&switched_off, gemini()).to_string();
         assert!(!message.contains("turned hooks on"), "{message}");
         assert!(message.contains("Warning: `hooksConfig.enabled` is false"), "{message}");
     }

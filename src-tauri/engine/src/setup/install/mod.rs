@@ -19,6 +19,7 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use switchboard_core::agent::DirVar;
 use switchboard_core::hook_config::{self, Edit, EditAction, ShapeError};
 
 mod messages;
@@ -29,21 +30,15 @@ mod write;
 
 pub use status::{status, CliStatus, HooksState, Warning};
 pub use switchboard_core::hook_config::{Cli, Version};
-pub use version::claude_code_version;
+pub use version::{cli_version, cli_versions};
 
 pub(crate) use read::without_comments;
 pub(crate) use version::version_output;
 
-/// Where each CLI keeps its configuration.
+/// Where each CLI keeps its configuration: its row's folder in the home folder, unless the
+/// row's variable moves it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigDirs {
-    /// `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
-    pub claude: PathBuf,
-    /// `$CODEX_HOME`, else `~/.codex`.
-    pub codex: PathBuf,
-    /// `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`.
-    pub gemini: PathBuf,
-}
+pub struct ConfigDirs(Vec<(Cli, PathBuf)>);
 
 impl ConfigDirs {
     /// From this process's environment; `None` when `HOME` is unset and some CLI has no override.
@@ -55,33 +50,33 @@ impl ConfigDirs {
     pub fn from_vars(var: impl Fn(&str) -> Option<OsString>) -> Option<Self> {
         let set = |name: &str| var(name).filter(|value| !value.is_empty()).map(PathBuf::from);
         let home = set("HOME");
-        let in_home = |dir: &str| home.as_ref().map(|home| home.join(dir));
-        Some(ConfigDirs {
-            claude: set("CLAUDE_CONFIG_DIR").or_else(|| in_home(".claude"))?,
-            codex: set("CODEX_HOME").or_else(|| in_home(".codex"))?,
-            gemini: set("GEMINI_CLI_HOME").map(|home| home.join(".gemini")).or_else(|| in_home(".gemini"))?,
-        })
+        Cli::all()
+            .map(|cli| {
+                let setup = cli.setup();
+                let moved = match setup.dir_var {
+                    Some(DirVar::Folder(name)) => set(name),
+                    Some(DirVar::Home(name)) => set(name).map(|home| home.join(setup.dir)),
+                    None => None,
+                };
+                Some((cli, moved.or_else(|| home.as_ref().map(|home| home.join(setup.dir)))?))
+            })
+            .collect::<Option<_>>()
+            .map(ConfigDirs)
     }
 
     /// The default folders under `home`, with no overrides.
     pub fn in_home(home: &Path) -> Self {
-        ConfigDirs { claude: home.join(".claude"), codex: home.join(".codex"), gemini: home.join(".gemini") }
+        ConfigDirs(Cli::all().map(|cli| (cli, home.join(cli.setup().dir))).collect())
     }
 
     pub fn dir(&self, cli: Cli) -> &Path {
-        match cli {
-            Cli::Claude => &self.claude,
-            Cli::Codex => &self.codex,
-            Cli::Gemini => &self.gemini,
-        }
+        let found = self.0.iter().find(|(of, _)| *of == cli);
+        found.map(|(_, dir)| dir.as_path()).expect("ConfigDirs holds every CLI of the table")
     }
 
-    /// The file that holds the CLI's hooks: `settings.json`, or Codex's `hooks.json`.
+    /// The file that holds the CLI's hooks.
     pub fn settings_file(&self, cli: Cli) -> PathBuf {
-        self.dir(cli).join(match cli {
-            Cli::Codex => "hooks.json",
-            Cli::Claude | Cli::Gemini => "settings.json",
-        })
+        self.dir(cli).join(cli.setup().file)
     }
 }
 
@@ -93,16 +88,16 @@ pub struct InstallOptions {
     /// The absolute path of the `switchboard` binary the hooks will run.
     pub command_path: PathBuf,
     pub dirs: ConfigDirs,
-    /// The installed Claude Code's release ([`claude_code_version`]), when known: hook events it
-    /// predates are left out, because Claude Code skips a settings file with an unknown event
-    /// entirely. `None` registers every event.
-    pub claude_version: Option<Version>,
+    /// The installed releases ([`cli_versions`]) of the CLIs that skip a settings file with an
+    /// event they do not know: events a release predates are left out. A CLI not listed gets
+    /// every event.
+    pub versions: Vec<(Cli, Version)>,
 }
 
 /// The CLIs `switchboard install <target>` names: one by its agent id, or `all`.
 pub fn clis_named(target: &str) -> Option<Vec<Cli>> {
     match target {
-        "all" => Some(Cli::ALL.to_vec()),
+        "all" => Some(Cli::all().collect()),
         agent => Cli::from_agent(agent).map(|cli| vec![cli]),
     }
 }
@@ -112,9 +107,9 @@ pub fn clis_named(target: &str) -> Option<Vec<Cli>> {
 pub fn used_here(cli: Cli, dirs: &ConfigDirs, search_path: Option<&std::ffi::OsStr>) -> bool {
     use std::os::unix::fs::PermissionsExt;
     let on_path = search_path.is_some_and(|paths| {
-        std::env::split_paths(paths).filter(|dir| dir.is_absolute()).map(|dir| dir.join(cli.agent())).any(|path| {
-            std::fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
-        })
+        std::env::split_paths(paths).filter(|dir| dir.is_absolute()).map(|dir| dir.join(cli.setup().program)).any(
+            |path| std::fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0),
+        )
     });
     on_path || dirs.dir(cli).is_dir()
 }
@@ -123,14 +118,7 @@ impl InstallOptions {
     /// For the user's own settings (found through the environment), registering `command_path`.
     /// `None` when `HOME` is unset and some CLI has no override.
     pub fn for_user(clis: Vec<Cli>, uninstall: bool, dry_run: bool, command_path: PathBuf) -> Option<Self> {
-        Some(Self {
-            clis,
-            uninstall,
-            dry_run,
-            command_path,
-            dirs: ConfigDirs::from_env()?,
-            claude_version: claude_code_version(),
-        })
+        Some(Self { clis, uninstall, dry_run, command_path, dirs: ConfigDirs::from_env()?, versions: cli_versions() })
     }
 }
 
@@ -213,7 +201,7 @@ pub enum InstallError {
 
 fn install_one(cli: Cli, path: &Path, options: &InstallOptions) -> Result<InstallReport, InstallError> {
     let read::SettingsFile { target, original, settings } = read::load(cli, path)?;
-    let events = version::wanted_events(cli, options.claude_version);
+    let events = version::wanted_events(cli, &options.versions);
     let plan = if options.uninstall {
         hook_config::plan_uninstall(&settings, cli)
     } else {
@@ -226,7 +214,7 @@ fn install_one(cli: Cli, path: &Path, options: &InstallOptions) -> Result<Instal
     } else {
         let mut warnings: Vec<String> =
             status::warnings(cli, &plan.settings, &options.dirs).into_iter().map(|warning| warning.message).collect();
-        warnings.extend(messages::left_out(cli, &events, options.claude_version));
+        warnings.extend(messages::left_out(cli, &events, version::release_of(cli, &options.versions)));
         warnings
     };
     let mut report = InstallReport {
@@ -274,7 +262,7 @@ mod tests {
 
     #[test]
     fn a_fresh_home_gets_one_hook_per_event_in_a_new_file() {
-        for cli in Cli::ALL {
+        for cli in Cli::all() {
             let home = home();
             let outcome = installed(&home, cli);
             let report = outcome.result.as_ref().unwrap();
@@ -295,7 +283,7 @@ mod tests {
 
     #[test]
     fn installing_twice_is_installing_once() {
-        for cli in Cli::ALL {
+        for cli in Cli::all() {
             let home = home();
             installed(&home, cli).result.unwrap();
             let path = home.dirs.settings_file(cli);
@@ -309,7 +297,7 @@ mod tests {
 
     #[test]
     fn uninstall_leaves_the_user_s_settings_as_they_were() {
-        for cli in Cli::ALL {
+        for cli in Cli::all() {
             let home = home();
             let path = home.dirs.settings_file(cli);
             let (_, text) = user_settings(cli);
@@ -320,7 +308,7 @@ mod tests {
             assert!(outcome.to_string().contains("removed the Switchboard hook from"), "{outcome}");
 
             let mut expected: Value = serde_json::from_str(&text).unwrap();
-            if cli == Cli::Gemini {
+            if cli == gemini() {
                 expected["hooksConfig"] = json!({"enabled": true});
             }
             assert_eq!(json_at(&path), expected, "{cli:?}");
@@ -333,17 +321,17 @@ mod tests {
     #[test]
     fn uninstall_with_no_settings_file_creates_nothing() {
         let home = home();
-        let outcome = uninstalled(&home, Cli::Claude);
+        let outcome = uninstalled(&home, claude());
         assert!(!outcome.result.unwrap().changed());
-        assert!(!home.dirs.claude.exists());
+        assert!(!home.dirs.dir(claude()).exists());
     }
 
     #[test]
     fn settings_with_no_place_for_a_hook_are_refused() {
         let home = home();
-        let path = home.dirs.settings_file(Cli::Claude);
+        let path = home.dirs.settings_file(claude());
         write(&path, "{\"hooks\": []}");
-        let error = installed(&home, Cli::Claude).result.unwrap_err();
+        let error = installed(&home, claude()).result.unwrap_err();
         assert!(matches!(error, InstallError::Shape { .. }), "{error:?}");
         assert!(error.to_string().contains("`hooks` is not an object"), "{error}");
         assert_eq!(fs::read_to_string(&path).unwrap(), "{\"hooks\": []}");
@@ -352,16 +340,16 @@ mod tests {
     #[test]
     fn the_command_path_must_be_absolute() {
         let home = home();
-        let outcome = run(&InstallOptions { command_path: "switchboard".into(), ..options(&home, Cli::Claude) });
+        let outcome = run(&InstallOptions { command_path: "switchboard".into(), ..options(&home, claude()) });
         assert!(matches!(outcome.result, Err(InstallError::CommandPath { .. })), "{:?}", outcome.result);
-        assert!(!home.dirs.claude.exists());
+        assert!(!home.dirs.dir(claude()).exists());
     }
 
     #[test]
     fn one_cli_failing_does_not_stop_the_others() {
         let home = home();
-        write(&home.dirs.settings_file(Cli::Claude), "nope");
-        let outcomes = install(&InstallOptions { clis: Cli::ALL.to_vec(), ..options(&home, Cli::Claude) });
+        write(&home.dirs.settings_file(claude()), "nope");
+        let outcomes = install(&InstallOptions { clis: Cli::all().collect(), ..options(&home, claude()) });
         let ok: Vec<bool> = outcomes.iter().map(|outcome| outcome.result.is_ok()).collect();
         assert_eq!(ok, [false, true, true]);
     }
@@ -373,7 +361,7 @@ mod tests {
         };
         let defaults = ConfigDirs::from_vars(vars(&[("HOME", "/home/u"), ("CODEX_HOME", "")])).unwrap();
         assert_eq!(defaults, ConfigDirs::in_home(Path::new("/home/u")));
-        assert_eq!(defaults.settings_file(Cli::Codex), Path::new("/home/u/.codex/hooks.json"));
+        assert_eq!(defaults.settings_file(codex()), Path::new("/home/u/.codex/hooks.json"));
         let custom = ConfigDirs::from_vars(vars(&[
             ("HOME", "/home/u"),
             ("CLAUDE_CONFIG_DIR", "/cfg/claude"),
@@ -381,26 +369,29 @@ mod tests {
             ("GEMINI_CLI_HOME", "/cfg"),
         ]))
         .unwrap();
-        assert_eq!(custom.settings_file(Cli::Claude), Path::new("/cfg/claude/settings.json"));
-        assert_eq!(custom.settings_file(Cli::Codex), Path::new("/cfg/codex/hooks.json"));
-        assert_eq!(custom.settings_file(Cli::Gemini), Path::new("/cfg/.gemini/settings.json"));
+        assert_eq!(custom.settings_file(claude()), Path::new("/cfg/claude/settings.json"));
+        assert_eq!(custom.settings_file(codex()), Path::new("/cfg/codex/hooks.json"));
+        assert_eq!(custom.settings_file(gemini()), Path::new("/cfg/.gemini/settings.json"));
         assert_eq!(ConfigDirs::from_vars(vars(&[("CODEX_HOME", "/cfg/codex")])), None);
     }
 
     #[test]
     fn an_older_claude_code_is_not_given_an_event_it_would_reject_the_file_for() {
         let home = home();
-        let old = Some(Version(2, 1, 70));
-        let outcome = run(&InstallOptions { claude_version: old, ..options(&home, Cli::Claude) });
-        let settings = json_at(&home.dirs.settings_file(Cli::Claude));
+        let old = Version(2, 1, 70);
+        let outcome = run(&InstallOptions { versions: vec![(claude(), old)], ..options(&home, claude()) });
+        let settings = json_at(&home.dirs.settings_file(claude()));
         assert!(!settings["hooks"].as_object().unwrap().contains_key("StopFailure"));
-        assert_eq!(outcome.result.as_ref().unwrap().count(EditAction::Add), Cli::Claude.events().len() - 1);
+        assert_eq!(outcome.result.as_ref().unwrap().count(EditAction::Add), claude().events().len() - 1);
         let message = outcome.to_string();
         assert!(message.contains("Claude Code 2.1.70 predates the StopFailure hook event"), "{message}");
-        assert_eq!(status(&home.dirs, Path::new(PROGRAM), old)[0].hooks, HooksState::Installed { current: true });
+        assert_eq!(
+            status(&home.dirs, Path::new(PROGRAM), &[(claude(), old)])[0].hooks,
+            HooksState::Installed { current: true }
+        );
 
         // After an update of Claude Code, installing again adds it.
-        let newer = run(&InstallOptions { claude_version: Some(Version(2, 1, 90)), ..options(&home, Cli::Claude) });
+        let newer = run(&InstallOptions { versions: vec![(claude(), Version(2, 1, 90))], ..options(&home, claude()) });
         assert_eq!(newer.result.unwrap().count(EditAction::Add), 1);
     }
 }

@@ -62,8 +62,8 @@ fn read_original(target: &Path) -> Result<Option<Original>, InstallError> {
 fn parse_settings(cli: Cli, path: &Path, bytes: Option<&[u8]>) -> Result<Value, InstallError> {
     let Some(bytes) = bytes.filter(|bytes| !bytes.iter().all(u8::is_ascii_whitespace)) else { return Ok(json!({})) };
     serde_json::from_slice(bytes).map_err(|error| {
-        // Gemini CLI reads its settings through strip-json-comments; rewriting would lose them.
-        if cli == Cli::Gemini && serde_json::from_slice::<Value>(&without_comments(bytes)).is_ok() {
+        // A CLI that reads its settings with comments would lose them on a rewrite.
+        if cli.setup().comments && serde_json::from_slice::<Value>(&without_comments(bytes)).is_ok() {
             return InstallError::HasComments { path: path.to_owned() };
         }
         let message = error.to_string();
@@ -114,7 +114,7 @@ mod tests {
 
     #[test]
     fn broken_json_is_refused_by_name_and_line_and_left_byte_for_byte() {
-        for cli in Cli::ALL {
+        for cli in Cli::all() {
             let home = home();
             let path = home.dirs.settings_file(cli);
             let text = "{\n  \"hooks\": {\n    \"Stop\": [,]\n  }\n}\n";
@@ -132,15 +132,15 @@ mod tests {
     #[test]
     fn gemini_settings_with_comments_are_refused_not_stripped() {
         let home = home();
-        let path = home.dirs.settings_file(Cli::Gemini);
+        let path = home.dirs.settings_file(gemini());
         let text = "{\n  // my theme\n  \"ui\": {\"theme\": \"a//b\"} /* end */\n}\n";
         write(&path, text);
-        let error = installed(&home, Cli::Gemini).result.unwrap_err();
+        let error = installed(&home, gemini()).result.unwrap_err();
         assert!(matches!(error, InstallError::HasComments { .. }), "{error:?}");
         assert_eq!(fs::read_to_string(&path).unwrap(), text);
         // Claude Code reads strict JSON, so there the same file is simply invalid.
-        write(&home.dirs.settings_file(Cli::Claude), text);
-        assert!(matches!(installed(&home, Cli::Claude).result, Err(InstallError::Unparsable { line: 2, .. })));
+        write(&home.dirs.settings_file(claude()), text);
+        assert!(matches!(installed(&home, claude()).result, Err(InstallError::Unparsable { line: 2, .. })));
     }
 
     #[test]
@@ -149,17 +149,17 @@ mod tests {
         let dotfiles = tempfile::tempdir().unwrap();
         let real = dotfiles.path().join("claude-settings.json");
         fs::write(&real, "{\"model\": \"opus\"}\n").unwrap();
-        let link = home.dirs.settings_file(Cli::Claude);
-        fs::create_dir_all(&home.dirs.claude).unwrap();
+        let link = home.dirs.settings_file(claude());
+        fs::create_dir_all(&home.dirs.dir(claude())).unwrap();
         symlink(&real, &link).unwrap();
 
-        let outcome = installed(&home, Cli::Claude);
+        let outcome = installed(&home, claude());
         assert_eq!(outcome.result.as_ref().unwrap().target, real);
         assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link stays a link");
         assert_eq!(fs::read_link(&link).unwrap(), real);
         let settings = json_at(&real);
         assert_eq!(settings["model"], "opus");
-        assert!(hook_config::installed(&settings, Cli::Claude, Cli::Claude.events()).missing.is_empty());
+        assert!(hook_config::installed(&settings, claude(), claude().events()).missing.is_empty());
         assert!(outcome.to_string().contains("through the link"), "{outcome}");
         // The backup sits beside the name the user knows, not in the dotfiles folder.
         assert!(Path::new(&format!("{}.switchboard.bak", link.display())).is_file());
@@ -169,10 +169,10 @@ mod tests {
     #[test]
     fn a_relative_symlink_resolves_against_its_folder() {
         let home = home();
-        fs::create_dir_all(home.dirs.codex.join("real")).unwrap();
-        symlink("real/hooks.json", home.dirs.settings_file(Cli::Codex)).unwrap();
-        installed(&home, Cli::Codex).result.unwrap();
-        assert!(home.dirs.codex.join("real/hooks.json").is_file(), "a dangling link's target is created");
+        fs::create_dir_all(home.dirs.dir(codex()).join("real")).unwrap();
+        symlink("real/hooks.json", home.dirs.settings_file(codex())).unwrap();
+        installed(&home, codex()).result.unwrap();
+        assert!(home.dirs.dir(codex()).join("real/hooks.json").is_file(), "a dangling link's target is created");
     }
 
     #[test]

@@ -1,15 +1,15 @@
 //! Whether each CLI is connected, and what in its settings keeps our hook from running: read by
 //! the Connections panel and `switchboard doctor`.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value;
-use switchboard_core::hook_config::{self, Notice};
+use switchboard_core::hook_config;
 
 use super::{program, read, version, Cli, ConfigDirs, Version};
-use crate::setup::codex_trust::{self, HookTrust};
+use crate::setup::codex_trust::HookTrust;
+use crate::setup::extras::extras;
 
 /// One CLI's connection, for the Connections panel.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -56,29 +56,29 @@ pub enum HooksState {
 }
 
 /// Whether each CLI is on this machine and connected to this `switchboard` binary.
-/// `claude_version` as in [`InstallOptions`].
-pub fn status(dirs: &ConfigDirs, command_path: &Path, claude_version: Option<Version>) -> Vec<CliStatus> {
-    Cli::ALL
-        .into_iter()
+/// `versions` as in [`super::InstallOptions`].
+pub fn status(dirs: &ConfigDirs, command_path: &Path, versions: &[(Cli, Version)]) -> Vec<CliStatus> {
+    Cli::all()
         .map(|cli| {
             let settings_file = dirs.settings_file(cli);
             let settings = read::load(cli, &settings_file).map(|file| file.settings);
             let (hooks, warnings, trust) = match settings {
                 Ok(settings) => {
-                    let events = version::wanted_events(cli, claude_version);
+                    let events = version::wanted_events(cli, versions);
                     let hooks = hooks_state(cli, &settings, command_path, &events);
                     let installed = matches!(hooks, HooksState::Installed { .. } | HooksState::Partial { .. });
-                    let trust = (cli == Cli::Codex && installed)
-                        .then(|| codex_trust::hook_trust(&dirs.codex, &settings_file, &settings));
+                    let trust = extras(cli)
+                        .and_then(|extras| extras.trust)
+                        .filter(|_| installed)
+                        .map(|trust| trust(dirs.dir(cli), &settings_file, &settings, cli));
                     (hooks, warnings(cli, &settings, dirs), trust)
                 }
                 Err(error) => (HooksState::Unreadable { message: error.to_string() }, Vec::new(), None),
             };
-            let next_step = trust.as_ref().filter(|trust| !trust.complete()).map(|_| {
-                "start Codex and choose \"Trust all and continue\" when it says hooks need review (or trust \
-                 Switchboard's hooks in /hooks)"
-                    .to_owned()
-            });
+            let next_step = trust
+                .as_ref()
+                .filter(|trust| !trust.complete())
+                .and_then(|_| Some(extras(cli)?.untrusted_step.to_owned()));
             CliStatus {
                 cli,
                 config_dir: dirs.dir(cli).to_owned(),
@@ -111,39 +111,12 @@ pub(super) fn warnings(cli: Cli, settings: &Value, dirs: &ConfigDirs) -> Vec<War
     let file = dirs.settings_file(cli);
     let mut warnings: Vec<Warning> = hook_config::notices(settings, cli)
         .into_iter()
-        .map(|notice| {
-            let fix = match notice {
-                Notice::ClaudeHooksDisabled => format!("set \"disableAllHooks\": false in {}", file.display()),
-                Notice::GeminiHooksDisabled => {
-                    format!("set \"hooksConfig\": {{\"enabled\": true}} in {}", file.display())
-                }
-                Notice::GeminiHookDisabled => "run /hooks enable switchboard in Gemini CLI".to_owned(),
-            };
-            Warning { message: notice.to_string(), fix }
-        })
+        .map(|notice| Warning { message: notice.to_string(), fix: notice.fix_in(&file) })
         .collect();
-    if cli == Cli::Codex {
-        warnings.extend(codex_switch_off(&dirs.codex));
+    if let Some(extras) = extras(cli) {
+        warnings.extend((extras.warnings)(dirs.dir(cli)));
     }
     warnings
-}
-
-/// Codex runs hooks unless `[features] hooks = false` (or the older `codex_hooks = false`) is
-/// set in `config.toml`. Switchboard reports that choice rather than overriding it.
-fn codex_switch_off(codex_dir: &Path) -> Option<Warning> {
-    let config = codex_dir.join("config.toml");
-    let table: toml::Table = fs::read_to_string(&config).ok()?.parse().ok()?;
-    let features = table.get("features")?.as_table()?;
-    let key = ["hooks", "codex_hooks"]
-        .into_iter()
-        .find(|key| features.get(*key).and_then(toml::Value::as_bool) == Some(false))?;
-    Some(Warning {
-        message: format!(
-            "`[features] {key} = false` in {}: Codex runs no hook, Switchboard's included, until you remove it",
-            config.display()
-        ),
-        fix: format!("delete `{key} = false` under [features] in {}", config.display()),
-    })
 }
 
 #[cfg(all(test, unix))]
@@ -151,25 +124,26 @@ mod tests {
     use super::super::testing::*;
     use super::*;
     use serde_json::json;
+    use std::fs;
 
     #[test]
     fn status_tells_found_installed_moved_and_unreadable_apart() {
         let home = home();
-        fs::create_dir_all(&home.dirs.claude).unwrap();
-        installed(&home, Cli::Codex).result.unwrap();
-        write(&home.dirs.settings_file(Cli::Gemini), "{oops");
+        fs::create_dir_all(&home.dirs.dir(claude())).unwrap();
+        installed(&home, codex()).result.unwrap();
+        write(&home.dirs.settings_file(gemini()), "{oops");
 
-        let statuses = status(&home.dirs, Path::new(PROGRAM), None);
+        let statuses = status(&home.dirs, Path::new(PROGRAM), &[]);
         let [claude, codex, gemini] = statuses.as_slice() else { panic!("{statuses:?}") };
         assert!(claude.found && claude.hooks == HooksState::NotInstalled);
         assert_eq!(codex.hooks, HooksState::Installed { current: true });
         assert!(codex.next_step.is_some(), "Codex has not trusted the new hooks yet");
         let trust = codex.trust.as_ref().unwrap();
-        assert_eq!((trust.trusted.len(), trust.untrusted.len()), (0, Cli::Codex.events().len()));
+        assert_eq!((trust.trusted.len(), trust.untrusted.len()), (0, cli("codex").events().len()));
         assert_eq!((claude.trust.as_ref(), gemini.trust.as_ref()), (None, None));
         assert!(matches!(&gemini.hooks, HooksState::Unreadable { message } if message.contains("line 1")));
 
-        let moved = status(&home.dirs, Path::new("/elsewhere/switchboard"), None);
+        let moved = status(&home.dirs, Path::new("/elsewhere/switchboard"), &[]);
         assert_eq!(moved[1].hooks, HooksState::Installed { current: false });
 
         let json = serde_json::to_value(&statuses[1]).unwrap();
@@ -181,11 +155,11 @@ mod tests {
     #[test]
     fn status_lists_the_events_a_partial_install_lacks() {
         let home = home();
-        let command = hook_config::hook_command(PROGRAM, Cli::Claude);
+        let command = hook_config::hook_command(PROGRAM, claude());
         let settings = json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}});
-        write(&home.dirs.settings_file(Cli::Claude), &settings.to_string());
-        let HooksState::Partial { missing } = &status(&home.dirs, Path::new(PROGRAM), None)[0].hooks else { panic!() };
-        assert_eq!(missing.len(), Cli::Claude.events().len() - 1);
+        write(&home.dirs.settings_file(claude()), &settings.to_string());
+        let HooksState::Partial { missing } = &status(&home.dirs, Path::new(PROGRAM), &[])[0].hooks else { panic!() };
+        assert_eq!(missing.len(), claude().events().len() - 1);
         assert!(!missing.contains(&"Stop".to_owned()));
     }
 }

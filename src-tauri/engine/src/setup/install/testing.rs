@@ -11,6 +11,23 @@ use super::{install, Cli, ConfigDirs, InstallOptions, InstallOutcome};
 
 pub const PROGRAM: &str = "/opt/Switchboard/bin/switchboard";
 
+/// The connectable CLI with that agent id.
+pub fn cli(id: &str) -> Cli {
+    Cli::from_agent(id).unwrap_or_else(|| panic!("{id} is not in the table"))
+}
+
+pub fn claude() -> Cli {
+    cli("claude")
+}
+
+pub fn codex() -> Cli {
+    cli("codex")
+}
+
+pub fn gemini() -> Cli {
+    cli("gemini")
+}
+
 pub struct Home {
     _dir: tempfile::TempDir,
     pub dirs: ConfigDirs,
@@ -29,7 +46,7 @@ pub fn options(home: &Home, cli: Cli) -> InstallOptions {
         dry_run: false,
         command_path: PROGRAM.into(),
         dirs: home.dirs.clone(),
-        claude_version: None,
+        versions: Vec::new(),
     }
 }
 

@@ -6,10 +6,10 @@ use std::time::{Duration, Instant};
 
 use switchboard_core::hook_config::{self, Cli, Version};
 
-/// The release of the `claude` on `PATH` (`claude --version`); `None` when there is none, or
-/// it does not answer within two seconds.
-pub fn claude_code_version() -> Option<Version> {
-    version_of(Command::new("claude").arg("--version"), Duration::from_secs(2))
+/// The release of `cli`'s program on `PATH` (`<program> --version`); `None` when there is none,
+/// or it does not answer within two seconds.
+pub fn cli_version(cli: Cli) -> Option<Version> {
+    version_of(Command::new(cli.setup().program).arg("--version"), Duration::from_secs(2))
 }
 
 fn version_of(command: &mut Command, limit: Duration) -> Option<Version> {
@@ -33,9 +33,21 @@ pub(crate) fn version_output(command: &mut Command, limit: Duration) -> Option<S
     Some(output)
 }
 
+/// The releases of the CLIs on `PATH` whose rows list events an older release refuses (the
+/// others are not asked: their release changes nothing).
+pub fn cli_versions() -> Vec<(Cli, Version)> {
+    let asked = Cli::all().filter(|cli| !cli.setup().introduced.is_empty());
+    asked.filter_map(|cli| Some((cli, cli_version(cli)?))).collect()
+}
+
+/// `cli`'s release among `versions`.
+pub(super) fn release_of(cli: Cli, versions: &[(Cli, Version)]) -> Option<Version> {
+    versions.iter().find(|(of, _)| *of == cli).map(|(_, version)| *version)
+}
+
 /// The events to register for `cli`, given what is known of its release.
-pub(super) fn wanted_events(cli: Cli, claude_version: Option<Version>) -> Vec<&'static str> {
-    hook_config::events_for(cli, claude_version.filter(|_| cli == Cli::Claude))
+pub(super) fn wanted_events(cli: Cli, versions: &[(Cli, Version)]) -> Vec<&'static str> {
+    hook_config::events_for(cli, release_of(cli, versions))
 }
 
 #[cfg(all(test, unix))]

@@ -106,7 +106,7 @@ mod tests {
 
     #[test]
     fn existing_settings_and_user_hooks_keep_their_order_and_indent() {
-        for cli in Cli::ALL {
+        for cli in Cli::all() {
             let home = home();
             let path = home.dirs.settings_file(cli);
             let (event, text) = user_settings(cli);
@@ -117,7 +117,7 @@ mod tests {
             let after = json_at(&path);
             let keys: Vec<_> = after.as_object().unwrap().keys().cloned().collect();
             let expected: &[&str] =
-                if cli == Cli::Gemini { &["theme", "hooks", "zzz", "hooksConfig"] } else { &["theme", "hooks", "zzz"] };
+                if cli == gemini() { &["theme", "hooks", "zzz", "hooksConfig"] } else { &["theme", "hooks", "zzz"] };
             assert_eq!(keys, expected, "{cli:?}");
             assert_eq!(after["hooks"].as_object().unwrap().keys().next().unwrap(), event);
             assert_eq!(after["hooks"][event][0], before["hooks"][event][0], "the user's group stays first");
@@ -130,54 +130,57 @@ mod tests {
     #[test]
     fn a_read_only_file_is_refused_with_a_clear_error() {
         let home = home();
-        let path = home.dirs.settings_file(Cli::Claude);
+        let path = home.dirs.settings_file(claude());
         write(&path, "{}");
         fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
-        let outcome = installed(&home, Cli::Claude);
+        let outcome = installed(&home, claude());
         assert!(
-            matches!(outcome.result, Err(InstallError::ReadOnly { ref path }) if path == &home.dirs.settings_file(Cli::Claude))
+            matches!(outcome.result, Err(InstallError::ReadOnly { ref path }) if path == &home.dirs.settings_file(claude()))
         );
         let message = outcome.to_string();
         assert!(message.starts_with("Claude Code: ") && message.contains("is read-only"), "{message}");
         assert_eq!(fs::read_to_string(&path).unwrap(), "{}");
-        assert_eq!(listing(&home.dirs.claude), ["settings.json"], "no backup, no temporary file");
+        assert_eq!(listing(&home.dirs.dir(claude())), ["settings.json"], "no backup, no temporary file");
     }
 
     #[test]
     fn a_read_only_folder_is_refused_with_a_clear_error() {
         let home = home();
-        let path = home.dirs.settings_file(Cli::Gemini);
+        let path = home.dirs.settings_file(gemini());
         write(&path, "{}");
-        fs::set_permissions(&home.dirs.gemini, fs::Permissions::from_mode(0o555)).unwrap();
-        let result = installed(&home, Cli::Gemini).result;
-        fs::set_permissions(&home.dirs.gemini, fs::Permissions::from_mode(0o755)).unwrap();
-        assert!(matches!(result, Err(InstallError::ReadOnly { ref path }) if path == &home.dirs.gemini), "{result:?}");
+        fs::set_permissions(&home.dirs.dir(gemini()), fs::Permissions::from_mode(0o555)).unwrap();
+        let result = installed(&home, gemini()).result;
+        fs::set_permissions(&home.dirs.dir(gemini()), fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(
+            matches!(result, Err(InstallError::ReadOnly { ref path }) if path == &home.dirs.dir(gemini())),
+            "{result:?}"
+        );
         assert_eq!(fs::read_to_string(&path).unwrap(), "{}");
     }
 
     #[test]
     fn permissions_are_kept_and_the_backup_is_made_once() {
         let home = home();
-        let path = home.dirs.settings_file(Cli::Claude);
+        let path = home.dirs.settings_file(claude());
         write(&path, "{\"env\": {\"TOKEN\": \"secret\"}}");
         fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
         let backup = PathBuf::from(format!("{}.switchboard.bak", path.display()));
 
-        let first = installed(&home, Cli::Claude);
+        let first = installed(&home, claude());
         assert_eq!(first.result.as_ref().unwrap().backup.as_ref(), Some(&backup));
         assert!(first.to_string().contains("previous file is saved as"), "{first}");
         assert_eq!((mode(&path), mode(&backup)), (0o600, 0o600));
 
         // The binary moves: the hooks are repointed, and the first backup is kept as it was.
         let moved =
-            run(&InstallOptions { command_path: "/usr/local/bin/switchboard".into(), ..options(&home, Cli::Claude) });
+            run(&InstallOptions { command_path: "/usr/local/bin/switchboard".into(), ..options(&home, claude()) });
         let report = moved.result.as_ref().unwrap();
-        assert_eq!(report.count(EditAction::Update), Cli::Claude.events().len());
+        assert_eq!(report.count(EditAction::Update), claude().events().len());
         assert_eq!(report.backup, None);
         assert!(
             moved
                 .to_string()
-                .contains(&format!("pointed {} hooks at this switchboard binary", Cli::Claude.events().len())),
+                .contains(&format!("pointed {} hooks at this switchboard binary", claude().events().len())),
             "{moved}"
         );
         assert_eq!(fs::read_to_string(&backup).unwrap(), "{\"env\": {\"TOKEN\": \"secret\"}}");

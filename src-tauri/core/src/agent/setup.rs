@@ -1,0 +1,85 @@
+//! How a CLI is connected (SPEC 5): where it keeps its hooks, how Switchboard's hook is spelled
+//! in them, what switches them off, and what the user still does in the CLI. Part of the CLI's
+//! row ([`super::Agent::setup`]); the installer, `doctor` and the Connections panel read only this.
+//! A leaf, like the row.
+
+use std::fmt;
+
+/// Where the CLI's settings folder is, and how its hooks are written there.
+#[derive(Clone, Copy, Debug)]
+pub struct Setup {
+    /// Its settings folder in the home folder (`.claude`).
+    pub dir: &'static str,
+    /// The environment variable that moves that folder, if any.
+    pub dir_var: Option<DirVar>,
+    /// The file, in that folder, that holds its hooks.
+    pub file: &'static str,
+    /// The program on `PATH` (and what answers `--version`).
+    pub program: &'static str,
+    /// How a user installs the CLI, for `doctor`.
+    pub install_hint: &'static str,
+    /// Events whose group carries `"matcher": "*"` (every tool) where the CLI documents one; an
+    /// omitted matcher matches every occurrence elsewhere.
+    pub every_tool: &'static [&'static str],
+    /// Its hook `timeout` is in milliseconds (else seconds).
+    pub timeout_in_ms: bool,
+    /// The `name` our handler carries (what `/hooks disable` takes), when the CLI names hooks.
+    pub hook_name: Option<&'static str>,
+    /// It reads its settings through a JSON-with-comments reader: a file with comments is
+    /// refused rather than rewritten without them.
+    pub comments: bool,
+    /// A setting that switches every hook off, reported (never overridden) when it is set.
+    pub all_off: Option<Switch>,
+    /// A switch for the whole hook system set on at install when the file does not have it.
+    pub switch_on: Option<&'static [&'static str]>,
+    /// A list of hook names the user switched off, reported when it names ours.
+    pub disabled_list: Option<Switch>,
+    /// Events an older release refuses the whole file for, with the release that brought them.
+    pub introduced: &'static [(&'static str, Version)],
+    /// What the user still does in the CLI after a change, for the hooks to run.
+    pub next_step: &'static str,
+}
+
+/// The environment variable that moves a CLI's settings folder.
+#[derive(Clone, Copy, Debug)]
+pub enum DirVar {
+    /// It names the folder itself (`CLAUDE_CONFIG_DIR`).
+    Folder(&'static str),
+    /// It names a home the folder goes under (`GEMINI_CLI_HOME` → `$GEMINI_CLI_HOME/.gemini`).
+    Home(&'static str),
+}
+
+/// A setting in the CLI's settings file, by its path of keys, what it says when it is set, and
+/// how to undo it.
+#[derive(Clone, Copy, Debug)]
+pub struct Switch {
+    pub path: &'static [&'static str],
+    /// The value that switches our hook off (a list switch: the list names our hook).
+    pub off: bool,
+    pub message: &'static str,
+    /// How to undo it; `{file}` is the settings file.
+    pub fix: &'static str,
+}
+
+/// A CLI release, `major.minor.patch`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Version(pub u32, pub u32, pub u32);
+
+impl Version {
+    /// The first `x.y.z` word of `text`, as in `claude --version`'s "2.1.78 (Claude Code)".
+    pub fn parse(text: &str) -> Option<Version> {
+        text.split_whitespace().find_map(|word| {
+            let word = word.strip_prefix('v').unwrap_or(word);
+            let core = word.split(['-', '+']).next()?;
+            let mut parts = core.split('.').map(|part| part.parse::<u32>().ok());
+            let version = Version(parts.next()??, parts.next()??, parts.next()??);
+            parts.next().is_none().then_some(version)
+        })
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.0, self.1, self.2)
+    }
+}

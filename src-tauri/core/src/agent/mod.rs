@@ -19,6 +19,7 @@ pub static AGENTS: &[&Agent] = &[
     &crate::normalize::claude::AGENT,
     &crate::normalize::codex::AGENT,
     &crate::normalize::gemini::AGENT,
+    &crate::normalize::qwen::AGENT,
     &crate::normalize::custom::AGENT,
 ];
 
@@ -47,6 +48,11 @@ pub fn meter(agent: &str) -> crate::usage::Meter {
     crate::usage::Meter::new(agent, self::agent(agent).map(|cli| cli.transcript.usage))
 }
 
+/// Whether `event`'s hook runs away from `agent`'s own process (its process says nothing).
+pub fn detached(agent: &str, event: &str) -> bool {
+    self::agent(agent).is_some_and(|agent| agent.detached_events.contains(&event))
+}
+
 /// The ids of the agents whose permission prompts can wait for Allow / Deny from the board.
 pub fn deciding() -> impl Iterator<Item = &'static str> {
     AGENTS.iter().filter(|agent| agent.decision_event.is_some()).map(|agent| agent.id)
@@ -58,7 +64,7 @@ mod tests {
 
     #[test]
     fn the_table_routes_every_builtin_agent() {
-        for agent in ["claude", "codex", "gemini", "custom"] {
+        for agent in ["claude", "codex", "gemini", "qwen", "custom"] {
             assert!(normalizer(agent).is_some(), "{agent}");
         }
         assert!(normalizer("cursor").is_none());
@@ -80,7 +86,7 @@ mod tests {
                 assert!(agent.hook_events.contains(&event), "{}: {event} must get the hook", agent.id);
             }
         }
-        assert_eq!(deciding().collect::<Vec<_>>(), ["claude", "codex"]);
+        assert_eq!(deciding().collect::<Vec<_>>(), ["claude", "codex", "qwen"]);
         assert_eq!(agent("codex").unwrap().resume_command("'a b'").as_deref(), Some("codex resume 'a b'"));
         assert!(agent("nope").is_none());
     }

@@ -121,6 +121,9 @@ pub struct Agent {
     pub typing: Typing,
     /// How its hooks are registered; `None`: Switchboard does not install into it (`custom`).
     pub setup: Option<super::Setup>,
+    /// Events whose hook it runs under a short-lived supervisor rather than itself (Qwen Code's
+    /// StopFailure): their process is not the agent's, so the forwarder does not report it.
+    pub detached_events: &'static [&'static str],
 }
 
 impl Agent {

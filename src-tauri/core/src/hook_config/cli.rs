@@ -200,8 +200,9 @@ mod tests {
         for cli in Cli::all() {
             for event in cli.events() {
                 let mut payload = json!({"hook_event_name": event, "session_id": "s"});
-                if cli.agent() == "gemini" && *event == "Notification" {
-                    payload["notification_type"] = "ToolPermission".into();
+                if *event == "Notification" {
+                    let kind = if cli.agent() == "gemini" { "ToolPermission" } else { "idle_prompt" };
+                    payload["notification_type"] = kind.into();
                 }
                 // Read only in their variant that carries a status (a manual compaction, a
                 // failed model call).

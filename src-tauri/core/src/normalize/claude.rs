@@ -110,6 +110,7 @@ pub static AGENT: Agent = Agent {
         next_step: "new Claude Code sessions report to Switchboard; in a session already running, open /hooks to \
                     accept the change (or restart it)",
     }),
+    detached_events: &[],
 };
 
 pub fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {

@@ -90,6 +90,7 @@ pub static AGENT: Agent = Agent {
         next_step: "Codex runs a new or changed hook only after you trust it: start Codex and choose to trust the \
                     hooks when it says they need review, or run /hooks and trust Switchboard's",
     }),
+    detached_events: &[],
 };
 
 pub fn normalize_codex(raw: &Value, now: Millis) -> Option<StatusEvent> {

@@ -29,6 +29,7 @@ pub static AGENT: Agent = Agent {
     tie: Tie::HookProcess,
     typing: Typing { prompts: &[">"], enter_after_ms: 50, pasted: None },
     setup: None,
+    detached_events: &[],
 };
 
 pub fn normalize_custom(raw: &Value, now: Millis) -> Option<StatusEvent> {

@@ -83,6 +83,7 @@ pub static AGENT: Agent = Agent {
         introduced: &[],
         next_step: "new Gemini CLI sessions report to Switchboard; restart the ones already running",
     }),
+    detached_events: &[],
 };
 
 pub fn normalize_gemini(raw: &Value, now: Millis) -> Option<StatusEvent> {

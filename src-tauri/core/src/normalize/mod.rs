@@ -10,6 +10,7 @@ pub(crate) mod custom;
 pub mod edit;
 pub(crate) mod gemini;
 pub mod observed;
+pub(crate) mod qwen;
 
 use serde_json::{Map, Value};
 
@@ -19,6 +20,7 @@ pub use claude::normalize_claude;
 pub use codex::normalize_codex;
 pub use custom::normalize_custom;
 pub use gemini::normalize_gemini;
+pub use qwen::normalize_qwen;
 
 /// Longest session id accepted (real ids are 36 characters); longer ones are dropped.
 pub const MAX_ID_LEN: usize = 256;

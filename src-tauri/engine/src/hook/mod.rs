@@ -65,7 +65,15 @@ pub fn forward(
         }
     }
     let path = protocol::hook_path(agent, &endpoint.key);
-    post_until(&endpoint, &path, &process_header(), &body, deadline);
+    // A hook run under a supervisor of the CLI's would report that short-lived process.
+    let event = serde_json::from_slice::<Value>(&body).ok();
+    let event = event.as_ref().and_then(|raw| raw.get("hook_event_name")?.as_str());
+    let process = if event.is_some_and(|event| switchboard_core::agent::detached(agent, event)) {
+        String::new()
+    } else {
+        process_header()
+    };
+    post_until(&endpoint, &path, &process, &body, deadline);
     None
 }
 

@@ -351,7 +351,7 @@ mod tests {
         write(&home.dirs.settings_file(claude()), "nope");
         let outcomes = install(&InstallOptions { clis: Cli::all().collect(), ..options(&home, claude()) });
         let ok: Vec<bool> = outcomes.iter().map(|outcome| outcome.result.is_ok()).collect();
-        assert_eq!(ok, [false, true, true]);
+        assert_eq!(ok, [false, true, true, true]);
     }
 
     #[test]

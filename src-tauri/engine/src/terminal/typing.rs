@@ -92,8 +92,12 @@ pub fn read_back(screen: &str, text: &str, typing: &Typing) -> Option<Composer> 
     Some(if draft.is_empty() { Composer::Alone } else { Composer::Draft(draft) })
 }
 
+/// A box's border, blank space, or a character that draws nothing (Qwen Code draws its cursor
+/// cell as a zero-width space after the text): never a user's draft.
 fn is_border(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '│' | '┃' | '║' | '|' | '╭' | '╮' | '╰' | '╯' | '▌' | '▐')
+    c.is_whitespace()
+        || matches!(c, '│' | '┃' | '║' | '|' | '╭' | '╮' | '╰' | '╯' | '▌' | '▐')
+        || matches!(c, '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' | '\u{feff}')
 }
 
 fn strip_border(text: &str) -> &str {
@@ -149,6 +153,8 @@ mod tests {
         // Gemini's multi-line draft: the typed text lands on its last line.
         let gemini = " > first line\n   second say hello\n";
         assert_eq!(read_back(gemini, "say hello", &TYPING), Some(Composer::Draft("second".into())));
+        // Qwen Code's cursor cell, a zero-width space after the text, is not a draft.
+        assert_eq!(read_back(">   say hello\u{200b}\n", "say hello", &TYPING), Some(Composer::Alone));
         // Shell mode (`!`) is never a place to type a reply into.
         assert_eq!(read_back("!\u{a0}say hello", "say hello", &TYPING), Some(Composer::Draft("!".into())));
     }

@@ -205,6 +205,13 @@ def scenarios(r: Run):
     report.check("the idle notice after Stop leaves done as it is (not interrupted)",
                  s.get("status") == "done" and not s.get("interrupted"), brief(s))
 
+    report.scenario("usage from its chat file")
+    got = r.expect("tokens counted from the transcript: 100 in and 10 out per answer the fake sent",
+                   lambda s: (lambda u: u.get("requests", 0) >= 1 and u.get("outputTokens") == 10 * u["requests"]
+                              and u.get("inputTokens", 0) + u.get("cacheReadTokens", 0) == 100 * u["requests"]
+                              and u.get("model") == "fake-model")(s.get("usage") or {}), 15)
+    print(f"    usage: {(got or {}).get('usage')}", flush=True)
+
     report.scenario("a tool, approved at the terminal")
     r.prompt("Create a marker [[scenario:shell]]")
     r.tmux.wait_text(r"allow once", 20)

@@ -9,6 +9,8 @@
 
 use serde_json::Value;
 
+mod transcript;
+
 use super::{lifecycle, one_line, Hook};
 use crate::agent::row::{Agent, Start, Tie, TitleSource, Transcript, Typing};
 use crate::agent::setup::{DirVar, Setup, Switch};
@@ -55,7 +57,9 @@ pub static AGENT: Agent = Agent {
     name: "Qwen Code",
     short_name: "Qwen",
     letter: 'Q',
-    held_note: Some("its screen shows the tool with a spinner meanwhile, and the dialog only if the board does not answer"),
+    held_note: Some(
+        "its screen shows the tool with a spinner meanwhile, and the dialog only if the board does not answer",
+    ),
     start: Some(Start { program: "qwen", prompt_flag: Some("--prompt-interactive") }),
     normalize: normalize_qwen,
     ignored: IGNORED,
@@ -71,7 +75,7 @@ pub static AGENT: Agent = Agent {
     silent_reply: None,
     resume: Some("qwen --resume {id}"),
     title: TitleSource::None,
-    transcript: Transcript::NONE,
+    transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: |_| false },
     tie: Tie::HookProcess,
     typing: Typing { prompts: &[">", "*"], enter_after_ms: 150, pasted: Some("[Pasted text") },
     setup: Some(Setup {
@@ -132,16 +136,11 @@ pub fn normalize_qwen(raw: &Value, now: Millis) -> Option<StatusEvent> {
         "PostToolBatch" => status(AgentStatus::Working),
         "Notification" => notification(&hook, base)?,
         "Stop" => hook.stop(status(AgentStatus::Done)),
-        "StopFailure" => StatusEvent {
-            errored: true,
-            message: Some(failure_text(&hook)),
-            ..status(AgentStatus::Done)
-        },
+        "StopFailure" => StatusEvent { errored: true, message: Some(failure_text(&hook)), ..status(AgentStatus::Done) },
         "SubagentStart" => subagent(&hook, status(AgentStatus::Working)),
-        "SubagentStop" => StatusEvent {
-            message: hook.string("last_assistant_message"),
-            ..subagent(&hook, status(AgentStatus::Done))
-        },
+        "SubagentStop" => {
+            StatusEvent { message: hook.string("last_assistant_message"), ..subagent(&hook, status(AgentStatus::Done)) }
+        }
         "SessionStart" => lifecycle(&hook, AGENT_ID, now, Lifecycle::Start),
         "SessionEnd" => lifecycle(&hook, AGENT_ID, now, Lifecycle::End),
         _ => return None,
@@ -159,12 +158,9 @@ fn cancelled(hook: &Hook) -> bool {
 fn notification(hook: &Hook, base: StatusEvent) -> Option<StatusEvent> {
     let message = hook.str("message").map(one_line);
     match hook.str("notification_type")? {
-        "permission_prompt" => Some(StatusEvent {
-            status: Some(AgentStatus::Blocked),
-            cue: Cue::PermissionNotice,
-            message,
-            ..base
-        }),
+        "permission_prompt" => {
+            Some(StatusEvent { status: Some(AgentStatus::Blocked), cue: Cue::PermissionNotice, message, ..base })
+        }
         // Back at its prompt: closes a turn no Stop closed (Esc while it streamed).
         "idle_prompt" => Some(StatusEvent {
             status: Some(AgentStatus::Done),
@@ -214,7 +210,10 @@ mod tests {
     #[test]
     fn a_prompt_starts_a_turn_and_the_empty_continuation_does_not() {
         let turn = qwen("UserPromptSubmit", json!({"prompt": "fix it", "submitted_prompt": "fix it"})).unwrap();
-        assert_eq!((turn.status, turn.cue, turn.prompt.as_deref()), (Some(AgentStatus::Working), Cue::NewTurn, Some("fix it")));
+        assert_eq!(
+            (turn.status, turn.cue, turn.prompt.as_deref()),
+            (Some(AgentStatus::Working), Cue::NewTurn, Some("fix it"))
+        );
         let more = qwen("UserPromptSubmit", json!({"prompt": ""})).unwrap();
         assert_eq!((more.status, more.cue), (Some(AgentStatus::Working), Cue::Plain));
     }
@@ -236,14 +235,20 @@ mod tests {
 
     #[test]
     fn idle_closes_only_an_open_turn_and_a_cancelled_batch_is_an_interrupt() {
-        let idle = qwen("Notification", json!({"notification_type": "idle_prompt", "message": "Qwen Code is waiting for your input"})).unwrap();
+        let idle = qwen(
+            "Notification",
+            json!({"notification_type": "idle_prompt", "message": "Qwen Code is waiting for your input"}),
+        )
+        .unwrap();
         assert_eq!((idle.status, idle.cue, idle.interrupted), (Some(AgentStatus::Done), Cue::IdleRescue, true));
         let notice = qwen("Notification", json!({"notification_type": "permission_prompt"})).unwrap();
         assert_eq!((notice.status, notice.cue), (Some(AgentStatus::Blocked), Cue::PermissionNotice));
         assert!(qwen("Notification", json!({"notification_type": "auth_success"})).is_none());
-        let refused = qwen("PostToolBatch", json!({"tool_calls": [{"tool_name": "run_shell_command", "status": "cancelled"}]}));
+        let refused =
+            qwen("PostToolBatch", json!({"tool_calls": [{"tool_name": "run_shell_command", "status": "cancelled"}]}));
         assert_eq!(refused.map(|e| (e.status, e.interrupted)), Some((Some(AgentStatus::Done), true)));
-        let ran = qwen("PostToolBatch", json!({"tool_calls": [{"tool_name": "run_shell_command", "status": "success"}]}));
+        let ran =
+            qwen("PostToolBatch", json!({"tool_calls": [{"tool_name": "run_shell_command", "status": "success"}]}));
         assert_eq!(ran.map(|e| (e.status, e.interrupted)), Some((Some(AgentStatus::Working), false)));
     }
 
@@ -251,11 +256,18 @@ mod tests {
     fn stop_is_done_and_a_failure_is_an_errored_done_that_says_what_failed() {
         let done = qwen("Stop", json!({"last_assistant_message": "All set."})).unwrap();
         assert_eq!((done.status, done.message.as_deref()), (Some(AgentStatus::Done), Some("All set.")));
-        let failed = qwen("StopFailure", json!({"error": "server_error", "error_details": "500 The server had an error",
-            "last_assistant_message": "[API Error: 500 The server had an error]"})).unwrap();
+        let failed = qwen(
+            "StopFailure",
+            json!({"error": "server_error", "error_details": "500 The server had an error",
+            "last_assistant_message": "[API Error: 500 The server had an error]"}),
+        )
+        .unwrap();
         assert!(failed.errored);
         assert_eq!(failed.message.as_deref(), Some("The request failed: 500 The server had an error"));
-        assert_eq!(qwen("StopFailure", json!({"error": "rate_limit"})).unwrap().message.as_deref(), Some("The request failed (rate_limit)"));
+        assert_eq!(
+            qwen("StopFailure", json!({"error": "rate_limit"})).unwrap().message.as_deref(),
+            Some("The request failed (rate_limit)")
+        );
     }
 
     #[test]

@@ -108,10 +108,18 @@ pub fn install(
         let search_path = std::env::var_os("PATH");
         options.clis.retain(|cli| install::used_here(*cli, &options.dirs, search_path.as_deref()));
         if options.clis.is_empty() {
+            let all: Vec<install::Cli> = install::Cli::all().collect();
+            let programs: Vec<&str> = all.iter().map(|cli| cli.setup().program).collect();
+            let folders: Vec<String> = all.iter().map(|cli| format!("~/{}", cli.setup().dir)).collect();
             return Err(ApiError::new(
                 ErrorKind::NoAgentCli,
-                "No agent CLI found on this machine (no claude, codex or gemini on PATH, and none of \
-                 ~/.claude, ~/.codex, ~/.gemini). Install one first, or name it: switchboard install claude",
+                format!(
+                    "No agent CLI found on this machine (none of {} on PATH, and none of {}). Install one \
+                     first, or name it: switchboard install {}",
+                    programs.join(", "),
+                    folders.join(", "),
+                    all.first().map_or("<cli>", |cli| cli.agent())
+                ),
             ));
         }
     }

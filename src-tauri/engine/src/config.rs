@@ -15,8 +15,8 @@ pub struct Config {
     pub persist: bool,
     /// `SWITCHBOARD_STALE_MINUTES` (10) and `SWITCHBOARD_ARCHIVE_HOURS` (24).
     pub ages: Ages,
-    /// `$CODEX_HOME`, else `~/.codex`: where Codex keeps `session_index.jsonl`.
-    pub codex_home: Option<PathBuf>,
+    /// Each CLI's folder (its row's, moved by its variable): where a title index is kept.
+    pub cli_dirs: Option<switchboard_core::hook_config::ConfigDirs>,
     /// `SWITCHBOARD_DECIDE=claude,codex`: for this run, these CLIs' permissions wait for an answer
     /// from Switchboard, whatever the saved settings say (`serve` has no settings screen); empty
     /// turns it off. Unset: the saved settings decide.
@@ -50,10 +50,13 @@ impl Config {
                 archive_after: number("SWITCHBOARD_ARCHIVE_HOURS")
                     .map_or(defaults.archive_after, |h| (h * 3_600_000.0) as u64),
             },
-            codex_home: match var("CODEX_HOME").filter(|home| !home.is_empty()) {
-                Some(home) => Some(PathBuf::from(home)),
-                None => dirs::home_dir().map(|home| home.join(".codex")),
-            },
+            cli_dirs: switchboard_core::hook_config::ConfigDirs::from_vars(|name| {
+                match name {
+                    // `dirs` knows the home folder where `$HOME` is not how it is found.
+                    "HOME" => var(name).map(Into::into).or_else(|| dirs::home_dir().map(Into::into)),
+                    _ => var(name).map(Into::into),
+                }
+            }),
             decide: var("SWITCHBOARD_DECIDE").map(|list| {
                 list.split(',').map(|cli| cli.trim().to_ascii_lowercase()).filter(|cli| !cli.is_empty()).collect()
             }),
@@ -123,7 +126,8 @@ mod tests {
         assert_eq!(c.state_dir, PathBuf::from("/state"));
         assert!(!c.persist);
         assert_eq!(c.ages, Ages { stale_after: 120_000, archive_after: 1_800_000 });
-        assert_eq!(c.codex_home, Some(PathBuf::from("/codex")));
+        let codex = switchboard_core::hook_config::Cli::from_agent("codex").unwrap();
+        assert_eq!(c.cli_dirs.unwrap().dir(codex), std::path::Path::new("/codex"));
         assert_eq!(config(&[("SWITCHBOARD_HOME", "/s"), ("SWITCHBOARD_STALE_MINUTES", "-3")]).ages, Ages::default());
     }
 

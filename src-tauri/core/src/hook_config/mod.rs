@@ -25,11 +25,13 @@
 //!   when it is absent (never over a user's explicit `false`: that is reported instead).
 
 mod cli;
+mod dirs;
 mod installed;
 mod notices;
 mod plan;
 
 pub use cli::{events_for, hook_command, is_switchboard_command, Cli, Version, HOLD_TIMEOUT_SECS, HOOK_TIMEOUT_SECS};
+pub use dirs::ConfigDirs;
 pub use installed::{installed, Installed};
 pub use notices::{notices, Notice};
 pub use plan::{plan_install, plan_uninstall, Edit, EditAction, Plan, ShapeError};

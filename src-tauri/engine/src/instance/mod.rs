@@ -110,7 +110,7 @@ impl Instance {
         if !notices.is_empty() {
             inputs.push(Input::Notice { source: "database", text: Some(notices.join(" ")) });
         }
-        TitleWatch::start(hub.updates(), inputs.clone(), config.codex_home.clone());
+        TitleWatch::start(hub.updates(), inputs.clone(), config.cli_dirs.clone());
         AgentWatch::start(hub.updates(), inputs.clone());
         meter::Meter::start(hub.updates(), inputs.clone(), config.persist.then(|| config.state_dir.clone()));
         let stop = CancellationToken::new();

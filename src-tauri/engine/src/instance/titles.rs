@@ -1,10 +1,11 @@
 //! Session titles from the agents' own files (SPEC 4): the name the user (or the agent) gave the
 //! session, read from the tail of a file that only grows.
 //!
-//! - Claude Code transcript (`*.jsonl`): the latest `custom-title` record (`customTitle`, set by
-//!   `/rename`) wins, else the latest `ai-title` (`aiTitle`), else the latest `summary`.
-//! - Codex `session_index.jsonl` in `$CODEX_HOME`: the newest `thread_name` for the session id
-//!   (later lines win).
+//! Which file is read is the CLI's row (`TitleSource`); this module reads the two shapes:
+//! - a transcript (`*.jsonl`, Claude Code's): the latest `custom-title` record (`customTitle`,
+//!   set by `/rename`) wins, else the latest `ai-title` (`aiTitle`), else the latest `summary`;
+//! - a `session_index.jsonl` in the CLI's folder (Codex's): the newest `thread_name` for the
+//!   session id (later lines win).
 //!
 //! Only the last [`TAIL_BYTES`] of a file are read, whatever its size: a title is re-appended as
 //! the session goes on, and a 200 MB transcript must cost no more than a small one. A missing,
@@ -21,6 +22,7 @@ use super::mailbox::Updates;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use switchboard_core::hook_config::{Cli, ConfigDirs};
 use switchboard_core::Session;
 
 use crate::files::open_regular;
@@ -29,17 +31,17 @@ use crate::instance::hub::{Input, Inputs, Update};
 /// How much of a file's end is read for its title.
 pub const TAIL_BYTES: u64 = 256 * 1024;
 
-/// The title of a Claude Code session, from its transcript.
-pub fn claude_title(transcript: &Path) -> Option<String> {
-    claude_title_in(&mut open_regular(transcript).ok()?)
+/// A session's title, from its transcript's title records.
+pub fn transcript_title(transcript: &Path) -> Option<String> {
+    transcript_title_in(&mut open_regular(transcript).ok()?)
 }
 
-/// The title of a Codex session, from `session_index.jsonl` in `codex_home`.
-pub fn codex_title(codex_home: &Path, session_id: &str) -> Option<String> {
-    codex_title_in(&mut open_regular(&codex_home.join("session_index.jsonl")).ok()?, session_id)
+/// A session's title, from `session_index.jsonl` in its CLI's folder `dir`.
+pub fn index_title(dir: &Path, session_id: &str) -> Option<String> {
+    index_title_in(&mut open_regular(&dir.join("session_index.jsonl")).ok()?, session_id)
 }
 
-fn claude_title_in(file: &mut (impl Read + Seek)) -> Option<String> {
+fn transcript_title_in(file: &mut (impl Read + Seek)) -> Option<String> {
     let (mut custom, mut ai, mut summary) = (None, None, None);
     for record in tail_records(file)? {
         match record.get("type").and_then(Value::as_str) {
@@ -52,7 +54,7 @@ fn claude_title_in(file: &mut (impl Read + Seek)) -> Option<String> {
     custom.or(ai).or(summary)
 }
 
-fn codex_title_in(file: &mut (impl Read + Seek), session_id: &str) -> Option<String> {
+fn index_title_in(file: &mut (impl Read + Seek), session_id: &str) -> Option<String> {
     tail_records(file)?
         .filter(|record| record.get("id").and_then(Value::as_str) == Some(session_id))
         .filter_map(|record| text(&record, "thread_name"))
@@ -97,8 +99,8 @@ pub const REFRESH_EVERY: Duration = Duration::from_secs(5);
 /// Where a session's title can be found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum TitleSource {
-    ClaudeTranscript(PathBuf),
-    CodexIndex(PathBuf),
+    Transcript(PathBuf),
+    SessionIndex(PathBuf),
 }
 
 /// Looks again at a file that had no title yet, this long after each miss: Codex writes a thread
@@ -114,10 +116,10 @@ const MAX_TRACKED: usize = 8192;
 pub struct TitleWatch;
 
 impl TitleWatch {
-    /// `codex_home` is where Codex keeps `session_index.jsonl`.
-    pub fn start(updates: Updates, inputs: Inputs, codex_home: Option<PathBuf>) {
+    /// `dirs`: each CLI's folder, where a `session_index.jsonl` is kept.
+    pub fn start(updates: Updates, inputs: Inputs, dirs: Option<ConfigDirs>) {
         let spawned = std::thread::Builder::new().name("titles".into()).spawn(move || {
-            let mut titles = Titles { codex_home, sessions: HashMap::new() };
+            let mut titles = Titles { dirs, sessions: HashMap::new() };
             loop {
                 let wait = titles
                     .next_due()
@@ -157,7 +159,7 @@ struct Titled {
 /// every [`REFRESH_EVERY`] — an update that comes sooner is deferred to then, never dropped — and
 /// [`LOOK_AGAIN`] after a read that found no title yet.
 struct Titles {
-    codex_home: Option<PathBuf>,
+    dirs: Option<ConfigDirs>,
     sessions: HashMap<String, Titled>,
 }
 
@@ -176,7 +178,7 @@ impl Titles {
             // Its files are on its own machine; its own instance names it.
             return;
         }
-        let Some(source) = title_source(session, self.codex_home.as_deref()) else { return };
+        let Some(source) = title_source(session, self.dirs.as_ref()) else { return };
         if !self.sessions.contains_key(&session.session_id) && self.sessions.len() >= MAX_TRACKED {
             self.sessions.retain(|_, titled| titled.due.is_some());
         }
@@ -207,8 +209,8 @@ impl Titles {
             titled.due = None;
             titled.last_read = Some(now);
             let title = match &titled.source {
-                TitleSource::ClaudeTranscript(path) => claude_title(path),
-                TitleSource::CodexIndex(home) => codex_title(home, session_id),
+                TitleSource::Transcript(path) => transcript_title(path),
+                TitleSource::SessionIndex(home) => index_title(home, session_id),
             };
             match title {
                 Some(title) => {
@@ -230,13 +232,14 @@ impl Titles {
     }
 }
 
-fn title_source(session: &Session, codex_home: Option<&Path>) -> Option<TitleSource> {
+fn title_source(session: &Session, dirs: Option<&ConfigDirs>) -> Option<TitleSource> {
     match switchboard_core::agent(&session.agent)?.title {
         switchboard_core::TitleSource::Transcript => {
-            session.transcript_path.as_ref().map(|path| TitleSource::ClaudeTranscript(PathBuf::from(path)))
+            session.transcript_path.as_ref().map(|path| TitleSource::Transcript(PathBuf::from(path)))
         }
         switchboard_core::TitleSource::SessionIndex => {
-            codex_home.map(|home| TitleSource::CodexIndex(home.to_path_buf()))
+            let cli = Cli::from_agent(&session.agent)?;
+            dirs.map(|dirs| TitleSource::SessionIndex(dirs.dir(cli).to_path_buf()))
         }
         switchboard_core::TitleSource::None => None,
     }
@@ -282,7 +285,7 @@ mod tests {
 
     #[test]
     fn a_claude_custom_title_wins_over_later_ai_titles() {
-        assert_eq!(claude_title(&fixtures().join("claude-session.jsonl")).as_deref(), Some("auth-refactor"));
+        assert_eq!(transcript_title(&fixtures().join("claude-session.jsonl")).as_deref(), Some("auth-refactor"));
     }
 
     #[test]
@@ -293,11 +296,11 @@ mod tests {
             r#"{"type":"user","message":{"role":"user","content":"hi"}}"#,
             r#"{"type":"ai-title","aiTitle":"Better guess"}"#,
         ]);
-        assert_eq!(claude_title(ai.path()).as_deref(), Some("Better guess"));
+        assert_eq!(transcript_title(ai.path()).as_deref(), Some("Better guess"));
         let summary = file_with(&[r#"{"type":"summary","summary":"Fix the login flow","leafUuid":"u1"}"#]);
-        assert_eq!(claude_title(summary.path()).as_deref(), Some("Fix the login flow"));
+        assert_eq!(transcript_title(summary.path()).as_deref(), Some("Fix the login flow"));
         let blank = file_with(&[r#"{"type":"custom-title","customTitle":"  "}"#, "not json", ""]);
-        assert_eq!(claude_title(blank.path()), None);
+        assert_eq!(transcript_title(blank.path()), None);
     }
 
     #[test]
@@ -307,7 +310,7 @@ mod tests {
             let index = std::fs::read_to_string(home.join("codex-session_index.jsonl")).unwrap();
             let dir = tempfile::tempdir().unwrap();
             std::fs::write(dir.path().join("session_index.jsonl"), index).unwrap();
-            codex_title(dir.path(), session_id)
+            index_title(dir.path(), session_id)
         };
         assert_eq!(title_of("019fb3cc-1111-7000-8000-000000000001").as_deref(), Some("Deploy to staging"));
         assert_eq!(title_of("019fb3cc-9999-7000-8000-000000000042").as_deref(), Some("Fix flaky parser test"));
@@ -331,13 +334,18 @@ mod tests {
         }))
     }
 
+    /// Every CLI's folder in `dir`, Codex's (`$CODEX_HOME`) being `dir` itself.
+    fn codex_at(dir: &Path) -> Option<ConfigDirs> {
+        ConfigDirs::from_vars(|name| matches!(name, "HOME" | "CODEX_HOME").then(|| dir.as_os_str().to_owned()))
+    }
+
     /// Issue 20.6: Codex writes the thread name just after SessionStart; a short first turn sends
     /// no later event, so a read that found nothing is made again, and a read asked for too soon
     /// after the last is deferred, not dropped.
     #[test]
     fn a_title_written_just_after_the_session_started_is_picked_up_without_another_event() {
         let home = tempfile::tempdir().unwrap();
-        let mut titles = Titles { codex_home: Some(home.path().to_owned()), sessions: HashMap::new() };
+        let mut titles = Titles { dirs: codex_at(home.path()), sessions: HashMap::new() };
         let t0 = Instant::now();
         titles.observe(&codex_update("th-1", None), t0);
         assert!(titles.read_due(t0).is_empty(), "not written yet");
@@ -361,7 +369,7 @@ mod tests {
     #[test]
     fn a_file_that_never_gets_a_title_is_looked_at_a_bounded_number_of_times() {
         let home = tempfile::tempdir().unwrap();
-        let mut titles = Titles { codex_home: Some(home.path().to_owned()), sessions: HashMap::new() };
+        let mut titles = Titles { dirs: codex_at(home.path()), sessions: HashMap::new() };
         let mut now = Instant::now();
         titles.observe(&codex_update("none", None), now);
         let mut reads = 0;
@@ -377,9 +385,9 @@ mod tests {
     #[test]
     fn a_missing_file_has_no_title() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(claude_title(&dir.path().join("gone.jsonl")), None);
-        assert_eq!(codex_title(dir.path(), "019fb3cc-1111-7000-8000-000000000001"), None);
-        assert_eq!(claude_title(dir.path()), None, "a directory is unreadable as a transcript");
+        assert_eq!(transcript_title(&dir.path().join("gone.jsonl")), None);
+        assert_eq!(index_title(dir.path(), "019fb3cc-1111-7000-8000-000000000001"), None);
+        assert_eq!(transcript_title(dir.path()), None, "a directory is unreadable as a transcript");
     }
 
     #[test]
@@ -393,7 +401,7 @@ mod tests {
         writeln!(file, r#"{{"type":"assistant","message":{{"content":"{}"}}}}"#, "x".repeat(100_000)).unwrap();
 
         let mut counting = Counting { inner: file, bytes: 0 };
-        assert_eq!(claude_title_in(&mut counting).as_deref(), Some("marathon"));
+        assert_eq!(transcript_title_in(&mut counting).as_deref(), Some("marathon"));
         assert!(counting.bytes <= TAIL_BYTES, "read {} bytes", counting.bytes);
         assert!(counting.bytes > 0);
     }

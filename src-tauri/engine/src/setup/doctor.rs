@@ -695,7 +695,7 @@ mod tests {
             notify: false,
             persist: false,
             ages: Default::default(),
-            codex_home: None,
+            cli_dirs: None,
             decide: None,
         };
         let instance = runtime.block_on(crate::Instance::start(config)).unwrap();

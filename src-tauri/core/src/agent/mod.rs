@@ -11,8 +11,8 @@ use crate::status::{Millis, StatusEvent};
 pub mod row;
 pub mod setup;
 
-pub use row::{Agent, Normalizer, Start, Tie, TitleSource, Transcript, Typing};
-pub use setup::{DirVar, Setup, Switch, Version};
+pub use row::{Agent, DecisionReply, Normalizer, Start, Tie, TitleSource, Transcript, Typing};
+pub use setup::{DirVar, Layout, Setup, Switch, Version};
 
 /// Every agent Switchboard understands, in the order the board and the installer list them.
 pub static AGENTS: &[&Agent] = &[
@@ -20,6 +20,7 @@ pub static AGENTS: &[&Agent] = &[
     &crate::normalize::codex::AGENT,
     &crate::normalize::gemini::AGENT,
     &crate::normalize::qwen::AGENT,
+    &crate::normalize::copilot::AGENT,
     &crate::normalize::custom::AGENT,
 ];
 
@@ -64,7 +65,7 @@ mod tests {
 
     #[test]
     fn the_table_routes_every_builtin_agent() {
-        for agent in ["claude", "codex", "gemini", "qwen", "custom"] {
+        for agent in ["claude", "codex", "gemini", "qwen", "copilot", "custom"] {
             assert!(normalizer(agent).is_some(), "{agent}");
         }
         assert!(normalizer("cursor").is_none());
@@ -86,7 +87,7 @@ mod tests {
                 assert!(agent.hook_events.contains(&event), "{}: {event} must get the hook", agent.id);
             }
         }
-        assert_eq!(deciding().collect::<Vec<_>>(), ["claude", "codex", "qwen"]);
+        assert_eq!(deciding().collect::<Vec<_>>(), ["claude", "codex", "qwen", "copilot"]);
         assert_eq!(agent("codex").unwrap().resume_command("'a b'").as_deref(), Some("codex resume 'a b'"));
         assert!(agent("nope").is_none());
     }

@@ -73,6 +73,16 @@ pub struct Start {
     pub prompt_flag: Option<&'static str>,
 }
 
+/// How the CLI reads the board's answer from its decision hook's stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecisionReply {
+    /// `{"hookSpecificOutput": {"hookEventName": …, "decision": {"behavior": …}}}` (Claude Code,
+    /// Codex, Qwen Code).
+    Nested,
+    /// `{"behavior": "allow"}` / `{"behavior": "deny", "message": …}` (Copilot CLI).
+    Flat,
+}
+
 /// One agent CLI.
 #[derive(Debug)]
 pub struct Agent {
@@ -95,6 +105,8 @@ pub struct Agent {
     pub hook_events: &'static [&'static str],
     /// The event whose hook can answer its permission prompt from the board, if any.
     pub decision_event: Option<&'static str>,
+    /// The shape of its decision hook's answer.
+    pub decision_reply: DecisionReply,
     /// Why its prompts cannot be answered from the board, when they cannot (shown beside its
     /// switch in Connections).
     pub why_not_decided: Option<&'static str>,

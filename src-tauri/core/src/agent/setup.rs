@@ -23,6 +23,15 @@ pub struct Setup {
     pub every_tool: &'static [&'static str],
     /// Its hook `timeout` is in milliseconds (else seconds).
     pub timeout_in_ms: bool,
+    /// How the hooks are laid out in the file.
+    pub layout: Layout,
+    /// The handler's keys for its command (`command`; Copilot CLI's `bash`) and its timeout
+    /// (`timeout`; Copilot CLI's `timeoutSec`).
+    pub command_key: &'static str,
+    pub timeout_key: &'static str,
+    /// A variable the handler's `env` sets to the event's name, for a CLI whose payload does not
+    /// name its event (Copilot CLI): the forwarder adds it as `hook_event_name`.
+    pub event_env: Option<&'static str>,
     /// The `name` our handler carries (what `/hooks disable` takes), when the CLI names hooks.
     pub hook_name: Option<&'static str>,
     /// It reads its settings through a JSON-with-comments reader: a file with comments is
@@ -38,6 +47,16 @@ pub struct Setup {
     pub introduced: &'static [(&'static str, Version)],
     /// What the user still does in the CLI after a change, for the hooks to run.
     pub next_step: &'static str,
+}
+
+/// How a CLI's hooks file holds its hooks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// `hooks.<Event>: [{matcher?, hooks: [handler]}]` beside the CLI's other settings.
+    Groups,
+    /// `{"version": <n>, "hooks": {"<event>": [handler]}}`: each handler straight in its event's
+    /// list, in a file of the CLI's hooks folder (Copilot CLI's `hooks/*.json`).
+    Flat { version: u64 },
 }
 
 /// The environment variable that moves a CLI's settings folder.
@@ -69,6 +88,7 @@ impl Version {
     /// The first `x.y.z` word of `text`, as in `claude --version`'s "2.1.78 (Claude Code)".
     pub fn parse(text: &str) -> Option<Version> {
         text.split_whitespace().find_map(|word| {
+            let word = word.trim_end_matches(['.', ',', ';', ')']);
             let word = word.strip_prefix('v').unwrap_or(word);
             let core = word.split(['-', '+']).next()?;
             let mut parts = core.split('.').map(|part| part.parse::<u32>().ok());

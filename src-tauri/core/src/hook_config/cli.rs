@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 pub use crate::agent::Version;
-use crate::agent::{Agent, Setup, AGENTS};
+use crate::agent::{Agent, Layout, Setup, AGENTS};
 
 /// A CLI Switchboard can connect to through its hooks: an [`Agent`] whose row has a
 /// [`Setup`]. Compared, ordered and serialized by its agent id.
@@ -29,6 +29,15 @@ impl Cli {
     /// Every CLI the installer connects, in the table's order.
     pub fn all() -> impl Iterator<Item = Cli> {
         AGENTS.iter().copied().filter(|agent| agent.setup.is_some()).map(Cli)
+    }
+
+    /// Its handlers in one event's list: inside the matcher groups, or the list itself.
+    pub(super) fn handlers<'a>(self, list: &'a Value) -> Vec<&'a Value> {
+        let list = list.as_array().map(Vec::as_slice).unwrap_or_default();
+        match self.setup().layout {
+            Layout::Groups => list.iter().filter_map(|group| group.get("hooks")?.as_array()).flatten().collect(),
+            Layout::Flat { .. } => list.iter().collect(),
+        }
     }
 
     /// Everything else Switchboard knows about this CLI.
@@ -80,13 +89,19 @@ impl Cli {
             handler.insert("name".into(), name.into());
         }
         handler.insert("type".into(), "command".into());
-        handler.insert("command".into(), command.into());
-        handler.insert("timeout".into(), (if setup.timeout_in_ms { secs * 1000 } else { secs }).into());
+        handler.insert(setup.command_key.into(), command.into());
+        handler.insert(setup.timeout_key.into(), (if setup.timeout_in_ms { secs * 1000 } else { secs }).into());
+        if let Some(name) = setup.event_env {
+            handler.insert("env".into(), json!({ name: event }));
+        }
         Value::Object(handler)
     }
 
-    /// A matcher group holding only our handler.
+    /// A matcher group holding only our handler (in a flat layout, the handler itself).
     pub(super) fn group(self, event: &str, command: &str) -> Value {
+        if self.setup().layout != Layout::Groups {
+            return self.handler(event, command);
+        }
         let mut group = Map::new();
         if let Some(matcher) = self.matcher(event) {
             group.insert("matcher".into(), matcher.into());
@@ -172,7 +187,10 @@ pub fn is_switchboard_command(command: &str, cli: Cli) -> bool {
 }
 
 pub(super) fn is_ours(handler: &Value, cli: Cli) -> bool {
-    handler.get("command").and_then(Value::as_str).is_some_and(|command| is_switchboard_command(command, cli))
+    handler
+        .get(cli.setup().command_key)
+        .and_then(Value::as_str)
+        .is_some_and(|command| is_switchboard_command(command, cli))
 }
 
 /// The events to register for `cli` at release `version`: all of [`Cli::events`] when the
@@ -200,8 +218,8 @@ mod tests {
         for cli in Cli::all() {
             for event in cli.events() {
                 let mut payload = json!({"hook_event_name": event, "session_id": "s"});
-                if *event == "Notification" {
-                    let kind = if cli.agent() == "gemini" { "ToolPermission" } else { "idle_prompt" };
+                if event.eq_ignore_ascii_case("notification") {
+                    let kind = if cli.agent() == "gemini" { "ToolPermission" } else { "permission_prompt" };
                     payload["notification_type"] = kind.into();
                 }
                 // Read only in their variant that carries a status (a manual compaction, a
@@ -256,6 +274,7 @@ mod tests {
         assert_eq!(Version::parse("2.1.78 (Claude Code)"), Some(Version(2, 1, 78)));
         assert_eq!(Version::parse("codex-cli 0.146.0"), Some(Version(0, 146, 0)));
         assert_eq!(Version::parse("v0.27.0-nightly.1"), Some(Version(0, 27, 0)));
+        assert_eq!(Version::parse("GitHub Copilot CLI 1.0.102."), Some(Version(1, 0, 102)));
         assert_eq!(Version::parse("Claude Code"), None);
         assert_eq!(Version::parse("1.2"), None);
         assert!(Version(2, 1, 77) < Version(2, 1, 78) && Version(2, 1, 78) < Version(2, 10, 0));

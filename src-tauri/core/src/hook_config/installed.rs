@@ -20,17 +20,11 @@ pub struct Installed {
 pub fn installed(settings: &Value, cli: Cli, events: &[&'static str]) -> Installed {
     let mut found = Installed::default();
     for &event in events {
-        let handlers = settings
-            .get("hooks")
-            .and_then(|hooks| hooks.get(event))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|group| group.get("hooks")?.as_array())
-            .flatten()
-            .filter(|handler| is_ours(handler, cli));
+        let list = settings.get("hooks").and_then(|hooks| hooks.get(event));
+        let handlers = list.map(|list| cli.handlers(list)).unwrap_or_default();
+        let handlers = handlers.into_iter().filter(|handler| is_ours(handler, cli));
         let mut any = false;
-        for command in handlers.filter_map(|handler| handler.get("command")?.as_str()) {
+        for command in handlers.filter_map(|handler| handler.get(cli.setup().command_key)?.as_str()) {
             any = true;
             if !found.commands.iter().any(|known| known == command) {
                 found.commands.push(command.to_owned());

@@ -6,6 +6,7 @@ use std::fmt;
 use serde_json::{json, Map, Value};
 
 use super::cli::{hook_command, is_ours, Cli};
+use crate::agent::Layout;
 
 /// One change to a settings file, for the installer's report and `--dry-run`.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,6 +112,12 @@ pub fn plan_install(settings: &Value, cli: Cli, program: &str, events: &[&str]) 
     let mut root = settings.as_object().cloned().ok_or_else(|| shape_error("", "an object"))?;
     let mut edits = Vec::new();
 
+    if let Layout::Flat { version } = cli.setup().layout {
+        if !root.contains_key("version") {
+            root.insert("version".into(), version.into());
+            edits.push(Edit { action: EditAction::Set, key: "version".into(), value: version.into() });
+        }
+    }
     let hooks = root.entry("hooks").or_insert_with(|| json!({}));
     let hooks = hooks.as_object_mut().ok_or_else(|| shape_error("hooks", "an object"))?;
     // An older Switchboard (or an older CLI release) may have had events that are not wanted now.
@@ -162,6 +169,12 @@ pub fn plan_uninstall(settings: &Value, cli: Cli) -> Result<Plan, ShapeError> {
         remove_ours(hooks, cli, &[], &mut edits);
         if hooks.is_empty() && !edits.is_empty() {
             root.retain(|key, _| key != "hooks");
+            // A flat hooks file's `version` was written for the hooks only.
+            if let Layout::Flat { version } = cli.setup().layout {
+                if root.get("version") == Some(&json!(version)) {
+                    root.remove("version");
+                }
+            }
         }
     }
     Ok(Plan { settings: Value::Object(root), edits })
@@ -189,6 +202,10 @@ fn remove_ours(hooks: &mut Map<String, Value>, cli: Cli, keep: &[&str], edits: &
 /// `false` for is removed, and so is a group that removal leaves without hooks. Groups and
 /// handlers that are not ours are never touched.
 fn retain_ours(groups: &mut Vec<Value>, cli: Cli, mut keep: impl FnMut(&mut Value) -> bool) {
+    if cli.setup().layout != Layout::Groups {
+        groups.retain_mut(|handler| !is_ours(handler, cli) || keep(handler));
+        return;
+    }
     groups.retain_mut(|group| {
         let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else { return true };
         let before = handlers.len();
@@ -364,6 +381,10 @@ mod tests {
             if cli.setup().switch_on.is_some() {
                 // Enabling hooks is left as it is: the user's own hooks may need it.
                 expected["hooksConfig"] = json!({"enabled": true});
+            }
+            if let Layout::Flat { version } = cli.setup().layout {
+                // The file's version stays while hooks of the user's remain in it.
+                expected["version"] = json!(version);
             }
             assert_eq!(plan.settings, expected, "{cli:?}");
             assert!(!plan_uninstall(&plan.settings, cli).unwrap().changes());

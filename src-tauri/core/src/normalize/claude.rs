@@ -5,8 +5,8 @@ use serde_json::Value;
 mod transcript;
 
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, Start, Tie, TitleSource, Transcript, Typing};
-use crate::agent::setup::{DirVar, Setup, Switch, Version};
+use crate::agent::row::{Agent, DecisionReply, Start, Tie, TitleSource, Transcript, Typing};
+use crate::agent::setup::{DirVar, Layout, Setup, Switch, Version};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 const AGENT_ID: &str = "claude";
@@ -72,6 +72,7 @@ pub static AGENT: Agent = Agent {
     hook_events: HOOK_EVENTS,
     // It takes `hookSpecificOutput.decision.behavior` = allow | deny (checked by the real-CLI harness).
     decision_event: Some("PermissionRequest"),
+    decision_reply: DecisionReply::Nested,
     why_not_decided: None,
     // Claude Code 2.1.332 reads AskUserQuestion's `updatedInput.answers` from an allowing
     // PermissionRequest hook; its own dialog is drawn ~0.4 s later all the same, and an answer
@@ -92,6 +93,10 @@ pub static AGENT: Agent = Agent {
         program: "claude",
         install_hint: "npm install -g @anthropic-ai/claude-code",
         every_tool: &["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"],
+        layout: Layout::Groups,
+        command_key: "command",
+        timeout_key: "timeout",
+        event_env: None,
         timeout_in_ms: false,
         hook_name: None,
         comments: false,

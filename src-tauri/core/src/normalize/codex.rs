@@ -6,8 +6,8 @@ mod transcript;
 
 use super::claude::permission_request;
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, Start, Tie, TitleSource, Transcript, Typing};
-use crate::agent::setup::{DirVar, Setup};
+use crate::agent::row::{Agent, DecisionReply, Start, Tie, TitleSource, Transcript, Typing};
+use crate::agent::setup::{DirVar, Layout, Setup};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 const AGENT_ID: &str = "codex";
@@ -53,6 +53,7 @@ pub static AGENT: Agent = Agent {
     hook_events: HOOK_EVENTS,
     // Like Claude's (exit 0 only), and Codex draws its own prompt only after the hook returns.
     decision_event: Some("PermissionRequest"),
+    decision_reply: DecisionReply::Nested,
     why_not_decided: None,
     answers_in_hook: false,
     turn_end_hides_interrupts: false,
@@ -80,6 +81,10 @@ pub static AGENT: Agent = Agent {
         // An omitted matcher matches everything in every release (older ones compile a matcher as
         // a regex, where `*` is invalid).
         every_tool: &[],
+        layout: Layout::Groups,
+        command_key: "command",
+        timeout_key: "timeout",
+        event_env: None,
         timeout_in_ms: false,
         hook_name: None,
         comments: false,

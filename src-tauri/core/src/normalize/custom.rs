@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::agent::row::{Agent, Tie, TitleSource, Transcript, Typing};
+use crate::agent::row::{Agent, DecisionReply, Tie, TitleSource, Transcript, Typing};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 /// Scripts and tools that speak Switchboard's own event (SPEC 1.4): not installed, not decided.
@@ -18,6 +18,7 @@ pub static AGENT: Agent = Agent {
     ignored: &[],
     hook_events: &[],
     decision_event: None,
+    decision_reply: DecisionReply::Nested,
     why_not_decided: Some("a custom agent has no permission hook"),
     answers_in_hook: false,
     turn_end_hides_interrupts: false,

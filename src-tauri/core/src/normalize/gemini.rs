@@ -5,8 +5,8 @@ use serde_json::Value;
 mod transcript;
 
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, Start, Tie, TitleSource, Transcript, Typing};
-use crate::agent::setup::{DirVar, Setup, Switch};
+use crate::agent::row::{Agent, DecisionReply, Start, Tie, TitleSource, Transcript, Typing};
+use crate::agent::setup::{DirVar, Layout, Setup, Switch};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, StatusEvent};
 
 const AGENT_ID: &str = "gemini";
@@ -44,6 +44,7 @@ pub static AGENT: Agent = Agent {
     decision_event: None,
     // 0.61.0: BeforeTool runs before every tool (not only those that will ask), ignores "allow",
     // and hides the confirmation while it runs.
+    decision_reply: DecisionReply::Nested,
     why_not_decided: Some("no hook of Gemini CLI 0.61 can approve a tool"),
     answers_in_hook: false,
     turn_end_hides_interrupts: true,
@@ -61,6 +62,10 @@ pub static AGENT: Agent = Agent {
         program: "gemini",
         install_hint: "npm install -g @google/gemini-cli",
         every_tool: &["BeforeTool", "AfterTool"],
+        layout: Layout::Groups,
+        command_key: "command",
+        timeout_key: "timeout",
+        event_env: None,
         timeout_in_ms: true,
         hook_name: Some("switchboard"),
         // It reads settings through strip-json-comments: rewriting would lose them.

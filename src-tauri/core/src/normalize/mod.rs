@@ -6,6 +6,7 @@
 
 pub(crate) mod claude;
 pub(crate) mod codex;
+pub(crate) mod copilot;
 pub(crate) mod custom;
 pub mod edit;
 pub(crate) mod gemini;
@@ -18,6 +19,7 @@ use crate::status::{Lifecycle, Millis, SessionKind, StatusEvent};
 
 pub use claude::normalize_claude;
 pub use codex::normalize_codex;
+pub use copilot::normalize_copilot;
 pub use custom::normalize_custom;
 pub use gemini::normalize_gemini;
 pub use qwen::normalize_qwen;

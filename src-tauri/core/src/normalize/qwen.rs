@@ -12,8 +12,8 @@ use serde_json::Value;
 mod transcript;
 
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, Start, Tie, TitleSource, Transcript, Typing};
-use crate::agent::setup::{DirVar, Setup, Switch};
+use crate::agent::row::{Agent, DecisionReply, Start, Tie, TitleSource, Transcript, Typing};
+use crate::agent::setup::{DirVar, Layout, Setup, Switch};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 const AGENT_ID: &str = "qwen";
@@ -67,6 +67,7 @@ pub static AGENT: Agent = Agent {
     // It takes Claude's `hookSpecificOutput.decision.behavior` = allow | deny before it draws its
     // dialog (checked by the real-CLI harness).
     decision_event: Some("PermissionRequest"),
+    decision_reply: DecisionReply::Nested,
     why_not_decided: None,
     // An allowing hook is ignored for a tool that needs the user (its question dialog shows anyway).
     answers_in_hook: false,
@@ -86,6 +87,10 @@ pub static AGENT: Agent = Agent {
         install_hint: "npm install -g @qwen-code/qwen-code",
         every_tool: &["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"],
         // Seconds (values of 1000 and more keep an old meaning in milliseconds).
+        layout: Layout::Groups,
+        command_key: "command",
+        timeout_key: "timeout",
+        event_env: None,
         timeout_in_ms: false,
         hook_name: None,
         comments: true,

@@ -18,6 +18,7 @@ use crate::client;
 use crate::endpoint::Endpoint;
 use crate::protocol::Verdict;
 use crate::protocol::{self, HoldAnswer, BODY_LIMIT, PROCESS_HEADER};
+use switchboard_core::agent::DecisionReply;
 
 /// From start to exit, at most this long (every CLI's hook timeout is far longer).
 pub const DEADLINE: Duration = Duration::from_millis(1_500);
@@ -49,7 +50,7 @@ pub fn forward(
     deadline: Instant,
 ) -> Option<BoardAnswer> {
     let body = read_until(stdin, deadline)?;
-    let body = fit(body)?;
+    let body = fit(name_event(agent, body, |name| std::env::var(name).ok()))?;
     let endpoint = state_dir.and_then(Endpoint::read)?;
     if endpoint.hold_ms > 0 && endpoint.decide.iter().any(|cli| cli == agent) && is_permission(agent, &body) {
         match hold(agent, &endpoint, &body) {
@@ -75,6 +76,19 @@ pub fn forward(
     };
     post_until(&endpoint, &path, &process, &body, deadline);
     None
+}
+
+/// The payload with `hook_event_name` added from the variable the CLI's hook entry sets, for a
+/// CLI whose payload does not name its event (Copilot CLI); any other payload as it came.
+fn name_event(agent: &str, body: Vec<u8>, var: impl Fn(&str) -> Option<String>) -> Vec<u8> {
+    let setup = switchboard_core::agent(agent).and_then(|agent| agent.setup.as_ref());
+    let Some(event) = setup.and_then(|setup| setup.event_env).and_then(var) else { return body };
+    let Ok(Value::Object(mut raw)) = serde_json::from_slice::<Value>(&body) else { return body };
+    if raw.contains_key("hook_event_name") {
+        return body;
+    }
+    raw.insert("hook_event_name".into(), event.into());
+    serde_json::to_vec(&raw).unwrap_or(body)
 }
 
 /// Posts the event; again, after a short pause, while the server sheds the connection unanswered
@@ -153,7 +167,12 @@ pub fn reply(agent: &str, answer: Option<&BoardAnswer>, stdout: &mut impl Write)
                 (Verdict::Allow, None) => json!({"behavior": "allow"}),
                 (Verdict::Deny, _) => json!({"behavior": "deny", "message": DENIED}),
             };
-            json!({"hookSpecificOutput": {"hookEventName": event, "decision": decision}}).to_string()
+            match agent.decision_reply {
+                DecisionReply::Nested => {
+                    json!({"hookSpecificOutput": {"hookEventName": event, "decision": decision}}).to_string()
+                }
+                DecisionReply::Flat => decision.to_string(),
+            }
         }
         _ => match agent.silent_reply {
             Some(text) => text.to_owned(),
@@ -287,6 +306,30 @@ mod tests {
         let sent: Value = serde_json::from_slice(&fit(body).unwrap()).unwrap();
         assert_eq!(sent["notification_type"], "ToolPermission");
         assert_eq!(sent["details"]["title"], "Confirm Write: big.txt");
+    }
+
+    #[test]
+    fn a_payload_that_does_not_name_its_event_is_named_from_its_hook_entry() {
+        let var = |name: &str| (name == "SWITCHBOARD_HOOK_EVENT").then(|| "agentStop".to_owned());
+        let body = br#"{"sessionId":"s","stopReason":"end_turn"}"#.to_vec();
+        let named: Value = serde_json::from_slice(&name_event("copilot", body.clone(), var)).unwrap();
+        assert_eq!((named["hook_event_name"].as_str(), named["sessionId"].as_str()), (Some("agentStop"), Some("s")));
+        // Only for the CLI whose row says so, and never over a name the payload has.
+        assert_eq!(name_event("claude", body.clone(), var), body);
+        let own = br#"{"hook_event_name":"Notification","sessionId":"s"}"#.to_vec();
+        assert_eq!(name_event("copilot", own.clone(), var), own);
+        assert_eq!(name_event("copilot", b"not json".to_vec(), var), b"not json");
+    }
+
+    #[test]
+    fn copilot_gets_its_decision_flat() {
+        let mut out = Vec::new();
+        reply("copilot", Some(&BoardAnswer::from(Verdict::Deny)), &mut out);
+        let said: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(said, json!({"behavior": "deny", "message": DENIED}));
+        let mut out = Vec::new();
+        reply("copilot", Some(&BoardAnswer::from(Verdict::Allow)), &mut out);
+        assert_eq!(serde_json::from_slice::<Value>(&out).unwrap(), json!({"behavior": "allow"}));
     }
 
     #[test]

@@ -134,9 +134,10 @@ mod tests {
         write(&home.dirs.settings_file(gemini()), "{oops");
 
         let statuses = status(&home.dirs, Path::new(PROGRAM), &[]);
-        let [claude, codex, gemini, qwen] = statuses.as_slice() else { panic!("{statuses:?}") };
+        let [claude, codex, gemini, qwen, copilot] = statuses.as_slice() else { panic!("{statuses:?}") };
         assert!(claude.found && claude.hooks == HooksState::NotInstalled);
         assert!(!qwen.found && qwen.hooks == HooksState::NotInstalled);
+        assert!(!copilot.found && copilot.hooks == HooksState::NotInstalled);
         assert_eq!(codex.hooks, HooksState::Installed { current: true });
         assert!(codex.next_step.is_some(), "Codex has not trusted the new hooks yet");
         let trust = codex.trust.as_ref().unwrap();

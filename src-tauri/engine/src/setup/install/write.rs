@@ -116,8 +116,11 @@ mod tests {
             installed(&home, cli).result.unwrap();
             let after = json_at(&path);
             let keys: Vec<_> = after.as_object().unwrap().keys().cloned().collect();
-            let expected: &[&str] =
-                if cli == gemini() { &["theme", "hooks", "zzz", "hooksConfig"] } else { &["theme", "hooks", "zzz"] };
+            let expected: &[&str] = match cli.agent() {
+                "gemini" => &["theme", "hooks", "zzz", "hooksConfig"],
+                "copilot" => &["theme", "hooks", "zzz", "version"],
+                _ => &["theme", "hooks", "zzz"],
+            };
             assert_eq!(keys, expected, "{cli:?}");
             assert_eq!(after["hooks"].as_object().unwrap().keys().next().unwrap(), event);
             assert_eq!(after["hooks"][event][0], before["hooks"][event][0], "the user's group stays first");

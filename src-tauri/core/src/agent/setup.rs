@@ -32,6 +32,9 @@ pub struct Setup {
     /// A variable the handler's `env` sets to the event's name, for a CLI whose payload does not
     /// name its event (Copilot CLI): the forwarder adds it as `hook_event_name`.
     pub event_env: Option<&'static str>,
+    /// Where, in its folder, a session's transcript is when its payloads do not say (`{id}`: the
+    /// session id); the forwarder adds it as `transcript_path`.
+    pub transcript_in: Option<&'static str>,
     /// The `name` our handler carries (what `/hooks disable` takes), when the CLI names hooks.
     pub hook_name: Option<&'static str>,
     /// It reads its settings through a JSON-with-comments reader: a file with comments is

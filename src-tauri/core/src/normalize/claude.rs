@@ -97,6 +97,7 @@ pub static AGENT: Agent = Agent {
         command_key: "command",
         timeout_key: "timeout",
         event_env: None,
+        transcript_in: None,
         timeout_in_ms: false,
         hook_name: None,
         comments: false,

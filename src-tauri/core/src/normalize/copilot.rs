@@ -9,6 +9,8 @@
 
 use serde_json::{json, Map, Value};
 
+mod transcript;
+
 use super::{lifecycle, one_line, Hook};
 use crate::agent::row::{Agent, DecisionReply, Start, Tie, TitleSource, Transcript, Typing};
 use crate::agent::setup::{DirVar, Layout, Setup};
@@ -17,6 +19,9 @@ use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEven
 const AGENT_ID: &str = "copilot";
 /// Its question tool: a message and a schema of choices.
 const ASK_USER: &str = "ask_user";
+
+/// What a done card says: the answer itself is in the terminal and in the panel's last turn.
+const FINISHED: &str = "Finished its turn";
 
 /// Events that say nothing about whether the agent needs the user.
 pub const IGNORED: &[&str] =
@@ -60,7 +65,7 @@ pub static AGENT: Agent = Agent {
     silent_reply: None,
     resume: Some("copilot --resume {id}"),
     title: TitleSource::None,
-    transcript: Transcript::NONE,
+    transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: transcript::settles },
     tie: Tie::HookProcess,
     typing: Typing { prompts: &["❯", ">"], enter_after_ms: 150, pasted: Some("[Paste") },
     setup: Some(Setup {
@@ -78,6 +83,8 @@ pub static AGENT: Agent = Agent {
         command_key: "bash",
         timeout_key: "timeoutSec",
         event_env: Some("SWITCHBOARD_HOOK_EVENT"),
+        // Only agentStop names it, and an Esc before the first one must still be seen there.
+        transcript_in: Some("session-state/{id}/events.jsonl"),
         hook_name: None,
         comments: false,
         // `disableAllHooks` lives in its settings.json, not in this file.
@@ -98,6 +105,10 @@ fn shared_shape(raw: &Value) -> Option<Value> {
     let mut shaped = Map::new();
     for (key, value) in fields {
         let key = match key.as_str() {
+            // A subagent's own events carry its id as `sessionId`: they belong to the parent's.
+            "sessionId" if fields.contains_key("parentAgentId") => continue,
+            "parentAgentId" => "session_id",
+            "agentId" => "agent_id",
             "sessionId" => "session_id",
             "toolName" => "tool_name",
             "toolArgs" | "toolInput" => "tool_input",
@@ -120,16 +131,24 @@ fn shared_shape(raw: &Value) -> Option<Value> {
 /// `{questions: [{question, options: [{label}]}]}`.
 fn question_input(args: &Value) -> Value {
     let question = args.get("message").or_else(|| args.get("question")).and_then(Value::as_str).unwrap_or_default();
-    let choices = args.get("choices").and_then(Value::as_array).cloned().or_else(|| {
-        let properties = args.pointer("/requestedSchema/properties")?.as_object()?;
-        properties.values().find_map(|property| property.get("enum")?.as_array().cloned())
-    });
-    let options: Vec<Value> = choices
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|choice| choice.as_str().or_else(|| choice.get("label")?.as_str()))
-        .map(|label| json!({"label": label}))
-        .collect();
+    // A field's choices: `enum` (with `enumNames`), `oneOf: [{const, title}]`, or the same in
+    // `items` for a list.
+    let labels = |field: &Value| -> Option<Vec<String>> {
+        let field = field.get("items").unwrap_or(field);
+        if let Some(values) = field.get("enum").and_then(Value::as_array) {
+            let names = field.get("enumNames").and_then(Value::as_array);
+            let name = |n: usize, value: &Value| {
+                names.and_then(|names| names.get(n)).unwrap_or(value).as_str().map(str::to_owned)
+            };
+            return Some(values.iter().enumerate().filter_map(|(n, value)| name(n, value)).collect());
+        }
+        let choices = field.get("oneOf").or_else(|| field.get("anyOf"))?.as_array()?;
+        let title = |choice: &Value| choice.get("title").or_else(|| choice.get("const"))?.as_str().map(str::to_owned);
+        Some(choices.iter().filter_map(title).collect())
+    };
+    let properties = args.pointer("/requestedSchema/properties").and_then(Value::as_object);
+    let choices = properties.and_then(|properties| properties.values().find_map(labels));
+    let options: Vec<Value> = choices.unwrap_or_default().into_iter().map(|label| json!({"label": label})).collect();
     json!({"questions": [{"question": question, "options": options}]})
 }
 
@@ -158,7 +177,9 @@ pub fn normalize_copilot(raw: &Value, now: Millis) -> Option<StatusEvent> {
             ..status(AgentStatus::Blocked)
         },
         "notification" | "Notification" => notification(&hook, base)?,
-        "agentStop" => StatusEvent { message: hook.string("last_assistant_message"), ..status(AgentStatus::Done) },
+        // Its hook does not carry the answer, and its event log has it only after the hook ran:
+        // a plain word, so the card does not keep the turn's earlier text.
+        "agentStop" => StatusEvent { message: Some(FINISHED.to_owned()), ..status(AgentStatus::Done) },
         // Fires for each failed attempt, all "recoverable": the turn is done and errored unless
         // a later event of the retry says otherwise.
         "errorOccurred" => {
@@ -170,7 +191,7 @@ pub fn normalize_copilot(raw: &Value, now: Millis) -> Option<StatusEvent> {
         "sessionEnd" => lifecycle(&hook, AGENT_ID, now, Lifecycle::End),
         _ => return None,
     };
-    Some(event)
+    Some(hook.with_agent_id(event))
 }
 
 /// `notification` by its `notification_type`; background work and idle notices give no event.
@@ -193,8 +214,7 @@ fn failure_text(hook: &Hook) -> String {
 }
 
 fn subagent(hook: &Hook, event: StatusEvent) -> StatusEvent {
-    let id = hook.string("agentName").or_else(|| hook.string("agent_name")).or_else(|| hook.string("agentId"));
-    StatusEvent { kind: SessionKind::Subagent, subagent_id: id, ..event }
+    StatusEvent { kind: SessionKind::Subagent, subagent_id: hook.string("agent_id"), ..event }
 }
 
 #[cfg(test)]
@@ -223,7 +243,7 @@ mod tests {
             json!({"transcriptPath": "/h/.copilot/session-state/0f3c/events.jsonl", "stopReason": "end_turn"}),
         )
         .unwrap();
-        assert_eq!(done.status, Some(AgentStatus::Done));
+        assert_eq!((done.status, done.message.as_deref()), (Some(AgentStatus::Done), Some(FINISHED)));
         assert_eq!(done.transcript_path.as_deref(), Some("/h/.copilot/session-state/0f3c/events.jsonl"));
     }
 
@@ -274,5 +294,30 @@ mod tests {
             assert!(copilot(event, json!({})).is_none(), "{event}");
         }
         assert!(normalize_copilot(&json!({"sessionId": "s", "prompt": "no event name"}), NOW).is_none());
+    }
+
+    #[test]
+    fn a_subagents_own_events_belong_to_its_parent_session() {
+        let inner = json!({"sessionId": "c478-sub", "agentId": "c478-sub", "agentType": "explore", "parentAgentId": "0f3c-copilot"});
+        let stop = copilot("agentStop", inner.clone()).unwrap();
+        assert_eq!(
+            (stop.session_id.as_str(), stop.kind, stop.subagent_id.as_deref()),
+            ("0f3c-copilot", SessionKind::Subagent, Some("c478-sub"))
+        );
+        let started = copilot(
+            "subagentStart",
+            json!({"agentName": "explore", "agentId": "c478-sub", "parentAgentId": "0f3c-copilot"}),
+        )
+        .unwrap();
+        assert_eq!((started.session_id.as_str(), started.kind), ("0f3c-copilot", SessionKind::Subagent));
+        assert_eq!(started.status, Some(AgentStatus::Working));
+    }
+
+    #[test]
+    fn ask_user_choices_may_be_titled() {
+        let asked = copilot("preToolUse", json!({"toolName": "ask_user", "toolArgs": {"message": "Pick a size",
+            "requestedSchema": {"properties": {"size": {"type": "string", "oneOf": [{"const": "s", "title": "Small"}, {"const": "l", "title": "Large"}]}}}}})).unwrap();
+        let labels: Vec<_> = asked.questions[0].options.iter().map(|o| o.label.as_str()).collect();
+        assert_eq!(labels, ["Small", "Large"]);
     }
 }

@@ -66,6 +66,7 @@ pub static AGENT: Agent = Agent {
         command_key: "command",
         timeout_key: "timeout",
         event_env: None,
+        transcript_in: None,
         timeout_in_ms: true,
         hook_name: Some("switchboard"),
         // It reads settings through strip-json-comments: rewriting would lose them.

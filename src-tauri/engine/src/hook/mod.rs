@@ -78,16 +78,38 @@ pub fn forward(
     None
 }
 
-/// The payload with `hook_event_name` added from the variable the CLI's hook entry sets, for a
-/// CLI whose payload does not name its event (Copilot CLI); any other payload as it came.
+/// The payload with what a CLI leaves out and its row says how to find (Copilot CLI): its event's
+/// name, from the variable its hook entry sets, as `hook_event_name`; its transcript, in its
+/// folder, as `transcript_path`. Any other payload as it came.
 fn name_event(agent: &str, body: Vec<u8>, var: impl Fn(&str) -> Option<String>) -> Vec<u8> {
     let setup = switchboard_core::agent(agent).and_then(|agent| agent.setup.as_ref());
-    let Some(event) = setup.and_then(|setup| setup.event_env).and_then(var) else { return body };
+    let Some(setup) = setup.filter(|setup| setup.event_env.is_some() || setup.transcript_in.is_some()) else {
+        return body;
+    };
     let Ok(Value::Object(mut raw)) = serde_json::from_slice::<Value>(&body) else { return body };
-    if raw.contains_key("hook_event_name") {
+    let mut changed = false;
+    if let Some(event) = setup.event_env.and_then(&var).filter(|_| !raw.contains_key("hook_event_name")) {
+        raw.insert("hook_event_name".into(), event.into());
+        changed = true;
+    }
+    let has_transcript = ["transcript_path", "transcriptPath"].iter().any(|key| raw.contains_key(*key));
+    if let (Some(template), false) = (setup.transcript_in, has_transcript) {
+        let session = ["parentAgentId", "sessionId", "session_id"].iter().find_map(|key| raw.get(*key)?.as_str());
+        // Only an id that is a plain name may become part of a path.
+        let session = session
+            .filter(|id| !id.is_empty() && id.len() <= 128)
+            .filter(|id| id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
+        let cli = switchboard_core::hook_config::Cli::from_agent(agent);
+        let dirs = switchboard_core::hook_config::ConfigDirs::from_vars(|name| var(name).map(Into::into));
+        if let (Some(session), Some(cli), Some(dirs)) = (session, cli, dirs) {
+            let path = dirs.dir(cli).join(template.replace("{id}", session));
+            raw.insert("transcript_path".into(), path.to_string_lossy().into_owned().into());
+            changed = true;
+        }
+    }
+    if !changed {
         return body;
     }
-    raw.insert("hook_event_name".into(), event.into());
     serde_json::to_vec(&raw).unwrap_or(body)
 }
 
@@ -310,14 +332,23 @@ mod tests {
 
     #[test]
     fn a_payload_that_does_not_name_its_event_is_named_from_its_hook_entry() {
-        let var = |name: &str| (name == "SWITCHBOARD_HOOK_EVENT").then(|| "agentStop".to_owned());
-        let body = br#"{"sessionId":"s","stopReason":"end_turn"}"#.to_vec();
+        let var = |name: &str| match name {
+            "SWITCHBOARD_HOOK_EVENT" => Some("agentStop".to_owned()),
+            "HOME" => Some("/home/ana".to_owned()),
+            _ => None,
+        };
+        let body = br#"{"sessionId":"s-1","stopReason":"end_turn"}"#.to_vec();
         let named: Value = serde_json::from_slice(&name_event("copilot", body.clone(), var)).unwrap();
-        assert_eq!((named["hook_event_name"].as_str(), named["sessionId"].as_str()), (Some("agentStop"), Some("s")));
-        // Only for the CLI whose row says so, and never over a name the payload has.
+        assert_eq!((named["hook_event_name"].as_str(), named["sessionId"].as_str()), (Some("agentStop"), Some("s-1")));
+        assert_eq!(named["transcript_path"], "/home/ana/.copilot/session-state/s-1/events.jsonl");
+        // Only for the CLI whose row says so, never over what the payload has, never a path from
+        // an id that is not a plain name.
         assert_eq!(name_event("claude", body.clone(), var), body);
-        let own = br#"{"hook_event_name":"Notification","sessionId":"s"}"#.to_vec();
+        let own = br#"{"hook_event_name":"Notification","sessionId":"s","transcriptPath":"/t"}"#.to_vec();
         assert_eq!(name_event("copilot", own.clone(), var), own);
+        let sly: Value =
+            serde_json::from_slice(&name_event("copilot", br#"{"sessionId":"../../etc"}"#.to_vec(), var)).unwrap();
+        assert!(sly.get("transcript_path").is_none(), "{sly}");
         assert_eq!(name_event("copilot", b"not json".to_vec(), var), b"not json");
     }
 

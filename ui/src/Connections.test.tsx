@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { AGENTS } from "./bindings/agents";
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { ConnectionsDrawer, ConnectionsToggle, useConnections } from "./Connections";
 import { initialData, useSwitchboard } from "./store";
@@ -175,7 +176,9 @@ describe("the Connections view", () => {
     const names = [...drawer.querySelectorAll(".check-group .check-name")].map((el) => el.textContent);
     expect(names).toEqual(["Claude Code", "Codex CLI", "Gemini CLI", "Switchboard"]);
     const switches = [...drawer.querySelectorAll(".decide-setting-name")].map((el) => el.textContent);
-    expect(switches).toEqual(["Claude Code", "Codex CLI", "Gemini CLI"]);
+    // One switch per CLI the table installs, in its order.
+    expect(switches).toEqual(AGENTS.filter((agent) => agent.installs).map((agent) => agent.name));
+    expect(switches).toContain("Copilot CLI");
     for (const name of ["check-heading", "check-label", "decide-setting-name", "decide-setting"]) {
       const rules = await rulesFor(name);
       expect(rules.some(({ body }) => /white-space:\s*nowrap/.test(body)), name).toBe(true);

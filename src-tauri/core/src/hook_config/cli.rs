@@ -32,7 +32,7 @@ impl Cli {
     }
 
     /// Its handlers in one event's list: inside the matcher groups, or the list itself.
-    pub(super) fn handlers<'a>(self, list: &'a Value) -> Vec<&'a Value> {
+    pub(super) fn handlers(self, list: &Value) -> Vec<&Value> {
         let list = list.as_array().map(Vec::as_slice).unwrap_or_default();
         match self.setup().layout {
             Layout::Groups => list.iter().filter_map(|group| group.get("hooks")?.as_array()).flatten().collect(),

@@ -28,7 +28,7 @@ use super::install::Warning;
 pub(crate) static EXTRAS: Extras = Extras {
     id: "codex",
     warnings: |dir| switch_off(dir).into_iter().collect(),
-    trust: Some(|dir, file, hooks, cli| hook_trust(dir, file, hooks, cli)),
+    trust: Some(hook_trust),
     untrusted_step: "start Codex and choose \"Trust all and continue\" when it says hooks need review (or trust \
                      Switchboard's hooks in /hooks)",
     doctor: Some(("trust", |_, status, id| super::doctor::codex_trust_check(status, id))),

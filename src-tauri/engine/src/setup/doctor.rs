@@ -546,7 +546,7 @@ mod tests {
         assert_eq!(check(&report, "claude.hooks").outcome, Outcome::Fail);
 
         // Not on PATH, but its folder is there: its settings are still checked.
-        fs::create_dir_all(&machine.options.dirs.dir(cli("gemini"))).unwrap();
+        fs::create_dir_all(machine.options.dirs.dir(cli("gemini"))).unwrap();
         let report = examine_quietly(&machine.options);
         assert!(report.agents[2].found);
         assert_eq!(check(&report, "gemini.path").outcome, Outcome::Skip);

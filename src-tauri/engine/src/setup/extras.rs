@@ -11,6 +11,11 @@ use super::codex_trust::HookTrust;
 use super::doctor::{Check, DoctorOptions};
 use super::install::{Cli, CliStatus, Warning};
 
+/// Which of our hooks a CLI will run: (config folder, settings file, parsed settings, the CLI).
+pub(crate) type TrustReader = fn(&Path, &Path, &Value, Cli) -> HookTrust;
+/// `doctor`'s own check of a CLI.
+pub(crate) type DoctorCheck = fn(&DoctorOptions, &CliStatus, String) -> Check;
+
 /// One CLI's own checks.
 pub(crate) struct Extras {
     pub id: &'static str,
@@ -18,11 +23,11 @@ pub(crate) struct Extras {
     pub warnings: fn(&Path) -> Vec<Warning>,
     /// Which of our hooks it will run, once they are in its settings: (config folder, settings
     /// file, parsed settings, the CLI).
-    pub trust: Option<fn(&Path, &Path, &Value, Cli) -> HookTrust>,
+    pub trust: Option<TrustReader>,
     /// What the user does while some of our hooks are not trusted yet.
     pub untrusted_step: &'static str,
     /// `doctor`'s own check: its id after `<agent>.`, and the check.
-    pub doctor: Option<(&'static str, fn(&DoctorOptions, &CliStatus, String) -> Check)>,
+    pub doctor: Option<(&'static str, DoctorCheck)>,
 }
 
 static EXTRAS: &[&Extras] = &[&super::codex_trust::EXTRAS, &super::doctor::GEMINI];

@@ -254,7 +254,7 @@ mod tests {
         let outcome = run(&InstallOptions { dry_run: true, ..options(&home, codex()) });
         assert!(outcome.result.unwrap().changed());
         assert_eq!(fs::read_to_string(&path).unwrap(), "{\"hooks\":{}}");
-        assert_eq!(listing(&home.dirs.dir(codex())), ["hooks.json"]);
+        assert_eq!(listing(home.dirs.dir(codex())), ["hooks.json"]);
     }
 
     #[test]

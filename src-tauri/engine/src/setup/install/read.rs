@@ -150,7 +150,7 @@ mod tests {
         let real = dotfiles.path().join("claude-settings.json");
         fs::write(&real, "{\"model\": \"opus\"}\n").unwrap();
         let link = home.dirs.settings_file(claude());
-        fs::create_dir_all(&home.dirs.dir(claude())).unwrap();
+        fs::create_dir_all(home.dirs.dir(claude())).unwrap();
         symlink(&real, &link).unwrap();
 
         let outcome = installed(&home, claude());

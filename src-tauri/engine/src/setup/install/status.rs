@@ -129,7 +129,7 @@ mod tests {
     #[test]
     fn status_tells_found_installed_moved_and_unreadable_apart() {
         let home = home();
-        fs::create_dir_all(&home.dirs.dir(claude())).unwrap();
+        fs::create_dir_all(home.dirs.dir(claude())).unwrap();
         installed(&home, codex()).result.unwrap();
         write(&home.dirs.settings_file(gemini()), "{oops");
 

@@ -143,7 +143,7 @@ mod tests {
         let message = outcome.to_string();
         assert!(message.starts_with("Claude Code: ") && message.contains("is read-only"), "{message}");
         assert_eq!(fs::read_to_string(&path).unwrap(), "{}");
-        assert_eq!(listing(&home.dirs.dir(claude())), ["settings.json"], "no backup, no temporary file");
+        assert_eq!(listing(home.dirs.dir(claude())), ["settings.json"], "no backup, no temporary file");
     }
 
     #[test]
@@ -151,11 +151,11 @@ mod tests {
         let home = home();
         let path = home.dirs.settings_file(gemini());
         write(&path, "{}");
-        fs::set_permissions(&home.dirs.dir(gemini()), fs::Permissions::from_mode(0o555)).unwrap();
+        fs::set_permissions(home.dirs.dir(gemini()), fs::Permissions::from_mode(0o555)).unwrap();
         let result = installed(&home, gemini()).result;
-        fs::set_permissions(&home.dirs.dir(gemini()), fs::Permissions::from_mode(0o755)).unwrap();
+        fs::set_permissions(home.dirs.dir(gemini()), fs::Permissions::from_mode(0o755)).unwrap();
         assert!(
-            matches!(result, Err(InstallError::ReadOnly { ref path }) if path == &home.dirs.dir(gemini())),
+            matches!(result, Err(InstallError::ReadOnly { ref path }) if path == home.dirs.dir(gemini())),
             "{result:?}"
         );
         assert_eq!(fs::read_to_string(&path).unwrap(), "{}");

@@ -21,35 +21,27 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use switchboard_core::hook_config::{self, Cli};
 
-use super::extras::Extras;
-use super::install::Warning;
-
-/// Codex's own checks: its hooks' trust and the `[features]` switch in `config.toml`.
-pub(crate) static EXTRAS: Extras = Extras {
-    id: "codex",
-    warnings: |dir| switch_off(dir).into_iter().collect(),
-    trust: Some(hook_trust),
-    untrusted_step: "start Codex and choose \"Trust all and continue\" when it says hooks need review (or trust \
-                     Switchboard's hooks in /hooks)",
-    doctor: Some(("trust", |_, status, id| super::doctor::codex_trust_check(status, id))),
-};
+/// What the user does while some of our hooks are not trusted yet.
+pub const UNTRUSTED_STEP: &str = "start Codex and choose \"Trust all and continue\" when it says hooks need review \
+                                  (or trust Switchboard's hooks in /hooks)";
 
 /// Codex runs hooks unless `[features] hooks = false` (or the older `codex_hooks = false`) is
 /// set in `config.toml`. Switchboard reports that choice rather than overriding it.
-fn switch_off(codex_dir: &Path) -> Option<Warning> {
+/// (what keeps the hooks off, what undoes it).
+pub fn switch_off(codex_dir: &Path) -> Option<(String, String)> {
     let config = codex_dir.join("config.toml");
     let table: toml::Table = fs::read_to_string(&config).ok()?.parse().ok()?;
     let features = table.get("features")?.as_table()?;
     let key = ["hooks", "codex_hooks"]
         .into_iter()
         .find(|key| features.get(*key).and_then(toml::Value::as_bool) == Some(false))?;
-    Some(Warning {
-        message: format!(
+    Some((
+        format!(
             "`[features] {key} = false` in {}: Codex runs no hook, Switchboard's included, until you remove it",
             config.display()
         ),
-        fix: format!("delete `{key} = false` under [features] in {}", config.display()),
-    })
+        format!("delete `{key} = false` under [features] in {}", config.display()),
+    ))
 }
 
 /// Codex's verdict on Switchboard's hooks, one entry per hook event.

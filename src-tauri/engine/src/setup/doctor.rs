@@ -38,10 +38,9 @@ mod instance;
 use instance::switchboard_checks;
 pub use instance::START_SWITCHBOARD;
 
-pub(crate) use codex::codex_trust_check;
+use codex::codex_trust_check;
 #[cfg(test)]
 use gemini::folder_trust;
-pub(crate) use gemini::GEMINI;
 
 /// Test events are sent with session ids that start with this; the canvas and `status` hide them.
 pub use crate::protocol::DOCTOR_SESSION_PREFIX;
@@ -255,6 +254,18 @@ fn version_text(output: &str) -> Option<String> {
     Some(line.chars().take(60).collect())
 }
 
+/// `doctor`'s check of a CLI's own (its module here), by agent id: the one place the doctor names
+/// one: (the check's id after `<agent>.`, the check).
+type OwnCheck = fn(&DoctorOptions, &CliStatus, String) -> Check;
+
+fn own_check(cli: Cli) -> Option<(&'static str, OwnCheck)> {
+    match cli.agent() {
+        "codex" => Some(("trust", |_, status, id| codex_trust_check(status, id))),
+        gemini::ID => Some(("folder", |options, status, id| gemini::gemini_folder_check(options, status.cli, id))),
+        _ => None,
+    }
+}
+
 fn agent_report(
     options: &DoctorOptions,
     status: &CliStatus,
@@ -355,7 +366,7 @@ fn agent_report(
         ),
     });
 
-    if let Some((check_id, check)) = crate::setup::extras::extras(cli).and_then(|extras| extras.doctor) {
+    if let Some((check_id, check)) = own_check(cli) {
         checks.push(check(options, status, id(check_id)));
     }
     AgentReport {

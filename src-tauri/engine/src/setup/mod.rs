@@ -4,5 +4,4 @@
 
 pub mod codex_trust;
 pub mod doctor;
-mod extras;
 pub mod install;

@@ -4,7 +4,7 @@
 use super::{Check, Outcome};
 use crate::setup::install::CliStatus;
 
-pub(crate) fn codex_trust_check(status: &CliStatus, id: String) -> Check {
+pub(super) fn codex_trust_check(status: &CliStatus, id: String) -> Check {
     const LABEL: &str = "Hooks trusted";
     let Some(trust) = &status.trust else {
         return Check::new(id, LABEL, Outcome::Skip, "no Switchboard hook to trust yet", None);

@@ -6,26 +6,19 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::{Check, DoctorOptions, Outcome};
-use crate::setup::extras::Extras;
 use crate::setup::install::{self, Cli, ConfigDirs};
 
-/// Gemini CLI's own check: the folder trusted.
-pub(crate) static GEMINI: Extras = Extras {
-    id: "gemini",
-    warnings: |_| Vec::new(),
-    trust: None,
-    untrusted_step: "",
-    doctor: Some(("folder", |options, status, id| gemini_folder_check(options, status.cli, id))),
-};
+/// Its agent id in the table.
+pub(super) const ID: &str = "gemini";
 
 /// `trustedFolders.json` in Gemini CLI's folder.
 pub(super) fn default_trusted_folders(dirs: &ConfigDirs) -> std::path::PathBuf {
-    let gemini = Cli::from_agent(GEMINI.id).map(|cli| dirs.dir(cli).to_owned());
+    let gemini = Cli::from_agent(ID).map(|cli| dirs.dir(cli).to_owned());
     gemini.unwrap_or_default().join("trustedFolders.json")
 }
 
 /// Gemini CLI runs no hook in a folder it does not trust (`checkPathTrust` in Gemini CLI 0.61).
-fn gemini_folder_check(options: &DoctorOptions, cli: Cli, id: String) -> Check {
+pub(super) fn gemini_folder_check(options: &DoctorOptions, cli: Cli, id: String) -> Check {
     const LABEL: &str = "Folder trusted";
     match options.gemini_trust_workspace.as_deref() {
         Some("true") => {

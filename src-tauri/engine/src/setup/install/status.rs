@@ -8,8 +8,7 @@ use serde_json::Value;
 use switchboard_core::hook_config;
 
 use super::{program, read, version, Cli, ConfigDirs, Version};
-use crate::setup::codex_trust::HookTrust;
-use crate::setup::extras::extras;
+use crate::setup::codex_trust::{self, HookTrust};
 
 /// One CLI's connection, for the Connections panel.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -55,6 +54,30 @@ pub enum HooksState {
     },
 }
 
+/// What a CLI keeps beside its settings that decides whether our hooks run (Codex's `config.toml`:
+/// its `[features]` switch and its trust in each hook), read by that CLI's own module.
+struct OwnFiles {
+    /// (what keeps the hooks off, what undoes it), from its files in its folder.
+    switched_off: fn(&Path) -> Option<(String, String)>,
+    /// Which of our hooks it will run: (its folder, settings file, parsed settings, the CLI).
+    trust: Option<fn(&Path, &Path, &Value, Cli) -> HookTrust>,
+    /// What the user does while some are not trusted yet.
+    untrusted_step: &'static str,
+}
+
+/// The CLIs with files of their own beside their settings, by agent id: the one place status
+/// names a CLI's module.
+fn own_files(cli: Cli) -> Option<OwnFiles> {
+    match cli.agent() {
+        "codex" => Some(OwnFiles {
+            switched_off: codex_trust::switch_off,
+            trust: Some(codex_trust::hook_trust),
+            untrusted_step: codex_trust::UNTRUSTED_STEP,
+        }),
+        _ => None,
+    }
+}
+
 /// Whether each CLI is on this machine and connected to this `switchboard` binary.
 /// `versions` as in [`super::InstallOptions`].
 pub fn status(dirs: &ConfigDirs, command_path: &Path, versions: &[(Cli, Version)]) -> Vec<CliStatus> {
@@ -67,8 +90,8 @@ pub fn status(dirs: &ConfigDirs, command_path: &Path, versions: &[(Cli, Version)
                     let events = version::wanted_events(cli, versions);
                     let hooks = hooks_state(cli, &settings, command_path, &events);
                     let installed = matches!(hooks, HooksState::Installed { .. } | HooksState::Partial { .. });
-                    let trust = extras(cli)
-                        .and_then(|extras| extras.trust)
+                    let trust = own_files(cli)
+                        .and_then(|own| own.trust)
                         .filter(|_| installed)
                         .map(|trust| trust(dirs.dir(cli), &settings_file, &settings, cli));
                     (hooks, warnings(cli, &settings, dirs), trust)
@@ -78,7 +101,7 @@ pub fn status(dirs: &ConfigDirs, command_path: &Path, versions: &[(Cli, Version)
             let next_step = trust
                 .as_ref()
                 .filter(|trust| !trust.complete())
-                .and_then(|_| Some(extras(cli)?.untrusted_step.to_owned()));
+                .and_then(|_| Some(own_files(cli)?.untrusted_step.to_owned()));
             CliStatus {
                 cli,
                 config_dir: dirs.dir(cli).to_owned(),
@@ -113,8 +136,9 @@ pub(super) fn warnings(cli: Cli, settings: &Value, dirs: &ConfigDirs) -> Vec<War
         .into_iter()
         .map(|notice| Warning { message: notice.to_string(), fix: notice.fix_in(&file) })
         .collect();
-    if let Some(extras) = extras(cli) {
-        warnings.extend((extras.warnings)(dirs.dir(cli)));
+    if let Some(own) = own_files(cli) {
+        let found = (own.switched_off)(dirs.dir(cli));
+        warnings.extend(found.map(|(message, fix)| Warning { message, fix }));
     }
     warnings
 }

@@ -54,13 +54,15 @@ pub enum HooksState {
     },
 }
 
+/// Which of our hooks a CLI will run: (its folder, settings file, parsed settings, the CLI).
+type TrustReader = fn(&Path, &Path, &Value, Cli) -> HookTrust;
+
 /// What a CLI keeps beside its settings that decides whether our hooks run (Codex's `config.toml`:
 /// its `[features]` switch and its trust in each hook), read by that CLI's own module.
 struct OwnFiles {
     /// (what keeps the hooks off, what undoes it), from its files in its folder.
     switched_off: fn(&Path) -> Option<(String, String)>,
-    /// Which of our hooks it will run: (its folder, settings file, parsed settings, the CLI).
-    trust: Option<fn(&Path, &Path, &Value, Cli) -> HookTrust>,
+    trust: Option<TrustReader>,
     /// What the user does while some are not trusted yet.
     untrusted_step: &'static str,
 }

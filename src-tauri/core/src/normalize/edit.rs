@@ -79,8 +79,8 @@ pub fn of_patch(patch: &str) -> Option<EditSummary> {
     (!summary.file.is_empty()).then_some(summary)
 }
 
-/// Gemini CLI's edit confirmation: `details.fileDiff` (a unified diff) and `details.filePath`.
-pub fn of_gemini_details(details: Option<&Value>) -> Option<EditSummary> {
+/// An edit confirmation that carries `fileDiff` (a unified diff) and `filePath` (Gemini CLI's `details`).
+pub fn of_file_diff(details: Option<&Value>) -> Option<EditSummary> {
     let details = details?;
     let diff = details.get("fileDiff")?.as_str()?;
     let mut summary = of_patch(diff)?;
@@ -129,7 +129,7 @@ mod tests {
         );
         let raw: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         assert_eq!(
-            of_gemini_details(raw.get("details")),
+            of_file_diff(raw.get("details")),
             Some(EditSummary { file: "/home/dev/ws/notes.txt".into(), added: 1, removed: 0, files: 1 })
         );
     }

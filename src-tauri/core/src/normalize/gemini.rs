@@ -139,7 +139,7 @@ fn tool_permission(hook: &Hook, status: impl Fn(AgentStatus) -> StatusEvent) -> 
     };
     let command = specific.filter(|text| !text.trim().is_empty()).map(str::to_owned);
     let message = message.map(one_line);
-    let edit = super::edit::of_gemini_details(details);
+    let edit = super::edit::of_file_diff(details);
     StatusEvent { message, command, edit, ..status(AgentStatus::Blocked) }
 }
 

@@ -15,9 +15,11 @@
 //!   runs a new hook only once it is trusted);
 //! - [`status`] (`status.rs`), for the Connections panel and `switchboard doctor`.
 
+use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use switchboard_core::agent::Layout;
 use switchboard_core::hook_config::{self, Edit, EditAction, ShapeError};
 
 mod messages;
@@ -179,7 +181,14 @@ fn install_one(cli: Cli, path: &Path, options: &InstallOptions) -> Result<Instal
         backup: None,
         warnings,
     };
-    if report.changed() && !options.dry_run {
+    // A hooks file of Switchboard's own (a flat layout) that uninstalling leaves empty goes: the
+    // CLI reads every file of its hooks folder.
+    let own_file_emptied = options.uninstall
+        && cli.setup().layout != Layout::Groups
+        && plan.settings.as_object().is_some_and(serde_json::Map::is_empty);
+    if report.changed() && !options.dry_run && own_file_emptied {
+        fs::remove_file(&target).map_err(|error| io_error("remove", &target, error))?;
+    } else if report.changed() && !options.dry_run {
         let bytes = write::render(&plan.settings, original.as_ref().map(|original| original.bytes.as_slice()));
         report.backup = write::write_settings(path, &target, original.as_ref(), &bytes)?;
     }
@@ -212,7 +221,6 @@ mod tests {
     use super::*;
     use serde_json::{json, Value};
     use std::fs;
-    use switchboard_core::agent::Layout;
 
     #[test]
     fn a_fresh_home_gets_one_hook_per_event_in_a_new_file() {
@@ -301,6 +309,18 @@ mod tests {
         let outcome = run(&InstallOptions { command_path: "switchboard".into(), ..options(&home, claude()) });
         assert!(matches!(outcome.result, Err(InstallError::CommandPath { .. })), "{:?}", outcome.result);
         assert!(!home.dirs.dir(claude()).exists());
+    }
+
+    #[test]
+    fn uninstalling_leaves_no_empty_hooks_file_of_our_own() {
+        let home = home();
+        let copilot = cli("copilot");
+        let path = home.dirs.settings_file(copilot);
+        installed(&home, copilot).result.unwrap();
+        assert_eq!(json_at(&path)["version"], 1);
+        uninstalled(&home, copilot).result.unwrap();
+        assert!(!path.exists(), "the file was Switchboard's alone");
+        assert_eq!(listing(path.parent().unwrap()), Vec::<String>::new());
     }
 
     #[test]

@@ -49,7 +49,7 @@ pub static AGENT: Agent = Agent {
     name: "Copilot CLI",
     short_name: "Copilot",
     letter: 'P',
-    held_note: Some("its screen shows no dialog meanwhile, and its own dialog only if the board does not answer"),
+    held_note: Some("its own dialog appears only if the board does not answer"),
     start: Some(Start { program: "copilot", prompt_flag: Some("-i") }),
     normalize: normalize_copilot,
     ignored: IGNORED,

@@ -57,9 +57,7 @@ pub static AGENT: Agent = Agent {
     name: "Qwen Code",
     short_name: "Qwen",
     letter: 'Q',
-    held_note: Some(
-        "its screen shows the tool with a spinner meanwhile, and the dialog only if the board does not answer",
-    ),
+    held_note: Some("its own dialog appears only if the board does not answer"),
     start: Some(Start { program: "qwen", prompt_flag: Some("--prompt-interactive") }),
     normalize: normalize_qwen,
     ignored: IGNORED,

@@ -49,11 +49,6 @@ pub fn meter(agent: &str) -> crate::usage::Meter {
     crate::usage::Meter::new(agent, self::agent(agent).map(|cli| cli.transcript.usage))
 }
 
-/// Whether `event`'s hook runs away from `agent`'s own process (its process says nothing).
-pub fn detached(agent: &str, event: &str) -> bool {
-    self::agent(agent).is_some_and(|agent| agent.detached_events.contains(&event))
-}
-
 /// The ids of the agents whose permission prompts can wait for Allow / Deny from the board.
 pub fn deciding() -> impl Iterator<Item = &'static str> {
     AGENTS.iter().filter(|agent| agent.decision_event.is_some()).map(|agent| agent.id)

@@ -67,13 +67,7 @@ pub fn forward(
     }
     let path = protocol::hook_path(agent, &endpoint.key);
     // A hook run under a supervisor of the CLI's would report that short-lived process.
-    let event = serde_json::from_slice::<Value>(&body).ok();
-    let event = event.as_ref().and_then(|raw| raw.get("hook_event_name")?.as_str());
-    let process = if event.is_some_and(|event| switchboard_core::agent::detached(agent, event)) {
-        String::new()
-    } else {
-        process_header()
-    };
+    let process = if runs_detached(agent, &body) { String::new() } else { process_header() };
     post_until(&endpoint, &path, &process, &body, deadline);
     None
 }
@@ -127,6 +121,16 @@ fn post_until(endpoint: &Endpoint, path: &str, headers: &str, body: &[u8], deadl
             _ => return,
         }
     }
+}
+
+/// Whether the CLI ran this event's hook under a supervisor rather than itself (Qwen Code's
+/// StopFailure); the payload is parsed only for a CLI whose row has such events.
+fn runs_detached(agent: &str, body: &[u8]) -> bool {
+    let Some(row) = switchboard_core::agent(agent).filter(|row| !row.detached_events.is_empty()) else {
+        return false;
+    };
+    let Ok(raw) = serde_json::from_slice::<Value>(body) else { return false };
+    raw.get("hook_event_name").and_then(Value::as_str).is_some_and(|event| row.detached_events.contains(&event))
 }
 
 /// The event whose hook the CLI lets decide its permission prompt (issue 14).
@@ -350,6 +354,15 @@ mod tests {
             serde_json::from_slice(&name_event("copilot", br#"{"sessionId":"../../etc"}"#.to_vec(), var)).unwrap();
         assert!(sly.get("transcript_path").is_none(), "{sly}");
         assert_eq!(name_event("copilot", b"not json".to_vec(), var), b"not json");
+    }
+
+    #[test]
+    fn only_a_detached_event_of_a_cli_that_has_them_hides_its_process() {
+        let body = |event: &str| json!({"hook_event_name": event, "session_id": "s"}).to_string().into_bytes();
+        assert!(runs_detached("qwen", &body("StopFailure")));
+        assert!(!runs_detached("qwen", &body("Stop")));
+        assert!(!runs_detached("claude", &body("StopFailure")), "Claude Code runs every hook itself");
+        assert!(!runs_detached("qwen", b"not json"));
     }
 
     #[test]

@@ -134,7 +134,7 @@ class Run:
         if pid:
             # Gemini CLI relaunches itself as a child node (--max-old-space-size): keep its pid too,
             # it outlives its parent if only the parent is signalled.
-            self.launched.extend(p for p in descendants(pid) if is_gemini(p))
+            self.launched.extend(p for p in harness.descendants(pid) if is_gemini(p))
         self.pids.extend(self.launched)
         return ready
 
@@ -245,28 +245,11 @@ def brief(s: Optional[dict]) -> str:
     return json.dumps({k: (s.get(k)[:120] if isinstance(s.get(k), str) else s.get(k)) for k in keys})
 
 
-def descendants(pid: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                children.setdefault(int(fields[1]), []).append(int(entry.name))
-            except (OSError, IndexError, ValueError):
-                pass
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
 def kill_tree(pid: int):
     """Ends the CLI and whatever it started (a shell tool's `sleep`), children first, by pid."""
     if not is_gemini(pid):
         return  # gone already (its pid may since belong to someone else)
-    for p in [*reversed(descendants(pid)), pid]:
+    for p in [*reversed(harness.descendants(pid)), pid]:
         try:
             os.kill(p, signal.SIGTERM)
         except OSError:
@@ -366,7 +349,7 @@ def scenarios(r: Run):
     r.tmux.wait_text(r"Allow execution", 20)
     r.expect("blocked at the permission prompt", lambda s: s["status"] == "blocked")
     r.tmux.send("Enter")
-    running = harness.wait_until(lambda: any("sleep 30" in cmdline(p) for p in descendants(r.pids[0])), 10)
+    running = harness.wait_until(lambda: any("sleep 30" in cmdline(p) for p in harness.descendants(r.pids[0])), 10)
     report.check("`sleep 30` runs", running)
     time.sleep(0.5)
     r.tmux.send("Escape")

@@ -240,6 +240,24 @@ class Report:
         return [name for name, checks in self.results.items() if not checks or not all(ok for _, ok, _ in checks)]
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid` (children first found, then theirs), read from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                children.setdefault(int(fields[1]), []).append(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                pass
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
 def temp_dir(prefix: str) -> Path:
     """A temporary folder outside /tmp's noexec quirks (Codex refuses helper binaries in /tmp)."""
     base = CACHE / "runs"

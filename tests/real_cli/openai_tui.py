@@ -1,0 +1,321 @@
+"""The scenarios of a CLI that speaks OpenAI chat completions (fake_openai.py) in its interactive
+screen (Qwen Code, Copilot CLI): one CLI process runs them as successive prompts in one session;
+the board's Allow / Deny run with serve restarted under SWITCHBOARD_DECIDE=<cli>; its exit
+command and kill -9 close the run. Each step waits on the screen (what the user sees) and then
+asserts Switchboard's view. A CLI module subclasses `Run` with what is its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+import harness
+from fake_openai import FakeOpenAI, call, error, slow, text
+
+ASK = "Which database should I use?"
+CHOICES = ["PostgreSQL", "SQLite"]
+
+
+def shell(command: str) -> dict:
+    return {"command": command, "description": "Create a marker"}
+
+
+def scripts(shell_tool: str, ask: dict) -> dict[str, list[dict]]:
+    """The fake's answers, by the marker in the prompt; `ask` is the CLI's question-tool call."""
+    return {
+        "hello": [text("Hello!", " How can I help?")],
+        "shell": [call(shell_tool, **shell("touch sb_terminal.txt")), text("Created the marker.")],
+        "board-allow": [call(shell_tool, **shell("touch sb_allowed.txt")), text("Created sb_allowed.txt.")],
+        "board-deny": [call(shell_tool, **shell("touch sb_denied.txt")), text("Understood, I did not create the file.")],
+        "ask": [ask, text("Going with PostgreSQL.")],
+        "stream": [slow("Let me think about this carefully ")],
+        "e400": [error(400)],
+        "reply": [text("Got your reply.")],
+    }
+
+
+class Run:
+    """The fixtures of one module run: the temp tree, the fake API, serve, and the CLI's tmux."""
+
+    # What a CLI module sets.
+    agent = ""
+    name = ""
+    ready = ""  # on screen while it waits for a prompt
+    busy = ""  # on screen while it works
+    dialog = ""  # its permission dialog (a regex)
+    exit_command = ""
+    interrupt_keys: list[str] = []  # what stops a stream
+    model = ""  # the model its usage records name
+    error_event = ""  # what reports the failed request
+    shell_tool = ""
+    ask_call: dict = {}
+
+    def __init__(self, ctx, report: harness.Report):
+        self.ctx, self.report = ctx, report
+        self.root = harness.temp_dir(f"{self.agent}-")
+        self.home, self.ws = self.root / "home", self.root / "ws"
+        self.tmux: Optional[harness.Tmux] = None
+        self.fake: Optional[FakeOpenAI] = None
+        self.serve: Optional[harness.Serve] = None
+        self.sid: Optional[str] = None
+        self.since = 0.0  # Unix ms of the last prompt: a state older than that is the previous turn's
+        self.pids: list[int] = []
+        self.socket = f"sb-{self.agent}-{os.getpid()}"
+
+    # --- what a CLI module fills in ----------------------------------------------------------------
+
+    def set_up_home(self):
+        """Its settings in `self.home`, before `switchboard install`."""
+
+    def check_install(self, out: subprocess.CompletedProcess) -> Path:
+        """Checks what `switchboard install <cli>` wrote; the file it wrote."""
+        raise NotImplementedError
+
+    def env(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def command(self) -> list[str]:
+        raise NotImplementedError
+
+    def done_with(self, answer: str) -> Callable[[dict], bool]:
+        """Done, with what its card says after that answer."""
+        return lambda s: s["status"] == "done" and (s.get("message") or "") == answer
+
+    def after_first_turn(self):
+        """A check of its own once the first turn is done."""
+
+    # --- set-up ----------------------------------------------------------------------------------
+
+    def prepare(self):
+        self.home.mkdir(parents=True)
+        self.ws.mkdir()
+        self.set_up_home()
+        install = [str(self.ctx.bin), "install", self.agent]
+        env = {**os.environ, "HOME": str(self.home)}
+        written = self.check_install(subprocess.run(install, capture_output=True, text=True, env=env, timeout=30))
+        before = written.read_text() if written.exists() else ""
+        again = subprocess.run(install, capture_output=True, text=True, env=env, timeout=30)
+        self.report.check("installing again changes nothing",
+                          again.returncode == 0 and written.exists() and written.read_text() == before,
+                          again.stdout + again.stderr)
+        self.fake = FakeOpenAI(scripts(self.shell_tool, self.ask_call)).start()
+        self.serve = harness.Serve(self.ctx.workdir)
+
+    def launch(self) -> bool:
+        if self.tmux:
+            self.tmux.kill()
+        self.tmux = harness.Tmux(self.socket, self.command(), self.env(), self.ws)
+        pid = self.tmux.pane_pid()
+        if pid:
+            self.pids.append(pid)
+        return bool(self.tmux.wait_text(self.ready, 60))
+
+    # --- driving ---------------------------------------------------------------------------------
+
+    def idle(self, timeout: float = 30) -> bool:
+        def check():
+            screen = self.tmux.screen()
+            return self.ready in screen and self.busy not in screen
+        return bool(harness.wait_until(check, timeout, 0.2))
+
+    def prompt(self, text_: str):
+        self.since = time.time() * 1000
+        self.tmux.type(text_)
+
+    def press_until(self, key: str, moved: Callable[[], bool]):
+        """Presses `key` on a dialog just drawn, again if the first press was lost (a key typed the
+        instant a dialog appears can be), until `moved` says the CLI took it."""
+        for _ in range(3):
+            self.tmux.send(key)
+            if harness.wait_until(moved, 5):
+                return
+
+    def session(self, sid: Optional[str] = None) -> Optional[dict]:
+        return self.serve.session(session_id=sid or self.sid)
+
+    def expect(self, what: str, predicate: Callable[[dict], bool], timeout: float = 20) -> Optional[dict]:
+        def check():
+            s = self.session()
+            return s if s is not None and s["lastEventAt"] >= self.since and predicate(s) else None
+        found = harness.wait_until(check, timeout, 0.1)
+        detail = f"session is {brief(self.session())}"
+        if found is None and self.tmux:
+            lines = [line for line in self.tmux.screen().splitlines() if line.strip()]
+            detail += "\n      screen: " + "\n      ".join(lines[-12:])
+        self.report.check(what, found is not None, detail)
+        return found
+
+    def barrier(self):
+        """Returns once serve has applied every event sent before this call: a `custom` event sent
+        now is applied after them (one hub, in order), and it is waited for."""
+        marker = f"barrier-{time.monotonic_ns()}"
+        payload = json.dumps({"sessionId": marker, "title": marker, "status": "done"})
+        subprocess.run([str(harness.switchboard_bin()), "hook", "custom"], input=payload, text=True,
+                       env=self.serve.env, timeout=10)
+        harness.wait_until(lambda: self.serve.session(session_id=marker), 10)
+
+    def close(self):
+        for pid in self.pids:
+            for p in [*reversed(harness.descendants(pid)), pid]:
+                try:
+                    os.kill(p, signal.SIGKILL)
+                except OSError:
+                    pass
+        if self.tmux:
+            self.tmux.kill()
+        (Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / self.socket).unlink(missing_ok=True)
+        if self.serve:
+            self.serve.stop()
+        if self.fake:
+            self.fake.stop()
+        harness.remove_tree(self.root)
+
+
+def brief(s: Optional[dict]) -> str:
+    if s is None:
+        return "missing"
+    keys = ["status", "message", "command", "awaitingInput", "question", "interrupted", "errored", "ended", "decision"]
+    return json.dumps({k: (s.get(k)[:120] if isinstance(s.get(k), str) else s.get(k)) for k in keys})
+
+
+def run(r: Run):
+    report = r.report
+    started = time.monotonic()
+    try:
+        report.scenario("setup and start-up")
+        r.prepare()
+        report.check(f"{r.agent} starts at its prompt", r.launch(), r.tmux.screen() if r.tmux else "")
+        scenarios(r)
+    finally:
+        r.close()
+        print(f"    {r.agent} module took {time.monotonic() - started:.0f} s", flush=True)
+
+
+def scenarios(r: Run):
+    report = r.report
+
+    report.scenario("a plain turn")
+    r.prompt("Say hello [[scenario:hello]]")
+    s = r.serve.wait_session(lambda s: True, 30, agent=r.agent)
+    report.check("the session appears with the first prompt", s is not None, f"no {r.agent} session")
+    if s is None:
+        return
+    r.sid = s["sessionId"]
+    r.expect("the turn ends → done", r.done_with("Hello! How can I help?"), 60)
+    r.idle()
+    r.after_first_turn()
+
+    report.scenario("usage from its own record of the session")
+    got = r.expect("tokens counted from its file: 100 in and 10 out per answer the fake sent",
+                   lambda s: (lambda u: u.get("requests", 0) >= 1 and u.get("outputTokens") == 10 * u["requests"]
+                              and u.get("inputTokens", 0) + u.get("cacheReadTokens", 0) == 100 * u["requests"]
+                              and u.get("model") == r.model)(s.get("usage") or {}), 15)
+    print(f"    usage: {(got or {}).get('usage')}", flush=True)
+
+    report.scenario("a tool, approved at the terminal")
+    r.prompt("Create a marker [[scenario:shell]]")
+    r.tmux.wait_text(r.dialog, 20)
+    r.expect("blocked at the permission prompt, with the command", lambda s: s["status"] == "blocked"
+             and s.get("command") == "touch sb_terminal.txt")
+    r.press_until("Enter", lambda: (r.session() or {}).get("status") != "blocked")
+    r.expect("approved → the tool runs → done", r.done_with("Created the marker."), 30)
+    report.check("the command ran", (r.ws / "sb_terminal.txt").exists())
+    r.idle()
+
+    report.scenario("a question")
+    r.prompt("Ask me something [[scenario:ask]]")
+    r.expect("waiting with the question and its options", lambda s: s["status"] == "waiting"
+             and s.get("question") == ASK and len((s.get("questions") or [{}])[0].get("options") or []) == 2)
+    r.tmux.wait_text(CHOICES[0], 20)
+    # Enter picks the highlighted (first) choice; a picker may select first and submit second.
+    r.press_until("Enter", lambda: (r.session() or {}).get("status") != "waiting")
+    r.expect("answered → working → done", r.done_with("Going with PostgreSQL."), 30)
+    r.idle()
+
+    report.scenario("Esc while streaming")
+    r.prompt("Think slowly [[scenario:stream]]")
+    r.tmux.wait_text(r"think about this", 20)
+    r.expect("working while it streams", lambda s: s["status"] == "working")
+    for key in r.interrupt_keys:
+        r.tmux.send(key)
+        time.sleep(0.3)  # two presses, as a user makes them: not a wait for a state
+    r.expect("no turn-end hook; done · interrupted", lambda s: s["status"] == "done" and s["interrupted"], 20)
+    r.idle()
+    r.tmux.send("C-u")  # the cancelled prompt may come back into the input box
+
+    report.scenario("an API error")
+    r.prompt("Fail please [[scenario:e400]]")
+    r.expect(f"{r.error_event} → done · errored, saying what failed", lambda s: s["status"] == "done"
+             and s["errored"] and "400" in (s.get("message") or ""), 60)
+    r.idle(60)
+
+    report.scenario("a reply from the board")
+    start = len(r.fake.user_texts)
+    code, out = r.serve.reply(r.sid, "Tell me you got this [[scenario:reply]]")
+    report.check(f"`switchboard reply` exits 0 once {r.name} took it", code == 0, out)
+    # The CLI confirms with its new-turn hook, which fires before its model request.
+    report.check("the model received the reply's text",
+                 harness.wait_until(lambda: r.fake.got("Tell me you got this", start), 20), r.fake.user_texts[start:])
+    r.since = 0
+    r.expect("the reply's turn ends done", r.done_with("Got your reply."), 30)
+    r.idle()
+
+    board_scenarios(r)
+
+    report.scenario(f"exit with {r.exit_command}")
+    r.prompt(r.exit_command)
+    r.expect("its session-end hook → ended", lambda s: s["ended"], 20)
+
+    report.scenario("agent killed (kill -9)")
+    report.check(f"{r.agent} starts again", r.launch(), r.tmux.screen())
+    r.sid = None
+    r.prompt("Say hello again [[scenario:hello]]")
+    fresh = r.serve.wait_session(lambda s: not s["ended"] and s["status"] == "done", 60, agent=r.agent,
+                                 since_ms=int(r.since))
+    report.check("a new session, its turn done", fresh is not None, brief(fresh))
+    if fresh:
+        r.sid = fresh["sessionId"]
+        pid = (fresh.get("process") or {}).get("pid")
+        report.check("the forwarder reported the agent's process", bool(pid), fresh.get("process"))
+        if pid:
+            os.kill(pid, signal.SIGKILL)
+            ended = harness.wait_until(lambda: (lambda s: s if s and s["ended"] and s.get("exited") else None)
+                                       (r.session()), 10)
+            report.check("no session-end hook; the process watch ends the session", bool(ended), brief(r.session()))
+
+
+def board_scenarios(r: Run):
+    """Its permission hook held for the board's answer (serve under SWITCHBOARD_DECIDE)."""
+    report = r.report
+    r.serve.halt()
+    r.serve.start({"SWITCHBOARD_DECIDE": r.agent})
+    for verdict in ("allow", "deny"):
+        report.scenario(f"permission {'allowed' if verdict == 'allow' else 'denied'} from Switchboard")
+        file = "sb_allowed.txt" if verdict == "allow" else "sb_denied.txt"
+        r.prompt(f"Create a file from the board [[scenario:board-{verdict}]]")
+        held = r.expect("its permission hook held → blocked, Allow / Deny on offer",
+                        lambda s: s["status"] == "blocked" and s.get("command") == f"touch {file}"
+                        and isinstance(s.get("decision"), int), 30)
+        if not held:
+            continue
+        screen = r.tmux.screen()
+        report.check("no dialog in the terminal while the board holds it",
+                     not re.search(r.dialog, screen), screen[-600:])
+        report.check("the answer is accepted", r.serve.decide(r.sid, held["decision"], verdict) == 204)
+        if verdict == "allow":
+            r.expect("allowed → the command runs → done", r.done_with("Created sb_allowed.txt."), 30)
+            report.check("the command ran", (r.ws / file).exists())
+        else:
+            r.expect(f"denied → {r.name} goes on without it → done",
+                     r.done_with("Understood, I did not create the file."), 30)
+            report.check("the command did not run", not (r.ws / file).exists())
+            report.check("the model was told the user denied it",
+                         any("denied this from Switchboard" in t for t in r.fake.tool_results), r.fake.tool_results[-3:])
+        r.idle()

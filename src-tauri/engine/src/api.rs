@@ -76,7 +76,8 @@ impl From<&InstallError> for ErrorKind {
         match error {
             InstallError::Unparsable { .. } => Self::Unparsable,
             InstallError::HasComments { .. } => Self::HasComments,
-            InstallError::Shape { .. } => Self::Shape,
+            // A file of ours would go where one of the user's is: no safe place for it.
+            InstallError::Shape { .. } | InstallError::NotOurs { .. } => Self::Shape,
             InstallError::ReadOnly { .. } => Self::ReadOnly,
             InstallError::Io { .. } => Self::Io,
             InstallError::CommandPath { .. } => Self::CommandPath,

@@ -19,5 +19,6 @@ export const AGENTS: readonly AgentRow[] = [
   { id: "gemini", name: "Gemini CLI", short: "Gemini", letter: "G", decides: false, whyNotDecided: "no hook of Gemini CLI 0.61 can approve a tool", heldNote: null, starts: true, installs: true },
   { id: "qwen", name: "Qwen Code", short: "Qwen", letter: "Q", decides: true, whyNotDecided: null, heldNote: "its own dialog appears only if the board does not answer", starts: true, installs: true },
   { id: "copilot", name: "Copilot CLI", short: "Copilot", letter: "P", decides: true, whyNotDecided: null, heldNote: "its own dialog appears only if the board does not answer", starts: true, installs: true },
+  { id: "pi", name: "pi", short: "pi", letter: "π", decides: true, whyNotDecided: null, heldNote: "pi asks in its own dialog only if the board does not answer", starts: true, installs: true },
   { id: "custom", name: "Custom", short: "Custom", letter: "?", decides: false, whyNotDecided: "a custom agent has no permission hook", heldNote: null, starts: false, installs: false },
 ];

@@ -12,7 +12,7 @@ pub mod row;
 pub mod setup;
 
 pub use row::{Agent, DecisionReply, Normalizer, Start, Tie, TitleSource, Transcript, Typing};
-pub use setup::{DirVar, Layout, Setup, Switch, Version};
+pub use setup::{Bridge, DirVar, Layout, Setup, Switch, Version};
 
 /// Every agent Switchboard understands, in the order the board and the installer list them.
 pub static AGENTS: &[&Agent] = &[
@@ -21,6 +21,7 @@ pub static AGENTS: &[&Agent] = &[
     &crate::normalize::gemini::AGENT,
     &crate::normalize::qwen::AGENT,
     &crate::normalize::copilot::AGENT,
+    &crate::normalize::pi::AGENT,
     &crate::normalize::custom::AGENT,
 ];
 
@@ -60,7 +61,7 @@ mod tests {
 
     #[test]
     fn the_table_routes_every_builtin_agent() {
-        for agent in ["claude", "codex", "gemini", "qwen", "copilot", "custom"] {
+        for agent in ["claude", "codex", "gemini", "qwen", "copilot", "pi", "custom"] {
             assert!(normalizer(agent).is_some(), "{agent}");
         }
         assert!(normalizer("cursor").is_none());
@@ -82,7 +83,7 @@ mod tests {
                 assert!(agent.hook_events.contains(&event), "{}: {event} must get the hook", agent.id);
             }
         }
-        assert_eq!(deciding().collect::<Vec<_>>(), ["claude", "codex", "qwen", "copilot"]);
+        assert_eq!(deciding().collect::<Vec<_>>(), ["claude", "codex", "qwen", "copilot", "pi"]);
         assert_eq!(agent("codex").unwrap().resume_command("'a b'").as_deref(), Some("codex resume 'a b'"));
         assert!(agent("nope").is_none());
     }

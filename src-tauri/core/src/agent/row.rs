@@ -136,6 +136,12 @@ pub struct Agent {
     /// Events whose hook it runs under a short-lived supervisor rather than itself (Qwen Code's
     /// StopFailure): their process is not the agent's, so the forwarder does not report it.
     pub detached_events: &'static [&'static str],
+    /// It never asks before a tool on its own (pi): its decision event is a permission only while
+    /// the board holds it, so the forwarder sends it only then — else the tool just runs.
+    pub asks_only_when_held: bool,
+    /// What its decision hook prints when the board held a permission and nobody answered, for a
+    /// CLI whose own dialog is not drawn otherwise (pi's bridge then asks in pi).
+    pub unanswered_reply: Option<&'static str>,
 }
 
 impl Agent {

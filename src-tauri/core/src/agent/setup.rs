@@ -50,6 +50,28 @@ pub struct Setup {
     pub introduced: &'static [(&'static str, Version)],
     /// What the user still does in the CLI after a change, for the hooks to run.
     pub next_step: &'static str,
+    /// For a CLI that runs no hook commands itself (pi): the file of Switchboard's own it loads,
+    /// which runs the hooks file's commands on its events.
+    pub bridge: Option<Bridge>,
+}
+
+/// A file of Switchboard's own that a CLI loads (pi's extension) to run the hooks of the hooks
+/// file: written whole by `install` (never over a file that is not ours), removed by `--uninstall`.
+#[derive(Clone, Copy, Debug)]
+pub struct Bridge {
+    /// Where, in the CLI's folder (`extensions/switchboard.ts`).
+    pub file: &'static str,
+    /// Its whole text.
+    pub source: &'static str,
+    /// What its first line says, by which a file there is recognised as ours.
+    pub mark: &'static str,
+}
+
+impl Bridge {
+    /// Whether `text` is a bridge Switchboard wrote (this release's or an older one).
+    pub fn is_ours(&self, text: &str) -> bool {
+        text.lines().next().is_some_and(|first| first.contains(self.mark))
+    }
 }
 
 /// How a CLI's hooks file holds its hooks.

@@ -115,8 +115,11 @@ pub static AGENT: Agent = Agent {
         introduced: &[("StopFailure", Version(2, 1, 78))],
         next_step: "new Claude Code sessions report to Switchboard; in a session already running, open /hooks to \
                     accept the change (or restart it)",
+        bridge: None,
     }),
     detached_events: &[],
+    asks_only_when_held: false,
+    unanswered_reply: None,
 };
 
 pub fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {

@@ -95,8 +95,11 @@ pub static AGENT: Agent = Agent {
         introduced: &[],
         next_step: "Codex runs a new or changed hook only after you trust it: start Codex and choose to trust the \
                     hooks when it says they need review, or run /hooks and trust Switchboard's",
+        bridge: None,
     }),
     detached_events: &[],
+    asks_only_when_held: false,
+    unanswered_reply: None,
 };
 
 pub fn normalize_codex(raw: &Value, now: Millis) -> Option<StatusEvent> {

@@ -94,8 +94,11 @@ pub static AGENT: Agent = Agent {
         introduced: &[],
         next_step: "new Copilot CLI sessions report to Switchboard (from their first prompt); restart the ones \
                     already running",
+        bridge: None,
     }),
     detached_events: &[],
+    asks_only_when_held: false,
+    unanswered_reply: None,
 };
 
 /// Its camelCase payload in the shared snake_case shape (the event's name was added by the

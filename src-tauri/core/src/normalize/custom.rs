@@ -31,6 +31,8 @@ pub static AGENT: Agent = Agent {
     typing: Typing { prompts: &[">"], enter_after_ms: 50, pasted: None },
     setup: None,
     detached_events: &[],
+    asks_only_when_held: false,
+    unanswered_reply: None,
 };
 
 pub fn normalize_custom(raw: &Value, now: Millis) -> Option<StatusEvent> {

@@ -88,8 +88,11 @@ pub static AGENT: Agent = Agent {
         }),
         introduced: &[],
         next_step: "new Gemini CLI sessions report to Switchboard; restart the ones already running",
+        bridge: None,
     }),
     detached_events: &[],
+    asks_only_when_held: false,
+    unanswered_reply: None,
 };
 
 pub fn normalize_gemini(raw: &Value, now: Millis) -> Option<StatusEvent> {

@@ -104,8 +104,11 @@ pub static AGENT: Agent = Agent {
         disabled_list: None,
         introduced: &[],
         next_step: "new Qwen Code sessions report to Switchboard; restart the ones already running",
+        bridge: None,
     }),
     detached_events: &["StopFailure", "MessageDisplay", "SessionDelete"],
+    asks_only_when_held: false,
+    unanswered_reply: None,
 };
 
 pub fn normalize_qwen(raw: &Value, now: Millis) -> Option<StatusEvent> {

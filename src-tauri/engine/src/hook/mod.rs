@@ -41,35 +41,58 @@ impl From<Verdict> for BoardAnswer {
     }
 }
 
-/// Forwards one hook event. Every failure is swallowed: the command always succeeds. Returns the
-/// board's answer when the event was a permission held for one (the user opted this CLI in).
+/// What became of one hook event.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Forwarded {
+    /// Sent (or dropped: no instance, bad input) with nothing to answer.
+    Sent,
+    /// A permission held for the board (the user opted this CLI in), and its answer.
+    Answered(BoardAnswer),
+    /// A permission held for the board that nobody answered in time.
+    Unanswered,
+}
+
+impl Forwarded {
+    pub fn answer(&self) -> Option<&BoardAnswer> {
+        match self {
+            Forwarded::Answered(answer) => Some(answer),
+            _ => None,
+        }
+    }
+}
+
+/// Forwards one hook event. Every failure is swallowed: the command always succeeds.
 pub fn forward(
     agent: &str,
     stdin: impl Read + Send + 'static,
     state_dir: Option<&Path>,
     deadline: Instant,
-) -> Option<BoardAnswer> {
-    let body = read_until(stdin, deadline)?;
-    let body = fit(name_event(agent, body, |name| std::env::var(name).ok()))?;
-    let endpoint = state_dir.and_then(Endpoint::read)?;
-    if endpoint.hold_ms > 0 && endpoint.decide.iter().any(|cli| cli == agent) && is_permission(agent, &body) {
+) -> Forwarded {
+    let Some(body) = read_until(stdin, deadline) else { return Forwarded::Sent };
+    let Some(body) = fit(name_event(agent, body, |name| std::env::var(name).ok())) else { return Forwarded::Sent };
+    let Some(endpoint) = state_dir.and_then(Endpoint::read) else { return Forwarded::Sent };
+    let permission = is_permission(agent, &body);
+    if endpoint.hold_ms > 0 && endpoint.decide.iter().any(|cli| cli == agent) && permission {
         match hold(agent, &endpoint, &body) {
             // An instance without `/hold` (an older one still running): send it the plain way.
             Held::Unknown => {}
-            Held::Answered(answer) => {
+            Held::Answered(None) => return Forwarded::Unanswered,
+            Held::Answered(Some(answer)) => {
                 let tool_input = || serde_json::from_slice::<Value>(&body).ok()?.get("tool_input").cloned();
-                return answer.map(|answer| BoardAnswer {
-                    tool_input: answer.answers.as_ref().and_then(|_| tool_input()),
-                    answer,
-                });
+                let tool_input = answer.answers.as_ref().and_then(|_| tool_input());
+                return Forwarded::Answered(BoardAnswer { answer, tool_input });
             }
         }
+    }
+    // A CLI that never asks on its own (pi): its tool call is no permission unless held.
+    if permission && switchboard_core::agent(agent).is_some_and(|row| row.asks_only_when_held) {
+        return Forwarded::Sent;
     }
     let path = protocol::hook_path(agent, &endpoint.key);
     // A hook run under a supervisor of the CLI's would report that short-lived process.
     let process = if runs_detached(agent, &body) { String::new() } else { process_header() };
     post_until(&endpoint, &path, &process, &body, deadline);
-    None
+    Forwarded::Sent
 }
 
 /// The payload with what a CLI leaves out and its row says how to find (Copilot CLI): its event's
@@ -275,8 +298,15 @@ fn floor_char_boundary(text: &str, at: usize) -> usize {
 pub fn run(agent: &str) {
     let deadline = Instant::now() + DEADLINE;
     let state_dir = crate::state_dir::state_dir();
-    let answer = forward(agent, io::stdin(), state_dir.as_deref(), deadline);
-    reply(agent, answer.as_ref(), &mut io::stdout().lock());
+    let forwarded = forward(agent, io::stdin(), state_dir.as_deref(), deadline);
+    let mut stdout = io::stdout().lock();
+    match switchboard_core::agent(agent).and_then(|row| row.unanswered_reply) {
+        Some(text) if forwarded == Forwarded::Unanswered => {
+            let _ = writeln!(stdout, "{text}");
+            let _ = stdout.flush();
+        }
+        _ => reply(agent, forwarded.answer(), &mut stdout),
+    }
 }
 
 #[cfg(test)]

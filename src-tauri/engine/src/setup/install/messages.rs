@@ -195,9 +195,20 @@ fn summary(report: &InstallReport, done: bool) -> String {
             let hooks = plural(count(EditAction::Remove), "hook");
             clauses.push(format!("{} {hooks} no longer used", verb("remove", "removed")));
         }
-        if count(EditAction::Set) > 0 {
-            clauses.push(format!("{} hooks on (hooksConfig.enabled = true)", verb("turn", "turned")));
+        for edit in report.edits.iter().filter(|edit| edit.action == EditAction::Set) {
+            clauses.push(match edit.key.as_str() {
+                "version" => format!("{} the file's version ({})", verb("set", "set"), edit.value),
+                key => format!("{} hooks on ({key} = {})", verb("turn", "turned"), edit.value),
+            });
         }
+    }
+    if let Some((action, path)) = &report.bridge {
+        let file = path.display();
+        clauses.push(match action {
+            EditAction::Add => format!("{} {file}, the extension that runs them", verb("write", "wrote")),
+            EditAction::Update => format!("{} {file}, the extension that runs them", verb("update", "updated")),
+            _ => format!("{} {file}", verb("remove", "removed")),
+        });
     }
     clauses.join(", ")
 }

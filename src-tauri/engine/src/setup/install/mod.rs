@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use switchboard_core::agent::Layout;
 use switchboard_core::hook_config::{self, Edit, EditAction, ShapeError};
 
+mod bridge;
 mod messages;
 mod read;
 mod status;
@@ -113,11 +114,13 @@ pub struct InstallReport {
     pub backup: Option<PathBuf>,
     /// Settings that will keep the CLI from running the hook even so.
     pub warnings: Vec<String>,
+    /// The CLI's bridge file (pi's extension), when this run writes, updates or removes it.
+    pub bridge: Option<(EditAction, PathBuf)>,
 }
 
 impl InstallReport {
     pub fn changed(&self) -> bool {
-        !self.edits.is_empty()
+        !self.edits.is_empty() || self.bridge.is_some()
     }
 
     pub fn count(&self, action: EditAction) -> usize {
@@ -150,6 +153,12 @@ pub enum InstallError {
         #[source]
         source: io::Error,
     },
+    #[error(
+        "{} exists and was not written by Switchboard, so Switchboard left it (and the CLI's settings) unchanged; \
+         move it away, then install again",
+        path.display()
+    )]
+    NotOurs { path: PathBuf },
     #[error("the switchboard binary's path {} is not an absolute UTF-8 path", path.display())]
     CommandPath { path: PathBuf },
 }
@@ -163,6 +172,7 @@ fn install_one(cli: Cli, path: &Path, options: &InstallOptions) -> Result<Instal
         hook_config::plan_install(&settings, cli, program(&options.command_path)?, &events)
     }
     .map_err(|problem| InstallError::Shape { path: target.clone(), problem })?;
+    let bridge = bridge::plan(cli, &options.dirs, options.uninstall)?;
 
     let warnings = if options.uninstall {
         Vec::new()
@@ -180,17 +190,23 @@ fn install_one(cli: Cli, path: &Path, options: &InstallOptions) -> Result<Instal
         created: original.is_none(),
         backup: None,
         warnings,
+        bridge,
     };
     // A hooks file of Switchboard's own (a flat layout) that uninstalling leaves empty goes: the
     // CLI reads every file of its hooks folder.
     let own_file_emptied = options.uninstall
         && cli.setup().layout != Layout::Groups
         && plan.settings.as_object().is_some_and(serde_json::Map::is_empty);
-    if report.changed() && !options.dry_run && own_file_emptied {
+    let settings_changed = !report.edits.is_empty();
+    if settings_changed && !options.dry_run && own_file_emptied {
         fs::remove_file(&target).map_err(|error| io_error("remove", &target, error))?;
-    } else if report.changed() && !options.dry_run {
+    } else if settings_changed && !options.dry_run {
         let bytes = write::render(&plan.settings, original.as_ref().map(|original| original.bytes.as_slice()));
         report.backup = write::write_settings(path, &target, original.as_ref(), &bytes)?;
+    }
+    // After the hooks file: the bridge reads it when the CLI loads the bridge.
+    if let (Some(change), Some(source), false) = (&report.bridge, cli.setup().bridge, options.dry_run) {
+        bridge::apply(&source, change)?;
     }
     Ok(report)
 }
@@ -329,7 +345,7 @@ mod tests {
         write(&home.dirs.settings_file(claude()), "nope");
         let outcomes = install(&InstallOptions { clis: Cli::all().collect(), ..options(&home, claude()) });
         let ok: Vec<bool> = outcomes.iter().map(|outcome| outcome.result.is_ok()).collect();
-        assert_eq!(ok, [false, true, true, true, true]);
+        assert_eq!(ok, [false, true, true, true, true, true]);
     }
 
     #[test]

@@ -142,6 +142,24 @@ pub(super) fn warnings(cli: Cli, settings: &Value, dirs: &ConfigDirs) -> Vec<War
         let found = (own.switched_off)(dirs.dir(cli));
         warnings.extend(found.map(|(message, fix)| Warning { message, fix }));
     }
+    let hooked = || !hook_config::installed(settings, cli, cli.events()).events.is_empty();
+    if let Some(bridge) = cli.setup().bridge.filter(|_| hooked()) {
+        let path = dirs.dir(cli).join(bridge.file);
+        let state = match std::fs::read_to_string(&path) {
+            Ok(text) if text == bridge.source => None,
+            Ok(text) if bridge.is_ours(&text) => Some("is an older one"),
+            Ok(_) => Some("is not Switchboard's"),
+            Err(_) => Some("is missing"),
+        };
+        warnings.extend(state.map(|state| Warning {
+            message: format!(
+                "{} runs Switchboard's hooks through its extension {}, which {state}",
+                cli.name(),
+                path.display()
+            ),
+            fix: format!("switchboard install {}", cli.agent()),
+        }));
+    }
     warnings
 }
 
@@ -160,7 +178,8 @@ mod tests {
         write(&home.dirs.settings_file(gemini()), "{oops");
 
         let statuses = status(&home.dirs, Path::new(PROGRAM), &[]);
-        let [claude, codex, gemini, qwen, copilot] = statuses.as_slice() else { panic!("{statuses:?}") };
+        let [claude, codex, gemini, qwen, copilot, pi] = statuses.as_slice() else { panic!("{statuses:?}") };
+        assert!(!pi.found && pi.hooks == HooksState::NotInstalled && pi.warnings.is_empty());
         assert!(claude.found && claude.hooks == HooksState::NotInstalled);
         assert!(!qwen.found && qwen.hooks == HooksState::NotInstalled);
         assert!(!copilot.found && copilot.hooks == HooksState::NotInstalled);
@@ -178,6 +197,22 @@ mod tests {
         assert_eq!(json["cli"], "codex");
         assert_eq!(json["hooks"], json!({"state": "installed", "current": true}));
         assert!(json.get("settingsFile").is_some());
+    }
+
+    #[test]
+    fn pi_without_its_extension_is_warned_about_with_the_fix() {
+        let home = home();
+        let pi = cli("pi");
+        installed(&home, pi).result.unwrap();
+        let of_pi =
+            |home: &Home| status(&home.dirs, Path::new(PROGRAM), &[]).into_iter().find(|s| s.cli == pi).unwrap();
+        assert!(of_pi(&home).warnings.is_empty(), "{:?}", of_pi(&home).warnings);
+        fs::remove_file(home.dirs.dir(pi).join("extensions/switchboard.ts")).unwrap();
+        let warned = of_pi(&home);
+        assert_eq!(warned.hooks, HooksState::Installed { current: true });
+        assert_eq!(warned.warnings.len(), 1);
+        assert!(warned.warnings[0].message.contains("is missing"), "{:?}", warned.warnings);
+        assert_eq!(warned.warnings[0].fix, "switchboard install pi");
     }
 
     #[test]

@@ -118,7 +118,7 @@ mod tests {
             let keys: Vec<_> = after.as_object().unwrap().keys().cloned().collect();
             let expected: &[&str] = match cli.agent() {
                 "gemini" => &["theme", "hooks", "zzz", "hooksConfig"],
-                "copilot" => &["theme", "hooks", "zzz", "version"],
+                "copilot" | "pi" => &["theme", "hooks", "zzz", "version"],
                 _ => &["theme", "hooks", "zzz"],
             };
             assert_eq!(keys, expected, "{cli:?}");

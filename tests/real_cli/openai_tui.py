@@ -56,6 +56,8 @@ class Run:
     error_event = ""  # what reports the failed request
     shell_tool = ""
     ask_call: dict = {}
+    asks_at_terminal = True  # it asks before a tool on its own (pi never does)
+    question_tool = True  # it has a question tool (pi has none)
 
     def __init__(self, ctx, report: harness.Report):
         self.ctx, self.report = ctx, report
@@ -90,6 +92,9 @@ class Run:
 
     def after_first_turn(self):
         """A check of its own once the first turn is done."""
+
+    def own_scenarios(self):
+        """Scenarios of its own, after the board's Allow / Deny and before it exits."""
 
     # --- set-up ----------------------------------------------------------------------------------
 
@@ -219,25 +224,30 @@ def scenarios(r: Run):
                               and u.get("model") == r.model)(s.get("usage") or {}), 15)
     print(f"    usage: {(got or {}).get('usage')}", flush=True)
 
-    report.scenario("a tool, approved at the terminal")
-    r.prompt("Create a marker [[scenario:shell]]")
-    r.tmux.wait_text(r.dialog, 20)
-    r.expect("blocked at the permission prompt, with the command", lambda s: s["status"] == "blocked"
-             and s.get("command") == "touch sb_terminal.txt")
-    r.press_until("Enter", lambda: (r.session() or {}).get("status") != "blocked")
-    r.expect("approved → the tool runs → done", r.done_with("Created the marker."), 30)
+    if r.asks_at_terminal:
+        report.scenario("a tool, approved at the terminal")
+        r.prompt("Create a marker [[scenario:shell]]")
+        r.tmux.wait_text(r.dialog, 20)
+        r.expect("blocked at the permission prompt, with the command", lambda s: s["status"] == "blocked"
+                 and s.get("command") == "touch sb_terminal.txt")
+        r.press_until("Enter", lambda: (r.session() or {}).get("status") != "blocked")
+    else:
+        report.scenario(f"a tool, which {r.name} runs without asking")
+        r.prompt("Create a marker [[scenario:shell]]")
+    r.expect("the tool runs → done", r.done_with("Created the marker."), 30)
     report.check("the command ran", (r.ws / "sb_terminal.txt").exists())
     r.idle()
 
-    report.scenario("a question")
-    r.prompt("Ask me something [[scenario:ask]]")
-    r.expect("waiting with the question and its options", lambda s: s["status"] == "waiting"
-             and s.get("question") == ASK and len((s.get("questions") or [{}])[0].get("options") or []) == 2)
-    r.tmux.wait_text(CHOICES[0], 20)
-    # Enter picks the highlighted (first) choice; a picker may select first and submit second.
-    r.press_until("Enter", lambda: (r.session() or {}).get("status") != "waiting")
-    r.expect("answered → working → done", r.done_with("Going with PostgreSQL."), 30)
-    r.idle()
+    if r.question_tool:
+        report.scenario("a question")
+        r.prompt("Ask me something [[scenario:ask]]")
+        r.expect("waiting with the question and its options", lambda s: s["status"] == "waiting"
+                 and s.get("question") == ASK and len((s.get("questions") or [{}])[0].get("options") or []) == 2)
+        r.tmux.wait_text(CHOICES[0], 20)
+        # Enter picks the highlighted (first) choice; a picker may select first and submit second.
+        r.press_until("Enter", lambda: (r.session() or {}).get("status") != "waiting")
+        r.expect("answered → working → done", r.done_with("Going with PostgreSQL."), 30)
+        r.idle()
 
     report.scenario("Esc while streaming")
     r.prompt("Think slowly [[scenario:stream]]")
@@ -268,6 +278,7 @@ def scenarios(r: Run):
     r.idle()
 
     board_scenarios(r)
+    r.own_scenarios()
 
     report.scenario(f"exit with {r.exit_command}")
     r.prompt(r.exit_command)

@@ -20,5 +20,6 @@ export const AGENTS: readonly AgentRow[] = [
   { id: "qwen", name: "Qwen Code", short: "Qwen", letter: "Q", decides: true, whyNotDecided: null, heldNote: "its own dialog appears only if the board does not answer", starts: true, installs: true },
   { id: "copilot", name: "Copilot CLI", short: "Copilot", letter: "P", decides: true, whyNotDecided: null, heldNote: "its own dialog appears only if the board does not answer", starts: true, installs: true },
   { id: "pi", name: "pi", short: "pi", letter: "π", decides: true, whyNotDecided: null, heldNote: "pi asks in its own dialog only if the board does not answer", starts: true, installs: true },
+  { id: "opencode", name: "OpenCode", short: "OpenCode", letter: "O", decides: true, whyNotDecided: null, heldNote: "its own dialog shows too; whichever answer comes first wins", starts: true, installs: true },
   { id: "custom", name: "Custom", short: "Custom", letter: "?", decides: false, whyNotDecided: "a custom agent has no permission hook", heldNote: null, starts: false, installs: false },
 ];

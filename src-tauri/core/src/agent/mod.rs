@@ -22,6 +22,7 @@ pub static AGENTS: &[&Agent] = &[
     &crate::normalize::qwen::AGENT,
     &crate::normalize::copilot::AGENT,
     &crate::normalize::pi::AGENT,
+    &crate::normalize::opencode::AGENT,
     &crate::normalize::custom::AGENT,
 ];
 
@@ -61,7 +62,7 @@ mod tests {
 
     #[test]
     fn the_table_routes_every_builtin_agent() {
-        for agent in ["claude", "codex", "gemini", "qwen", "copilot", "pi", "custom"] {
+        for agent in ["claude", "codex", "gemini", "qwen", "copilot", "pi", "opencode", "custom"] {
             assert!(normalizer(agent).is_some(), "{agent}");
         }
         assert!(normalizer("cursor").is_none());
@@ -83,7 +84,7 @@ mod tests {
                 assert!(agent.hook_events.contains(&event), "{}: {event} must get the hook", agent.id);
             }
         }
-        assert_eq!(deciding().collect::<Vec<_>>(), ["claude", "codex", "qwen", "copilot", "pi"]);
+        assert_eq!(deciding().collect::<Vec<_>>(), ["claude", "codex", "qwen", "copilot", "pi", "opencode"]);
         assert_eq!(agent("codex").unwrap().resume_command("'a b'").as_deref(), Some("codex resume 'a b'"));
         assert!(agent("nope").is_none());
     }

@@ -230,6 +230,10 @@ mod tests {
                 if *event == "PostModelRequest" {
                     payload["status"] = "failed".into();
                 }
+                // A rename (OpenCode's generated title).
+                if *event == "session.updated" {
+                    payload["title"] = "Fix the build".into();
+                }
                 assert!(normalize(cli.agent(), &payload, 0).is_some(), "{cli:?} {event}");
             }
         }

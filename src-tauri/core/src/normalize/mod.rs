@@ -11,6 +11,7 @@ pub(crate) mod custom;
 pub mod edit;
 pub(crate) mod gemini;
 pub mod observed;
+pub(crate) mod opencode;
 pub(crate) mod pi;
 pub(crate) mod qwen;
 
@@ -23,6 +24,7 @@ pub use codex::normalize_codex;
 pub use copilot::normalize_copilot;
 pub use custom::normalize_custom;
 pub use gemini::normalize_gemini;
+pub use opencode::normalize_opencode;
 pub use pi::normalize_pi;
 pub use qwen::normalize_qwen;
 

@@ -455,6 +455,7 @@ mod tests {
             ("qwen", "echo 0.24.4"),
             ("copilot", "echo 'GitHub Copilot CLI 1.0.102.'"),
             ("pi", "echo 0.73.1"),
+            ("opencode", "echo 1.18.33"),
         ])
     }
 
@@ -499,7 +500,7 @@ mod tests {
         let machine = all_clis();
         let report = examine_quietly(&machine.options);
         assert!(!report.ok);
-        for agent in ["claude", "codex", "gemini", "qwen", "copilot", "pi"] {
+        for agent in ["claude", "codex", "gemini", "qwen", "copilot", "pi", "opencode"] {
             let path = check(&report, &format!("{agent}.path"));
             assert_eq!(path.outcome, Outcome::Pass, "{path:?}");
             let hooks = check(&report, &format!("{agent}.hooks"));
@@ -507,7 +508,18 @@ mod tests {
             assert_eq!(hooks.fix.as_deref(), Some(format!("switchboard install {agent}").as_str()));
         }
         let versions: Vec<_> = report.agents.iter().map(|agent| agent.version.as_deref()).collect();
-        assert_eq!(versions, [Some("2.1.332"), Some("0.171.0"), Some("0.61.0"), Some("0.24.4"), Some("1.0.102"), Some("0.73.1")]);
+        assert_eq!(
+            versions,
+            [
+                Some("2.1.332"),
+                Some("0.171.0"),
+                Some("0.61.0"),
+                Some("0.24.4"),
+                Some("1.0.102"),
+                Some("0.73.1"),
+                Some("1.18.33")
+            ]
+        );
         assert_eq!(report.agents[0].path.as_deref(), Some(machine.bin.path().join("claude").to_str().unwrap()));
         assert_eq!(check(&report, "codex.trust").outcome, Outcome::Skip);
         assert_eq!(check(&report, "gemini.folder").outcome, Outcome::Fail);
@@ -519,7 +531,7 @@ mod tests {
         let text = report.to_string();
         assert!(text.contains("Claude Code 2.1.332\n"), "{text}");
         assert!(text.contains("      fix: switchboard install codex\n"), "{text}");
-        assert!(text.ends_with("\n8 checks failed.\n"), "{text}");
+        assert!(text.ends_with("\n9 checks failed.\n"), "{text}");
     }
 
     #[test]

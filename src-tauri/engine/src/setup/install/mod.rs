@@ -345,7 +345,8 @@ mod tests {
         write(&home.dirs.settings_file(claude()), "nope");
         let outcomes = install(&InstallOptions { clis: Cli::all().collect(), ..options(&home, claude()) });
         let ok: Vec<bool> = outcomes.iter().map(|outcome| outcome.result.is_ok()).collect();
-        assert_eq!(ok, [false, true, true, true, true, true]);
+        assert_eq!(ok.len(), Cli::all().count());
+        assert_eq!((ok[0], ok[1..].iter().all(|ok| *ok)), (false, true), "{ok:?}");
     }
 
     #[test]

@@ -178,7 +178,7 @@ mod tests {
         write(&home.dirs.settings_file(gemini()), "{oops");
 
         let statuses = status(&home.dirs, Path::new(PROGRAM), &[]);
-        let [claude, codex, gemini, qwen, copilot, pi] = statuses.as_slice() else { panic!("{statuses:?}") };
+        let [claude, codex, gemini, qwen, copilot, pi, ..] = statuses.as_slice() else { panic!("{statuses:?}") };
         assert!(!pi.found && pi.hooks == HooksState::NotInstalled && pi.warnings.is_empty());
         assert!(claude.found && claude.hooks == HooksState::NotInstalled);
         assert!(!qwen.found && qwen.hooks == HooksState::NotInstalled);

@@ -116,9 +116,10 @@ mod tests {
             installed(&home, cli).result.unwrap();
             let after = json_at(&path);
             let keys: Vec<_> = after.as_object().unwrap().keys().cloned().collect();
+            let flat = cli.setup().layout != switchboard_core::agent::Layout::Groups;
             let expected: &[&str] = match cli.agent() {
                 "gemini" => &["theme", "hooks", "zzz", "hooksConfig"],
-                "copilot" | "pi" => &["theme", "hooks", "zzz", "version"],
+                _ if flat => &["theme", "hooks", "zzz", "version"],
                 _ => &["theme", "hooks", "zzz"],
             };
             assert_eq!(keys, expected, "{cli:?}");

@@ -7,14 +7,18 @@ import { OlderDrawer } from "./OlderDrawer";
 import { ConnectionsDrawer } from "./Connections";
 import { DetailsPanel } from "./DetailsPanel";
 import { Notices } from "./Notices";
+import { ShortcutSheet } from "./ShortcutSheet";
 import { useReachSound } from "./Reach";
 import { useSwitchboard } from "./store";
 import { startSync } from "./sync";
 import { startClock } from "./clock";
+import { loadKnownSettings } from "./settings";
 
 export function App() {
   useEffect(() => startSync(), []);
   useEffect(() => startClock(), []);
+  // What the board says about Allow / Deny (a blocked card's hint) follows the saved settings.
+  useEffect(() => loadKnownSettings(), []);
   useReachSound();
   const loaded = useSwitchboard((s) => s.loaded);
   const empty = useSwitchboard((s) => s.order.length === 0);
@@ -38,6 +42,7 @@ export function App() {
         </main>
         <DetailsPanel />
       </div>
+      <ShortcutSheet />
     </div>
   );
 }

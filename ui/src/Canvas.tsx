@@ -48,6 +48,7 @@ import { isTypingTarget, optionOf, shortcutFor } from "./shortcuts";
 import { answer, canDecide, noteNotHeld } from "./Decide";
 import { asking, pickOption } from "./Answer";
 import { jump } from "./jump";
+import { useShortcutSheet } from "./ShortcutSheet";
 
 type CanvasNode = SessionNodeType | RegionNodeType;
 
@@ -420,6 +421,9 @@ function CanvasEffects({ following }: { following: Following }) {
           break;
         case "fit":
           fit(true);
+          break;
+        case "help":
+          useShortcutSheet.getState().setOpen(true);
           break;
         case "close":
           if (selectDetailsId(store) != null) store.closeDetails();

@@ -34,6 +34,12 @@ function renderConnections() {
   );
 }
 
+/** The header button (which opens Settings), then the Diagnostics tab. */
+function openDiagnostics() {
+  fireEvent.click(screen.getByTestId("connections-toggle"));
+  fireEvent.click(screen.getByTestId("drawer-tab-diagnostics"));
+}
+
 beforeEach(() => {
   useConnections.setState({ open: false, report: null, checking: false, error: null });
   vi.mocked(ipc.doctor).mockReset();
@@ -50,12 +56,12 @@ beforeEach(() => {
   }));
 });
 
-describe("the Connections view", () => {
+describe("Diagnostics (the checks)", () => {
   it("opens from the header button and lists every check, grouped by CLI", async () => {
     vi.mocked(ipc.doctor).mockResolvedValue(doctorReport());
     renderConnections();
     expect(screen.queryByTestId("connections-drawer")).toBeNull();
-    fireEvent.click(screen.getByTestId("connections-toggle"));
+    openDiagnostics();
     expect(ipc.doctor).toHaveBeenCalledTimes(1);
     const drawer = await screen.findByTestId("connections-drawer");
     await within(drawer).findByTestId("doctor-checks");
@@ -69,7 +75,7 @@ describe("the Connections view", () => {
   it("a failing check shows the command that fixes it; a passing one shows none", async () => {
     vi.mocked(ipc.doctor).mockResolvedValue(doctorReport());
     renderConnections();
-    fireEvent.click(screen.getByTestId("connections-toggle"));
+    openDiagnostics();
     const drawer = await screen.findByTestId("connections-drawer");
     const hooks = await within(drawer).findByText("no Switchboard hook in ~/.codex/hooks.json");
     const row = hooks.closest<HTMLElement>("[data-testid=check]")!;
@@ -89,7 +95,7 @@ describe("the Connections view", () => {
     Object.defineProperty(navigator, "clipboard", { value: { writeText }, configurable: true });
     vi.mocked(ipc.doctor).mockResolvedValue(doctorReport());
     renderConnections();
-    fireEvent.click(screen.getByTestId("connections-toggle"));
+    openDiagnostics();
     const drawer = await screen.findByTestId("connections-drawer");
     const row = await waitFor(() => drawer.querySelector<HTMLElement>('[data-check="codex.hooks"]')!);
     const copy = within(row).getByRole("button", { name: "Copy: switchboard install codex" });
@@ -127,7 +133,7 @@ describe("the Connections view", () => {
   it("Check again runs the checks again; the header's alert dot follows the result", async () => {
     vi.mocked(ipc.doctor).mockResolvedValueOnce(doctorReport()).mockResolvedValueOnce(healthyReport());
     renderConnections();
-    fireEvent.click(screen.getByTestId("connections-toggle"));
+    openDiagnostics();
     await screen.findByText("1 check failed.");
     expect(screen.getByLabelText("1 failing")).toBeInTheDocument();
     fireEvent.click(screen.getByTestId("connections-refresh"));
@@ -137,22 +143,24 @@ describe("the Connections view", () => {
     expect(screen.getByTestId("doctor-checks")).toHaveAttribute("data-ok", "true");
   });
 
-  it("is one scroll area: title and Check again on top, the switches next, then every check", async () => {
+  it("Settings and Diagnostics are apart: the switches on one tab, the checks on the other", async () => {
     vi.mocked(ipc.doctor).mockResolvedValue(doctorReport());
     renderConnections();
     fireEvent.click(screen.getByTestId("connections-toggle"));
     const drawer = await screen.findByTestId("connections-drawer");
+    // The header button opens Settings: switches, no checks.
+    expect(within(drawer).getByTestId("drawer-tab-settings")).toHaveAttribute("aria-selected", "true");
+    expect(within(drawer).getByTestId("decide-setting-claude")).toBeInTheDocument();
+    expect(within(drawer).queryByTestId("doctor-checks")).toBeNull();
+    expect(within(drawer).queryByTestId("connections-refresh")).toBeNull();
+    // The failing count is on the Diagnostics tab, in words for a screen reader.
+    expect(await within(drawer).findByRole("tab", { name: "Diagnostics, 1 failing" })).toBeInTheDocument();
+    fireEvent.click(within(drawer).getByTestId("drawer-tab-diagnostics"));
     const checks = await within(drawer).findByTestId("doctor-checks");
-    const order = [
-      within(drawer).getByRole("heading", { name: "Connections" }),
-      within(drawer).getByTestId("connections-refresh"),
-      within(drawer).getByTestId("decide-setting-claude"),
-      within(drawer).getByTestId("decide-setting-gemini"),
-      within(drawer).getByTestId("decide-hold-seconds"),
-      checks,
-    ];
-    for (const [a, b] of order.slice(1).map((el, i) => [order[i]!, el] as const)) {
-      expect(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(within(drawer).queryByTestId("decide-setting-claude")).toBeNull();
+    const order = [within(drawer).getByTestId("doctor-summary"), within(drawer).getByTestId("connections-refresh"), checks];
+    for (const [x, y] of order.slice(1).map((el, i) => [order[i]!, el] as const)) {
+      expect(x.compareDocumentPosition(y) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
     }
     // The drawer scrolls; nothing in it scrolls on its own.
     const [drawerRule] = (await rulesFor("connections-drawer")).filter((r) => r.selector === ".connections-drawer");
@@ -167,14 +175,56 @@ describe("the Connections view", () => {
     }
   });
 
+  it("Check again says it ran, even when nothing changed", async () => {
+    vi.mocked(ipc.doctor).mockResolvedValue(doctorReport());
+    renderConnections();
+    openDiagnostics();
+    const stamp = await screen.findByText(/^Checked at \d\d:\d\d:\d\d$/);
+    let answer!: (report: ReturnType<typeof doctorReport>) => void;
+    vi.mocked(ipc.doctor).mockReturnValueOnce(new Promise((resolve) => (answer = resolve)));
+    fireEvent.click(screen.getByTestId("connections-refresh"));
+    expect(screen.getByTestId("connections-refresh")).toHaveTextContent("Checking…");
+    expect(screen.getByTestId("checked-at")).toHaveTextContent("Running every check…");
+    expect(screen.getByTestId("diagnostics")).toHaveAttribute("aria-busy", "true");
+    await act(async () => answer(doctorReport()));
+    expect(screen.getByTestId("checked-at")).toHaveTextContent(/^Checked at/);
+    expect(stamp).toHaveAttribute("role", "status");
+  });
+
+  it("whether a CLI is there reads Installed / Not installed, never 'On PATH … not installed'", async () => {
+    const report = doctorReport();
+    report.agents[2]!.checks[0] = { ...report.agents[2]!.checks[0]!, label: "On PATH", detail: "not installed: no `gemini` on PATH" };
+    report.agents[0]!.checks[0] = { ...report.agents[0]!.checks[0]!, label: "On PATH" };
+    vi.mocked(ipc.doctor).mockResolvedValue(report);
+    renderConnections();
+    openDiagnostics();
+    const drawer = await screen.findByTestId("connections-drawer");
+    await within(drawer).findByTestId("doctor-checks");
+    expect(drawer.querySelector('[data-check="gemini.path"] .check-label')).toHaveTextContent("Not installed");
+    expect(drawer.querySelector('[data-check="claude.path"] .check-label')).toHaveTextContent("Installed");
+    expect(drawer).not.toHaveTextContent("On PATH");
+  });
+
+  it("no agent CLI at all is the next step, not a success: never shown as OK", async () => {
+    const none = doctorReport({ ok: false, summary: "No agent CLI found on this machine: install Claude Code first." });
+    none.agents = none.agents.map((agent) => ({ ...agent, found: false, path: null, checks: [] }));
+    vi.mocked(ipc.doctor).mockResolvedValue(none);
+    renderConnections();
+    openDiagnostics();
+    const summary = await screen.findByTestId("doctor-summary");
+    expect(summary).toHaveAttribute("data-state", "none");
+    expect(summary).not.toHaveClass("is-ok");
+  });
+
   it("never breaks a name: CLIs, checks and switches stay on one line", async () => {
     vi.mocked(ipc.doctor).mockResolvedValue(doctorReport());
     renderConnections();
-    fireEvent.click(screen.getByTestId("connections-toggle"));
+    openDiagnostics();
     const drawer = await screen.findByTestId("connections-drawer");
     await within(drawer).findByTestId("doctor-checks");
     const names = [...drawer.querySelectorAll(".check-group .check-name")].map((el) => el.textContent);
     expect(names).toEqual(["Claude Code", "Codex CLI", "Gemini CLI", "Switchboard"]);
+    fireEvent.click(within(drawer).getByTestId("drawer-tab-settings"));
     const switches = [...drawer.querySelectorAll(".decide-setting-name")].map((el) => el.textContent);
     // One switch per CLI the table installs, in its order.
     expect(switches).toEqual(AGENTS.filter((agent) => agent.installs).map((agent) => agent.name));
@@ -189,7 +239,7 @@ describe("the Connections view", () => {
   it("a passing check is one quiet row; a failing one says all it found", async () => {
     vi.mocked(ipc.doctor).mockResolvedValue(doctorReport());
     renderConnections();
-    fireEvent.click(screen.getByTestId("connections-toggle"));
+    openDiagnostics();
     const drawer = await screen.findByTestId("connections-drawer");
     await within(drawer).findByTestId("doctor-checks");
     expect(drawer.querySelector('[data-check="claude.hooks"]')).toHaveClass("is-brief");
@@ -207,7 +257,7 @@ describe("the Connections view", () => {
     Object.defineProperty(navigator, "clipboard", { value: clipboard, configurable: true });
     vi.mocked(ipc.doctor).mockResolvedValue(doctorReport());
     renderConnections();
-    fireEvent.click(screen.getByTestId("connections-toggle"));
+    openDiagnostics();
     const drawer = await screen.findByTestId("connections-drawer");
     const row = await waitFor(() => drawer.querySelector<HTMLElement>('[data-check="codex.hooks"]')!);
     const copy = within(row).getByRole("button", { name: "Copy: switchboard install codex" });
@@ -219,9 +269,9 @@ describe("the Connections view", () => {
   it("shows the error when the checks cannot run, and closes", async () => {
     vi.mocked(ipc.doctor).mockRejectedValue({ kind: "noHome", message: "HOME is not set" });
     renderConnections();
-    fireEvent.click(screen.getByTestId("connections-toggle"));
+    openDiagnostics();
     expect(await screen.findByRole("alert")).toHaveTextContent("HOME is not set");
-    fireEvent.click(screen.getByRole("button", { name: "Close Connections" }));
+    fireEvent.click(screen.getByRole("button", { name: "Close Settings" }));
     expect(screen.queryByTestId("connections-drawer")).toBeNull();
   });
 });
@@ -232,6 +282,8 @@ describe("answering permissions from Switchboard (settings)", () => {
     fireEvent.click(screen.getByTestId("connections-toggle"));
     const section = await screen.findByTestId("decide-settings");
     await waitFor(() => expect(within(section).getByTestId("decide-setting-claude")).toBeEnabled());
+    // The wait shows what was read once its effect ran (a render after the switches).
+    await waitFor(() => expect(within(section).getByTestId("decide-hold-seconds")).not.toHaveValue(null));
     return section;
   }
 

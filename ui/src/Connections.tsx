@@ -1,7 +1,8 @@
-// Connections: whether each agent CLI is wired to Switchboard (`switchboard doctor` in the app),
-// which of them wait for Allow / Deny from the board, and the remotes followed. The header button
-// opens a drawer with the switches and remotes on top and every check below, each failure with
-// the one command that fixes it; the empty state shows the same checks.
+// Settings and Diagnostics, one drawer with a tab each. Settings: which CLIs wait for Allow / Deny
+// from the board, the remotes followed, how a session reaches the user. Diagnostics: whether each
+// agent CLI is wired to Switchboard (`switchboard doctor` in the app), every check with the one
+// command that fixes a failure, and Check again. The header button opens Settings; a blocked card
+// and the first run open the tab they are about.
 import { useEffect, useState } from "react";
 import { create } from "zustand";
 import type { AgentReport } from "./bindings/AgentReport";
@@ -19,34 +20,53 @@ import { DecideSettings } from "./DecideSettings";
 import { useSavedSettings } from "./settings";
 import { useSwitchboard } from "./store";
 
+export type DrawerTab = "settings" | "diagnostics";
+
 type ConnectionsState = {
   open: boolean;
+  /** The tab on show. */
+  tab: DrawerTab;
   report: DoctorReport | null;
   checking: boolean;
   error: string | null;
+  /** When the checks last finished (Unix ms), to say "Checked at …" after Check again. */
+  checkedAt: number | null;
+  /** Open (on the Settings tab) or close; toggles without an argument. */
   setOpen(open?: boolean): void;
+  /** Open on that tab. */
+  show(tab: DrawerTab): void;
+  setTab(tab: DrawerTab): void;
   /** Runs the checks again (they take a moment: each CLI's `--version`, a test event). */
   refresh(): Promise<void>;
 };
 
 export const useConnections = create<ConnectionsState>((set, get) => ({
   open: false,
+  tab: "settings",
   report: null,
   checking: false,
   error: null,
+  checkedAt: null,
   setOpen(open) {
     const next = open ?? !get().open;
-    set({ open: next });
+    set(next ? { open: true, tab: "settings" } : { open: false });
     if (next) void get().refresh();
+  },
+  show(tab) {
+    set({ open: true, tab });
+    void get().refresh();
+  },
+  setTab(tab) {
+    set({ tab });
   },
   async refresh() {
     if (get().checking) return;
     set({ checking: true, error: null });
     try {
       const report = await ipc.doctor();
-      set({ report, checking: false });
+      set({ report, checking: false, checkedAt: Date.now() });
     } catch (err) {
-      set({ error: ipc.toIpcError(err).message, checking: false });
+      set({ error: ipc.toIpcError(err).message, checking: false, checkedAt: Date.now() });
     }
   },
 }));
@@ -132,6 +152,16 @@ export function commandOf(fix: string): string {
   return parts.length >= 3 ? parts[1]! : fix;
 }
 
+/**
+ * The label a check is shown with. Whether a CLI is there reads as "Installed" / "Not installed"
+ * (Rust labels it by how it looks, "On PATH", which reads oddly beside "not installed").
+ */
+export function checkLabel(check: Check): string {
+  if (!check.id.endsWith(".path")) return check.label;
+  if (check.outcome === "pass") return "Installed";
+  return check.fix ? "Not installed" : "Not on PATH";
+}
+
 /** A passing check is quiet (its detail beside the label, in grey); a failing or
  * skipped one says all it found, and what fixes it. */
 function CheckRow({ check }: { check: Check }) {
@@ -145,7 +175,7 @@ function CheckRow({ check }: { check: Check }) {
     >
       <StatusGlyph tone={TONE[check.outcome]} className="check-glyph" />
       <div className="check-body">
-        <span className="check-label">{check.label}</span>
+        <span className="check-label">{checkLabel(check)}</span>
         <span className="visually-hidden">: {WORD[check.outcome]}</span>
         <span className="check-detail" title={check.detail}>
           <WithCode text={check.detail} />
@@ -206,12 +236,19 @@ function failures(report: DoctorReport | null): number {
     .length;
 }
 
-/** One line: all good, or how many checks need fixing. */
+/** What the report says as a whole: all good, checks failing, or no agent CLI here at all. */
+export function reportState(report: DoctorReport): "ok" | "failing" | "none" {
+  if (failures(report) > 0) return "failing";
+  if (!report.agents.some((agent) => agent.found)) return "none";
+  return report.ok ? "ok" : "failing";
+}
+
+/** One line: all good, or how many checks need fixing, or that no CLI is installed (not a success). */
 export function DoctorSummary({ report }: { report: DoctorReport }) {
-  const failed = failures(report);
+  const state = reportState(report);
   return (
-    <p className={failed ? "doctor-summary is-failing" : "doctor-summary is-ok"} data-testid="doctor-summary">
-      {report.ok ? "Everything is connected." : report.summary}
+    <p className={`doctor-summary is-${state}`} data-testid="doctor-summary" data-state={state}>
+      {state === "ok" ? "Everything is connected." : report.summary}
     </p>
   );
 }
@@ -231,7 +268,7 @@ function unreachableWords(hosts: string[]): string {
   return `${names} ${hosts.length > 1 ? "are" : "is"} unreachable`;
 }
 
-/** The header button. A dot marks failing checks once they have been run, and a remote that is down. */
+/** The header button: opens Settings. A dot marks failing checks once they have been run, and a remote that is down. */
 export function ConnectionsToggle() {
   const open = useConnections((s) => s.open);
   const failed = useConnections((s) => failures(s.report));
@@ -243,9 +280,9 @@ export function ConnectionsToggle() {
     failed > 0 ? `${failed} failing` : null,
     hosts.length > 0 ? unreachableWords(hosts) : null,
   ].filter((a): a is string => a != null);
-  const hint = "Which agent CLIs are connected, and how to fix the ones that are not";
+  const hint = "Settings (Allow / Deny, remotes, reach) and Diagnostics (which agent CLIs are connected, and how to fix the ones that are not)";
   const why = [
-    failed > 0 ? `${failed} ${failed === 1 ? "check" : "checks"} failing` : null,
+    failed > 0 ? `${failed} ${failed === 1 ? "check" : "checks"} failing: see Diagnostics` : null,
     hosts.length > 0 ? `${unreachableWords(hosts)}: ${hosts.length > 1 ? "their" : "its"} sessions show what was last known` : null,
   ].filter((a): a is string => a != null);
   return (
@@ -259,9 +296,12 @@ export function ConnectionsToggle() {
       onClick={() => setOpen()}
     >
       <PlugIcon />
-      Connections
+      Settings
       {alerts.length > 0 && (
-        <span className="connections-alert" data-testid="connections-alert" role="img" aria-label={alerts.join("; ")} />
+        <span className="connections-alert" data-testid="connections-alert" role="img" aria-label={alerts.join("; ")}>
+          {/* Not by colour alone: a mark that reads as a warning. */}
+          !
+        </span>
       )}
     </button>
   );
@@ -279,68 +319,106 @@ function SettingsSections() {
   );
 }
 
-/**
- * One scroll area for the whole panel: the title, the summary and Check again stay on top; the
- * switches come first (a few lines, so they are in view at once), then every check.
- */
-export function ConnectionsDrawer() {
-  const open = useConnections((s) => s.open);
+/** "Checked at 14:05:12": Check again's answer, so that a run that changed nothing still shows it ran. */
+function checkedWhen(at: number): string {
+  const d = new Date(at);
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `Checked at ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+
+/** The Diagnostics tab: the summary, Check again with what it did, and every check. */
+function Diagnostics() {
   const report = useConnections((s) => s.report);
   const checking = useConnections((s) => s.checking);
+  const checkedAt = useConnections((s) => s.checkedAt);
   const error = useConnections((s) => s.error);
-  const setOpen = useConnections((s) => s.setOpen);
   const refresh = useConnections((s) => s.refresh);
-  if (!open) return null;
   return (
-    <aside
-      className="connections-drawer"
-      id="connections-drawer"
-      data-testid="connections-drawer"
-      aria-label="Connections"
-      aria-busy={checking}
-    >
-      <div className="connections-top">
-        <div className="drawer-head">
-          <h2 className="drawer-title">Connections</h2>
-          <button
-            type="button"
-            className="icon-button"
-            aria-label="Close Connections"
-            title="Close"
-            onClick={() => setOpen(false)}
-          >
-            <CloseIcon />
-          </button>
-        </div>
-        <div className="connections-actions">
-          {report ? <DoctorSummary report={report} /> : <span />}
-          <button
-            type="button"
-            className="header-action"
-            data-testid="connections-refresh"
-            disabled={checking}
-            onClick={() => void refresh()}
-          >
-            {checking ? "Checking…" : "Check again"}
-          </button>
-        </div>
+    <section className="connections-checks" aria-label="Diagnostics" aria-busy={checking} data-testid="diagnostics">
+      <div className="connections-actions">
+        {report ? <DoctorSummary report={report} /> : <span />}
+        <button
+          type="button"
+          className="header-action"
+          data-testid="connections-refresh"
+          disabled={checking}
+          onClick={() => void refresh()}
+        >
+          {checking ? "Checking…" : "Check again"}
+        </button>
       </div>
+      <p className="drawer-note checked-at" role="status" data-testid="checked-at">
+        {checking ? "Running every check…" : checkedAt != null ? checkedWhen(checkedAt) : ""}
+      </p>
       {error && (
         <p className="install-result is-error connections-error" role="alert">
           {error}
         </p>
       )}
-      <SettingsSections />
-      <section className="connections-checks" aria-label="Checks">
-        <p className="drawer-note">
-          The same checks as <code>switchboard doctor</code>. Each failing one shows what fixes it.
-        </p>
-        {report ? (
+      <p className="drawer-note">
+        The same checks as <code>switchboard doctor</code>. Each failing one shows what fixes it.
+      </p>
+      {report ? (
+        <div className={checking ? "diagnostics-list is-checking" : "diagnostics-list"}>
           <DoctorChecks report={report} />
-        ) : (
-          !error && <p className="drawer-note">{checking ? "Checking…" : "Not available outside the app."}</p>
-        )}
-      </section>
+        </div>
+      ) : (
+        !error && <p className="drawer-note">{checking ? "Checking…" : "Not available outside the app."}</p>
+      )}
+    </section>
+  );
+}
+
+const TABS: ReadonlyArray<{ tab: DrawerTab; label: string }> = [
+  { tab: "settings", label: "Settings" },
+  { tab: "diagnostics", label: "Diagnostics" },
+];
+
+/**
+ * One scroll area for the whole panel: the title and the tabs stay on top; Settings (a few lines
+ * of switches first) or Diagnostics (the summary, Check again, every check) below.
+ */
+export function ConnectionsDrawer() {
+  const open = useConnections((s) => s.open);
+  const tab = useConnections((s) => s.tab);
+  const failed = useConnections((s) => failures(s.report));
+  const setOpen = useConnections((s) => s.setOpen);
+  const setTab = useConnections((s) => s.setTab);
+  if (!open) return null;
+  return (
+    <aside className="connections-drawer" id="connections-drawer" data-testid="connections-drawer" data-tab={tab} aria-label="Settings and diagnostics">
+      <div className="connections-top">
+        <div className="drawer-head">
+          <div className="drawer-tabs" role="tablist" aria-label="Settings and diagnostics">
+            {TABS.map(({ tab: id, label }) => (
+              <button
+                key={id}
+                type="button"
+                role="tab"
+                id={`drawer-tab-${id}`}
+                className={tab === id ? "drawer-tab is-on" : "drawer-tab"}
+                data-testid={`drawer-tab-${id}`}
+                aria-selected={tab === id}
+                aria-controls={`drawer-panel-${id}`}
+                onClick={() => setTab(id)}
+              >
+                {label}
+                {id === "diagnostics" && failed > 0 && (
+                  <span className="drawer-tab-count" aria-label={`, ${failed} failing`}>
+                    {failed}
+                  </span>
+                )}
+              </button>
+            ))}
+          </div>
+          <button type="button" className="icon-button" aria-label="Close Settings" title="Close" onClick={() => setOpen(false)}>
+            <CloseIcon />
+          </button>
+        </div>
+      </div>
+      <div role="tabpanel" id={`drawer-panel-${tab}`} aria-labelledby={`drawer-tab-${tab}`}>
+        {tab === "settings" ? <SettingsSections /> : <Diagnostics />}
+      </div>
     </aside>
   );
 }

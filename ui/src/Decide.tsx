@@ -8,6 +8,8 @@ import type { Session } from "./bindings/Session";
 import type { Verdict } from "./bindings/Verdict";
 import * as ipc from "./ipc";
 import { useSwitchboard } from "./store";
+import { useKnownSettings } from "./settings";
+import { isRemote } from "./sessionLabels";
 
 /** How long a failed answer's note stays on the node. */
 export const NOTE_MS = 5_000;
@@ -59,18 +61,73 @@ function setNote(sessionId: string, note: DecideNote | null) {
 
 /** `a` / `d` on a blocked session whose prompt Switchboard does not hold: say why nothing happens. */
 export function noteNotHeld(session: Session) {
-  const text = notHeldHint(session);
+  const text = notHeldHint(session, useKnownSettings.getState().settings?.decide ?? null);
   setNote(session.sessionId, { text, full: text });
 }
 
-/** Why a blocked session's permission is not answered from here, true per CLI (its row in Rust). */
-export function notHeldHint(session: Pick<Session, "agent">): string {
+/**
+ * How a blocked session's permission can be answered when it is not from here: where, why, and
+ * whether a switch in Settings would let the board answer the next ones.
+ */
+export type HowToAnswer = {
+  /** A few words for the card, before the command: "Answer in terminal". */
+  lead: string;
+  /** The whole sentence: where to answer, and why not here. */
+  text: string;
+  /** The CLI can be answered from the board once its switch in Settings is on (it is off). */
+  canTurnOn: boolean;
+};
+
+/**
+ * How this blocked session can be answered, true per CLI (its row in Rust) and per setting
+ * (`decide`: the CLIs whose prompts wait for the board; `null` when not known). `null` when it
+ * is not blocked, or the board can answer it now (its Allow / Deny say so themselves).
+ */
+export function howToAnswer(session: Session, decide: readonly string[] | null): HowToAnswer | null {
+  if (session.status !== "blocked" || session.ended || canDecide(session)) return null;
+  const lead = "Answer in terminal";
   const row = AGENTS.find((agent) => agent.id === session.agent);
-  if (row && !row.decides) {
-    return `${row.name} cannot be answered from the board (${row.whyNotDecided ?? "no hook can"}) — answer in its terminal.`;
-  }
   const name = row?.name ?? session.agent;
-  return `Not held by Switchboard — answer in the terminal, or turn on Allow / Deny for ${name} in Connections.`;
+  if (session.decisionUntil != null) {
+    return { lead: "Expired — answer in your terminal", text: "The wait for Allow / Deny here ended: answer in its terminal.", canTurnOn: false };
+  }
+  if (row && !row.decides) {
+    return {
+      lead,
+      text: `${name} cannot be answered from the board (${row.whyNotDecided ?? "no hook of it can"}): answer in its terminal.`,
+      canTurnOn: false,
+    };
+  }
+  if (isRemote(session)) {
+    return {
+      lead,
+      text: `Answer in its terminal on ${session.host}: Allow / Deny for it is turned on in the Switchboard that runs there.`,
+      canTurnOn: false,
+    };
+  }
+  if (decide?.includes(session.agent)) {
+    return {
+      lead,
+      text: `Switchboard did not hold this prompt (it came before Allow / Deny was on for ${name}, or while Switchboard was not running): answer in its terminal.`,
+      canTurnOn: false,
+    };
+  }
+  return {
+    lead,
+    text: `Allow / Deny from the board is off for ${name}: answer in its terminal, or turn it on in Settings to answer its next prompts here.`,
+    canTurnOn: row != null,
+  };
+}
+
+/** Why a blocked session's permission is not answered from here (the note `a` / `d` leave). */
+export function notHeldHint(session: Session, decide: readonly string[] | null = null): string {
+  return howToAnswer(session, decide)?.text ?? "Not held by Switchboard: answer in its terminal.";
+}
+
+/** {@link howToAnswer} with the settings as last known. */
+export function useHowToAnswer(session: Session | undefined): HowToAnswer | null {
+  const decide = useKnownSettings((s) => s.settings?.decide ?? null);
+  return session ? howToAnswer(session, decide) : null;
 }
 
 /** Seconds left in the hold, counted down once a second while it is on screen. */

@@ -21,9 +21,9 @@ import {
 } from "./sessionLabels";
 import { CloseIcon, StatusGlyph, TerminalIcon } from "./icons";
 import * as ipc from "./ipc";
-import { canDecide, DecideButtons, DecideWhat, EditLine, useDecideNote } from "./Decide";
+import { canDecide, DecideButtons, DecideWhat, EditLine, useDecideNote, useHowToAnswer } from "./Decide";
 import { jump, JumpNoteText, useJumpNote } from "./jump";
-import { CopyButton } from "./Connections";
+import { CopyButton, useConnections } from "./Connections";
 import { asking, pickOption, useRefused } from "./Answer";
 import { QuestionSection, ReplyBox } from "./AnswerViews";
 import { LastTurn } from "./LastTurn";
@@ -237,9 +237,31 @@ function EndAgent({ session }: { session: Session }) {
 /** Allow / Deny for the held permission, and why a late answer did not go through. */
 function DecideSection({ session }: { session: Session }) {
   const note = useDecideNote(session.sessionId);
+  const how = useHowToAnswer(session);
   if (!canDecide(session) && !note) {
-    // A permission the board does not hold still says what it would change.
-    return session.status === "blocked" ? <EditLine session={session} testId="details-edit" /> : null;
+    // A permission the board does not hold still says what it would change, and where (and
+    // why there) it is answered.
+    if (session.status !== "blocked") return null;
+    return (
+      <>
+        <EditLine session={session} testId="details-edit" />
+        {how && (
+          <div className="details-how" data-testid="details-how-to-answer">
+            <p className="details-how-text">{how.text}</p>
+            {how.canTurnOn && (
+              <button
+                type="button"
+                className="header-button"
+                data-testid="details-open-settings"
+                onClick={() => useConnections.getState().show("settings")}
+              >
+                Allow / Deny settings
+              </button>
+            )}
+          </div>
+        )}
+      </>
+    );
   }
   return (
     <div className="details-decide" data-testid="details-decide">

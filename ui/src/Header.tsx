@@ -5,6 +5,7 @@ import { ArchiveIcon, LogoMark } from "./icons";
 import * as ipc from "./ipc";
 import { ConnectionsToggle } from "./Connections";
 import { NewAgentButton } from "./NewAgent";
+import { ShortcutsButton } from "./ShortcutSheet";
 import { useClock } from "./clock";
 import { dayCost, formatCost } from "./usage";
 
@@ -151,6 +152,7 @@ export function Header() {
         <OlderToggle />
         <ClearEnded />
         <ConnectionsToggle />
+        <ShortcutsButton />
       </div>
       <div className="key-hints" aria-label="Keyboard shortcuts" hidden={!hasSessions}>
         <span>

@@ -75,7 +75,8 @@ describe("a session node", () => {
   it("names the tool a blocked session needs permission for", () => {
     const node = renderSession({ status: "blocked", tool: "Bash", message: "rm -rf dist" });
     const reason = within(node).getByTestId("session-reason");
-    expect(reason).toHaveTextContent("Needs permission: Bash");
+    // Not held by the board (Allow / Deny off): where to answer, then the tool and command.
+    expect(reason).toHaveTextContent("Answer in terminal: Bash");
     expect(reason).toHaveTextContent("rm -rf dist");
   });
 

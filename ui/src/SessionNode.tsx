@@ -21,7 +21,7 @@ import {
 import { AgentMark, ClockIcon, CloseIcon, LinkDownIcon, StatusGlyph, TerminalIcon } from "./icons";
 import { ZOOM_COMPACT, type NodeSize } from "./layout";
 import * as ipc from "./ipc";
-import { canDecide, DecideButtons, DecideWhat, useDecideNote } from "./Decide";
+import { canDecide, DecideButtons, DecideWhat, useDecideNote, useHowToAnswer } from "./Decide";
 import { jump, JumpNoteText, useJumpNote } from "./jump";
 import { asking } from "./Answer";
 import { QuestionOnCard } from "./AnswerViews";
@@ -94,6 +94,7 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
   const jumpNote = useJumpNote(id);
   // Whether the held command shows whole on the card (else Allow opens the panel first).
   const [commandHidden, setCommandHidden] = useState(false);
+  const how = useHowToAnswer(session);
   if (!session) return null;
 
   const badge = badgeOf(session, now);
@@ -171,9 +172,21 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
     </div>
   ) : (
     reason && (
-      <div className={`node-reason look-${reason.look}`} data-testid="session-reason" title={reason.full}>
-        {reason.lead && <span className="reason-lead">{reason.lead}</span>}
-        {reason.lead && reason.text && " "}
+      <div
+        className={`node-reason look-${reason.look}`}
+        data-testid="session-reason"
+        title={how ? `${how.text}\n\n${reason.full}` : reason.full}
+      >
+        {how ? (
+          // Where a prompt the board does not hold is answered, in the lead's place (the status
+          // line already says "Needs permission"); the whole why in the tooltip and the panel.
+          <span className="reason-lead" data-testid="how-to-answer" title={how.text}>
+            {session.tool ? `${how.lead}: ${session.tool}` : how.lead}
+          </span>
+        ) : (
+          reason.lead && <span className="reason-lead">{reason.lead}</span>
+        )}
+        {(how || reason.lead) && reason.text && " "}
         {reason.text && <span className={reason.lead ? "reason-detail is-command" : "reason-detail"}>{reason.text}</span>}
       </div>
     )
@@ -196,6 +209,7 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
           {badge.word}
         </span>
         {session.ended && <span className="ended-mark"> · ended</span>}
+
         {stale && (
           <span className="stale-mark" title={silenceFor(session.lastEventAt, now)}>
             <ClockIcon />

@@ -220,7 +220,7 @@ describe("the note on a node", () => {
     expect(within(node).getByTestId("node-jump-note")).toHaveTextContent(
       "It runs in a terminal Switchboard cannot bring forward (pid 4242 on /dev/pts/3).",
     );
-    expect(within(node).getByTestId("session-reason")).toHaveTextContent("Needs permission: Bash rm -rf dist");
+    expect(within(node).getByTestId("session-reason")).toHaveTextContent("Answer in terminal: Bash rm -rf dist");
     expect(within(node).getByTestId("status-badge")).toHaveTextContent("Needs permission");
   });
 

@@ -1,8 +1,23 @@
 // The saved settings as the Connections panel's sections share them: read once when the panel
 // opens, saved whole. A module of its own so that the sections import it, not the panel.
 import { useCallback, useEffect, useState } from "react";
+import { create } from "zustand";
 import type { Settings } from "./bindings/Settings";
 import * as ipc from "./ipc";
+
+/**
+ * The settings as last read or saved, for what the board says outside the panel (a blocked card
+ * says whether Allow / Deny is on for its CLI). `null` until read, or outside the app.
+ */
+export const useKnownSettings = create<{ settings: Settings | null }>(() => ({ settings: null }));
+
+/** Reads the settings once for the board (at start-up); the panel's saves keep them current. */
+export function loadKnownSettings(): void {
+  ipc.settings().then(
+    (settings) => useKnownSettings.setState({ settings }),
+    () => {},
+  );
+}
 
 /** The settings as Rust last gave them, shared by the panel's sections (each saves the whole). */
 export type SavedSettings = {
@@ -24,7 +39,10 @@ export function useSavedSettings(): SavedSettings {
   useEffect(() => {
     let live = true;
     ipc.settings().then(
-      (settings) => live && setSaved(settings),
+      (settings) => {
+        useKnownSettings.setState({ settings });
+        if (live) setSaved(settings);
+      },
       (err: unknown) => live && setLoadError(ipc.toIpcError(err).message),
     );
     return () => {
@@ -37,6 +55,7 @@ export function useSavedSettings(): SavedSettings {
       // Rust cleans what it is given (known CLIs, the wait clamped): keep what it kept.
       const settings = await ipc.setSettings(next);
       setSaved(settings);
+      useKnownSettings.setState({ settings });
       return settings;
     } catch (err) {
       throw ipc.toIpcError(err);

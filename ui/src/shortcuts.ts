@@ -13,7 +13,8 @@ export type Shortcut =
   | "down"
   | "allow"
   | "deny"
-  | "option";
+  | "option"
+  | "help";
 
 const ARROWS: Record<string, Shortcut> = { ArrowLeft: "left", ArrowRight: "right", ArrowUp: "up", ArrowDown: "down" };
 
@@ -37,6 +38,9 @@ export function shortcutFor(event: KeyLike): Shortcut | null {
   switch (event.key) {
     case "/":
       return "filter";
+    // Shift+/ on most layouts: the sheet of every shortcut.
+    case "?":
+      return event.repeat ? null : "help";
     case "n":
     case "N":
       return event.shiftKey ? "previous" : "next";
@@ -76,3 +80,41 @@ export function shortcutFor(event: KeyLike): Shortcut | null {
 export function optionOf(event: Pick<KeyboardEvent, "key">): number | null {
   return /^[1-9]$/.test(event.key) ? Number(event.key) : null;
 }
+
+/** One line of the `?` sheet: the keys, as shown, and what they do. */
+export type ShortcutHelp = { keys: readonly string[]; what: string };
+
+/**
+ * What every canvas shortcut does, for the `?` sheet. A record over {@link Shortcut}: a new
+ * shortcut without its line here does not compile.
+ */
+export const SHORTCUT_HELP: Readonly<Record<Shortcut, ShortcutHelp>> = {
+  next: { keys: ["n"], what: "Next session that needs you, in the order the Needs you lane shows them" },
+  previous: { keys: ["Shift", "n"], what: "Previous session that needs you" },
+  left: { keys: ["←"], what: "Select the nearest session to the left" },
+  right: { keys: ["→"], what: "Select the nearest session to the right" },
+  up: { keys: ["↑"], what: "Select the nearest session above" },
+  down: { keys: ["↓"], what: "Select the nearest session below" },
+  open: { keys: ["Enter"], what: "Open the selected session (marks it read); again: jump to its terminal" },
+  close: { keys: ["Esc"], what: "Close the details panel, the Older list, the filter or this sheet" },
+  fit: { keys: ["f"], what: "Fit the whole board in the window" },
+  filter: { keys: ["/"], what: "Filter the sessions by what their cards say (also Ctrl+K, ⌘K)" },
+  allow: { keys: ["a"], what: "Allow the selected session's permission, when Switchboard holds it" },
+  deny: { keys: ["d"], what: "Deny the selected session's permission, when Switchboard holds it" },
+  option: { keys: ["1", "…", "9"], what: "Pick that option of the question on screen" },
+  help: { keys: ["?"], what: "Show this list of shortcuts" },
+};
+
+/** The sheet's sections, in the order a newcomer needs them; every shortcut is in exactly one. */
+export const SHORTCUT_SECTIONS: ReadonlyArray<{ title: string; shortcuts: readonly Shortcut[] }> = [
+  { title: "Move around", shortcuts: ["next", "previous", "left", "right", "up", "down", "open", "close"] },
+  { title: "The board", shortcuts: ["fit", "filter", "help"] },
+  { title: "Answer from the board", shortcuts: ["allow", "deny", "option"] },
+];
+
+/** Keys that work in one place only, listed on the sheet after the board's own. */
+export const FIELD_SHORTCUTS: readonly ShortcutHelp[] = [
+  { keys: ["Ctrl", "Enter"], what: "In New agent's first prompt: start the agent" },
+  { keys: ["Enter"], what: "In the filter: show the matching sessions" },
+  { keys: ["Esc"], what: "In the filter or New agent: close it" },
+];

@@ -229,7 +229,7 @@ describe("needs-you ordering for the n key", () => {
     makeSession({ sessionId: "error-unread", status: "done", errored: true, unread: true, statusChangedAt: at(2) }),
   ].map((s, i) => ({ ...s, firstEventAt: at(100 - i) }));
 
-  it("puts blocked, waiting and failed first (longest waiting first), then unread ones", () => {
+  it("without a layout: blocked, waiting and failed first (longest waiting first), then unread ones", () => {
     store().applySnapshot(sessions);
     expect(needsYouQueue(store().sessions, store().order)).toEqual([
       "blocked-old",
@@ -239,17 +239,42 @@ describe("needs-you ordering for the n key", () => {
     ]);
   });
 
-  it("n and Shift+n step through that queue and wrap around", () => {
+  it("n and Shift+n step through the sessions in the order the lane shows them, and wrap around", () => {
     store().applySnapshot(sessions);
     const seen: Array<string | null> = [];
     for (let i = 0; i < 5; i++) {
       store().jumpToNeedsYou(1);
       seen.push(selectSelectedId(store()));
     }
-    expect(seen).toEqual(["blocked-old", "error-unread", "waiting-new", "done-unread", "blocked-old"]);
+    // The lane: blocked first, then waiting and failed in arrival order; then the unread one.
+    expect(seen).toEqual(["blocked-old", "waiting-new", "error-unread", "done-unread", "blocked-old"]);
     store().jumpToNeedsYou(-1);
     expect(selectSelectedId(store())).toBe("done-unread");
     expect(store().focus?.id).toBe("done-unread");
+  });
+
+  it("n visits the lane's cards row by row, as they are drawn", () => {
+    const many = Array.from({ length: 7 }, (_, i) =>
+      makeSession({
+        sessionId: `ask-${i}`,
+        status: i % 2 === 0 ? "waiting" : "blocked",
+        firstEventAt: at(100 - i),
+        // Waiting longest is not what the eye follows: the lane's order is.
+        statusChangedAt: at(i),
+      }),
+    );
+    store().applySnapshot(many);
+    const lane = store()
+      .nodes.filter((n) => n.data.region === "needs-you")
+      .sort((a, b) => a.position.y - b.position.y || a.position.x - b.position.x)
+      .map((n) => n.id);
+    expect(lane).toHaveLength(7);
+    const seen: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      store().jumpToNeedsYou(1);
+      seen.push(selectSelectedId(store())!);
+    }
+    expect(seen).toEqual(lane);
   });
 
   it("a chip click cycles through the sessions it counts", () => {

@@ -214,14 +214,38 @@ function twinsOf(sessions: Record<string, Session>, order: readonly string[]): S
   return new Set([...byTitle.values()].filter((ids) => ids.length > 1).flat());
 }
 
-/** Ids ordered for the `n` key, as the tray lists them: the order the Rust side stamps on each
- * session (`attention`: asking first, then unread; longest waiting first), then arrival. */
-export function needsYouQueue(sessions: Record<string, Session>, order: readonly string[]): string[] {
+/**
+ * Ids ordered for the `n` key: the sessions Rust marks as needing the user (`attention`: asking
+ * first, then unread), in the order the board shows them — the "Needs you" lane's order (its
+ * cells row by row), then each region's in the layout's order; a session placed by hand by where
+ * it sits. Without nodes (nothing laid out yet): longest waiting first, then arrival.
+ */
+export function needsYouQueue(
+  sessions: Record<string, Session>,
+  order: readonly string[],
+  nodes: readonly SessionNodeType[] = [],
+  regions: readonly Pick<Region, "id">[] = [],
+): string[] {
   const at = (id: string) => sessions[id]!.attention!;
   const arrival = new Map(order.map((id, n) => [id, n]));
+  const nodeOf = new Map(nodes.map((n) => [n.id, n]));
+  const regionIndex = new Map(regions.map((r, i) => [r.id, i]));
+  // Where it is seen: its region's place (a node placed by hand after every region), then its row and column.
+  const seen = (id: string): [number, number, number] | null => {
+    const node = nodeOf.get(id);
+    if (!node) return null;
+    const region = node.data.region == null ? regions.length : (regionIndex.get(node.data.region) ?? regions.length);
+    return [region, node.position.y, node.position.x];
+  };
+  const bySight = (a: string, b: string): number => {
+    const sa = seen(a);
+    const sb = seen(b);
+    if (!sa || !sb) return 0;
+    return sa[0] - sb[0] || sa[1] - sb[1] || sa[2] - sb[2];
+  };
   return order
     .filter((id) => sessions[id]!.attention != null)
-    .sort((a, b) => at(a).rank - at(b).rank || at(a).since - at(b).since || arrival.get(a)! - arrival.get(b)!);
+    .sort((a, b) => at(a).rank - at(b).rank || bySight(a, b) || at(a).since - at(b).since || arrival.get(a)! - arrival.get(b)!);
 }
 
 export function idsInCategory(
@@ -582,8 +606,8 @@ export const useSwitchboard = create<SwitchboardState>()((set, get) => ({
   },
 
   jumpToNeedsYou(direction) {
-    const { sessions, order, nodes } = get();
-    const target = step(needsYouQueue(sessions, order), selectedId(nodes), direction);
+    const { sessions, order, nodes, regions } = get();
+    const target = step(needsYouQueue(sessions, order, nodes, regions), selectedId(nodes), direction);
     if (target) get().focusSession(target);
   },
 }));

@@ -18,6 +18,7 @@ mod idle;
 mod jump;
 mod many;
 mod measure;
+mod newcomer;
 mod notifications;
 mod reach;
 mod remote;

@@ -37,6 +37,7 @@ import {
   boundsOfBoxes,
   farTextSizes,
   boxInView,
+  fitFloor,
   fitViewport,
   FIT_PADDING,
   sizeOf,
@@ -285,7 +286,10 @@ function useFit(following: Following): (animate: boolean) => void {
     (animate: boolean) => {
       const bounds = layoutBounds();
       if (!bounds) return;
-      const viewport = fitViewport(bounds, paneOf(flowStore.getState()), MIN_ZOOM);
+      // Never below what keeps the lane's cards readable: the board scrolls instead.
+      const { regions, pane } = useSwitchboard.getState();
+      const floor = fitFloor(regions, pane, MIN_ZOOM);
+      const viewport = fitViewport(bounds, paneOf(flowStore.getState()), floor);
       following.current = true;
       following.fitted = viewport;
       if (!animate) {

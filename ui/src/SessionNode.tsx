@@ -12,10 +12,10 @@ import {
   isRemote,
   relativeAge,
   shortenHome,
-  shortIdOf,
   silenceFor,
   titleOf,
   labelsInRegion,
+  middleCut,
   unreachableLine,
 } from "./sessionLabels";
 import { AgentMark, ClockIcon, CloseIcon, LinkDownIcon, StatusGlyph, TerminalIcon } from "./icons";
@@ -82,13 +82,28 @@ export function tileTooltip(session: Session, now: number): string {
   return `${titleOf(session)} — ${badgeOf(session, 0).word} · ${agent}${hostNote(session, now)}${folder ? ` · ${folder}` : ""}`;
 }
 
+/**
+ * Text cut in the middle when it does not fit: the head ends in an ellipsis, the tail (what tells
+ * it from its neighbours) always shows. Whole when it fits; whole in the DOM either way.
+ */
+export function MiddleCut({ text, tail }: { text: string; tail?: string }) {
+  const cut = middleCut(text, tail);
+  if (!cut.tail) return <>{text}</>;
+  return (
+    <span className="middle-cut">
+      <span className="middle-cut-head">{cut.head}</span>
+      <span className="middle-cut-tail">{cut.tail}</span>
+    </span>
+  );
+}
+
 /** One session, read from the store by id; usable outside React Flow (tests). */
 export function SessionCard({ id, selected = false, size = "full", compact = false, region = null }: CardProps) {
   const session = useSwitchboard((s) => s.sessions[id]);
   const openSession = useSwitchboard((s) => s.openSession);
   const releasePlace = useSwitchboard((s) => s.releasePlace);
   const dimmed = useSwitchboard((s) => s.matches != null && !s.matches.has(id));
-  const twin = useSwitchboard((s) => s.twins.has(id));
+  const tag = useSwitchboard((s) => s.twins.get(id));
   const now = useClock((s) => s.now);
   const note = useDecideNote(id);
   const jumpNote = useJumpNote(id);
@@ -100,8 +115,10 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
   const badge = badgeOf(session, now);
   const reason = reasonOf(session);
   // Two sessions called the same (two agents in one folder) are told apart by their ids.
-  const labels = labelsInRegion(session, region);
-  const title = twin && labels.title === titleOf(session) ? `${labels.title} · ${shortIdOf(session)}` : labels.title;
+  const labels = labelsInRegion(session, region, tag);
+  const title = tag != null && labels.title === titleOf(session) ? `${labels.title} · ${tag}` : labels.title;
+  // Cut in the middle: what tells it from a neighbour of the same name stays in view.
+  const titleText = <MiddleCut text={title} tail={tag != null ? ` · ${tag}` : undefined} />;
   const folder = labels.folder;
   const stale = isStale(session);
   const subagents = session.subagents > 0 ? session.subagents : 0;
@@ -133,7 +150,7 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
           {size === "full" && <span className="status-word" data-testid="status-badge">{badge.word}</span>}
           {size === "strip" && (
             <span className="node-title" data-testid="node-title">
-              {title}
+              {titleText}
             </span>
           )}
           {size === "strip" && !compact && (
@@ -145,7 +162,7 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
         </div>
         {size === "full" && (
           <div className="node-title" data-testid="node-title">
-            {title}
+            {titleText}
           </div>
         )}
         {unreadDot}
@@ -248,7 +265,7 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
       </div>
 
       <div className="node-title" data-testid="node-title" title={title}>
-        {title}
+        {titleText}
       </div>
 
       <div className="node-meta">

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   boxInView,
+  fitFloor,
   fitViewport,
   FIT_INSETS,
   boundsOf,
@@ -395,6 +396,27 @@ describe("fitViewport", () => {
 
   it("never zooms past the floor, however big the board", () => {
     expect(fitViewport({ x: 0, y: 0, width: 100000, height: 100000 }, pane, 0.1).zoom).toBe(0.1);
+  });
+
+  it("with sessions that need the user, stops at the readable zoom and starts from the lane's corner (issue 37)", () => {
+    const windowPane = { width: 900, height: 556 };
+    const region = (kind: "needs-you" | "project", width: number, height: number) =>
+      ({ id: kind, kind, label: "", path: null, count: 1, needsYou: 0, x: 0, y: 0, width, height }) as const;
+    const lane = [region("needs-you", 892, 300), region("project", 400, 400)];
+    expect(fitFloor(lane, windowPane, 0.1)).toBe(ZOOM_COMPACT);
+    expect(fitFloor([region("project", 400, 400)], windowPane, 0.1)).toBe(0.1);
+    // A lane too big for the window at that zoom is fitted whole: every card that needs you in view.
+    const big = fitFloor([region("needs-you", 3000, 2000)], windowPane, 0.1);
+    expect(big).toBeLessThan(ZOOM_COMPACT);
+    expect(3000 * big).toBeLessThanOrEqual(windowPane.width - FIT_INSETS.left - FIT_INSETS.right + 0.5);
+    // 900 × 600 with the details panel open: a board that would need zoom 0.4 to fit whole.
+    const narrow = { width: 580, height: 556 };
+    const bounds = { x: 0, y: 0, width: 900, height: 900 };
+    const view = fitViewport(bounds, narrow, fitFloor(lane, windowPane, 0.1));
+    expect(view.zoom).toBe(ZOOM_COMPACT);
+    // Its top left (the lane's first card) is where the eye starts, not cut off at the left.
+    expect(onScreen(bounds, view).left).toBe(FIT_INSETS.left);
+    expect(onScreen(bounds, view).top).toBe(FIT_INSETS.top);
   });
 });
 

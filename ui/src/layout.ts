@@ -632,9 +632,28 @@ export function fitViewport(bounds: Box, pane: Pane, minZoom = 0.1): Viewport {
   const width = Math.max(1, pane.width - FIT_INSETS.left - FIT_INSETS.right);
   const height = Math.max(1, pane.height - FIT_INSETS.top - FIT_INSETS.bottom);
   const zoom = Math.max(minZoom, Math.min(1, width / Math.max(1, bounds.width), height / Math.max(1, bounds.height)));
-  const x = FIT_INSETS.left + (width - bounds.width * zoom) / 2 - bounds.x * zoom;
+  // Wider than the pane (held at `minZoom`): from the left edge, where the lane's first cards are.
+  const spare = width - bounds.width * zoom;
+  const x = FIT_INSETS.left + Math.max(0, spare) / 2 - bounds.x * zoom;
   const y = FIT_INSETS.top - bounds.y * zoom;
   return { x: Math.round(x), y: Math.round(y), zoom };
+}
+
+/**
+ * The smallest zoom fitting the board may go to. While sessions need the user: the zoom at which
+ * their cards still show what they ask ({@link ZOOM_COMPACT}), as long as the whole lane fits the
+ * window at it — a board that does not fit then scrolls (the lane on top, in view) rather than
+ * shrink its cards; a lane too big for that is fitted whole (every card that needs the user in
+ * view, in its compact form). `window` is the window's canvas area, not the pane: the details
+ * panel opening beside the board must not shrink the cards (issue 37). Otherwise `minZoom`.
+ */
+export function fitFloor(regions: readonly Region[], window: Pane, minZoom: number): number {
+  const lane = regions.find((region) => region.kind === "needs-you");
+  if (!lane) return minZoom;
+  const width = Math.max(1, window.width - FIT_INSETS.left - FIT_INSETS.right);
+  const height = Math.max(1, window.height - FIT_INSETS.top - FIT_INSETS.bottom);
+  const laneFits = Math.min(width / Math.max(1, lane.width), height / Math.max(1, lane.height));
+  return Math.max(minZoom, Math.min(ZOOM_COMPACT, laneFits));
 }
 
 /** Whether the whole box is on screen inside the fitted insets but the top's (`slack` px of grace). */

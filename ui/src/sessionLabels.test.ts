@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentName, clockTime, labelsInRegion, relativeAge, shortenHome, silenceFor, titleOf, unreachableLine } from "./sessionLabels";
+import { agentName, clockTime, distinctTags, labelsInRegion, middleCut, relativeAge, shortenHome, silenceFor, titleOf, unreachableLine } from "./sessionLabels";
 import { makeSession, NOW } from "./test/sessions";
 
 describe("titleOf", () => {
@@ -108,5 +108,24 @@ describe("a remote's session", () => {
     expect(unreachableLine("devbox", NOW - 5 * 60_000, NOW)).toBe(`devbox unreachable since ${clockTime(NOW - 5 * 60_000)}`);
     expect(unreachableLine("devbox", NOW - 3 * 86_400_000, NOW)).toMatch(/^devbox unreachable since \S+ \S+$/);
     expect(unreachableLine("devbox", NOW - 3 * 86_400_000, NOW)).not.toContain(":");
+  });
+});
+
+describe("two sessions of one folder never read the same (issue 37)", () => {
+  it("tags them by the first characters of their ids when those differ, else by their ends", () => {
+    expect(distinctTags(["3f2a9c1b-77", "8d0e4a22-11"])).toEqual(["3f2a9c1b", "8d0e4a22"]);
+    // Same first 8 characters: the whole id when short, its end when long.
+    expect(distinctTags(["c-hello-1", "c-hello-2"])).toEqual(["c-hello-1", "c-hello-2"]);
+    expect(distinctTags(["session-from-ci-run-0001", "session-from-ci-run-0002"])).toEqual(["…run-0001", "…run-0002"]);
+    const tags = distinctTags(["aaaaaaaa-1-xxxxxxxx", "aaaaaaaa-2-xxxxxxxx"]);
+    expect(new Set(tags).size).toBe(2);
+  });
+
+  it("cuts a title in the middle, keeping the tail that tells it apart", () => {
+    expect(middleCut("webapp · c-hello-2", " · c-hello-2")).toEqual({ head: "webapp", tail: " · c-hello-2" });
+    expect(middleCut("short title")).toEqual({ head: "short title", tail: "" });
+    const long = middleCut("Refactor the authentication middleware for v2");
+    expect(long.head + long.tail).toBe("Refactor the authentication middleware for v2");
+    expect(long.tail).toBe(" for v2");
   });
 });

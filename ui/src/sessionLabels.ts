@@ -44,6 +44,39 @@ export function projectRegionId(host: string, project: string | null): string {
   return host === LOCAL_HOST ? `project:${project ?? ""}` : `project:${host}:${project ?? ""}`;
 }
 
+/** How long a tag that tells sessions apart is, when their ids allow. */
+const TAG_CHARS = 8;
+
+/**
+ * For ids that share a title: the shortest part of each that tells it from the others — their
+ * first 8 characters when those differ (a UUID's), else their last 8 (`c-hello-1`, `c-hello-2`),
+ * else the whole id. A tag the others share would make two cards read the same.
+ */
+export function distinctTags(ids: readonly string[]): string[] {
+  const unique = (tags: string[]) => new Set(tags).size === tags.length;
+  const heads = ids.map((id) => shortId(id));
+  if (unique(heads)) return heads;
+  // A short id is shown whole; a long one by its end.
+  const tails = ids.map((id) => (id.length > TAG_CHARS + 4 ? `…${id.slice(-TAG_CHARS)}` : id));
+  if (unique(tails)) return tails;
+  return [...ids];
+}
+
+/**
+ * A title cut in two for a cut in the middle: the head gives way (an ellipsis) while the tail, the
+ * part that tells it from its neighbours, stays. `tail` when the caller knows it (" · 1a2b3c4d"),
+ * else the title's last word or so (up to 12 characters) once the title is long enough to be cut.
+ */
+export function middleCut(title: string, tail?: string): { head: string; tail: string } {
+  if (tail != null && tail !== "" && title.endsWith(tail)) return { head: title.slice(0, title.length - tail.length), tail };
+  const chars = Array.from(title);
+  if (chars.length <= 20) return { head: title, tail: "" };
+  const end = chars.slice(-12).join("");
+  const space = end.indexOf(" ");
+  const kept = space >= 0 && space < end.length - 1 ? end.slice(space) : end;
+  return { head: title.slice(0, title.length - kept.length), tail: kept };
+}
+
 /** The agent's own name for the session, else the last folder of cwd, else a short id. */
 export function titleOf(session: Session): string {
   const title = session.title?.trim();
@@ -56,7 +89,12 @@ export function titleOf(session: Session): string {
  * below the project ("" when it is the project itself), and a session with no title of its own
  * (named after that same folder) is named by its agent and short id.
  */
-export function labelsInRegion(session: Session, region: string | null | undefined): { title: string; folder: string | null } {
+export function labelsInRegion(
+  session: Session,
+  region: string | null | undefined,
+  /** What tells it from another card of the same title (see `distinctTags`); its short id if none. */
+  tag?: string,
+): { title: string; folder: string | null } {
   const title = titleOf(session);
   const folder = session.cwd ? shortenHome(session.cwd) : null;
   const prefix = projectRegionId(session.host, null);
@@ -66,7 +104,7 @@ export function labelsInRegion(session: Session, region: string | null | undefin
   if (below == null) return { title, folder };
   const untitled = !session.title?.trim() && title === lastFolder(session.cwd) && below === "";
   return {
-    title: untitled ? `${agentName(session.agent)} · ${shortIdOf(session)}` : title,
+    title: untitled ? `${agentName(session.agent)} · ${tag ?? shortIdOf(session)}` : title,
     folder: below === "" ? null : `./${below}`,
   };
 }

@@ -26,7 +26,7 @@ import {
 import { filterMatches, isFiltering, NO_FILTER, type Filter } from "./filter";
 import * as ipc from "./ipc";
 import { DOCTOR_SESSION_PREFIX } from "./bindings/doctor";
-import { titleOf } from "./sessionLabels";
+import { distinctTags, ownId, titleOf } from "./sessionLabels";
 import { sortPlaces, type SortBy } from "./usage";
 
 /**
@@ -48,8 +48,11 @@ type Data = {
   order: string[];
   /** Archived sessions (the "Older" list), the most recently heard from first. */
   older: string[];
-  /** Sessions on the canvas whose title another one there shares: shown with a short id. */
-  twins: ReadonlySet<string>;
+  /**
+   * Sessions on the canvas whose title another one there shares, each with the short part of its
+   * id that tells it from the others (see `distinctTags`): shown after the title.
+   */
+  twins: ReadonlyMap<string, string>;
   nodes: SessionNodeType[];
   /** True once the first snapshot (or its absence outside the app) is in. */
   loaded: boolean;
@@ -137,7 +140,7 @@ export function initialData(): Data {
     sessions: {},
     order: [],
     older: [],
-    twins: new Set(),
+    twins: new Map(),
     nodes: [],
     loaded: false,
     pane: windowPane(),
@@ -196,7 +199,7 @@ function partition(sessions: Record<string, Session>, previous: Pick<Data, "orde
   const order = ids.filter((id) => !sessions[id]!.archived).sort(byArrival(sessions));
   const older = ids.filter((id) => sessions[id]!.archived).sort(byLatestFirst(sessions));
   const twins = twinsOf(sessions, order);
-  const sameTwins = twins.size === previous.twins.size && [...twins].every((id) => previous.twins.has(id));
+  const sameTwins = twins.size === previous.twins.size && [...twins].every(([id, tag]) => previous.twins.get(id) === tag);
   return {
     order: sameList(order, previous.order) ? previous.order : order,
     older: sameList(older, previous.older) ? previous.older : older,
@@ -204,14 +207,20 @@ function partition(sessions: Record<string, Session>, previous: Pick<Data, "orde
   };
 }
 
-/** The sessions whose title another session on the canvas has too (two agents in one folder). */
-function twinsOf(sessions: Record<string, Session>, order: readonly string[]): Set<string> {
+/** The sessions whose title another session on the canvas has too (two agents in one folder), with their tags. */
+function twinsOf(sessions: Record<string, Session>, order: readonly string[]): Map<string, string> {
   const byTitle = new Map<string, string[]>();
   for (const id of order) {
     const key = titleOf(sessions[id]!).trim().toLowerCase();
     byTitle.set(key, [...(byTitle.get(key) ?? []), id]);
   }
-  return new Set([...byTitle.values()].filter((ids) => ids.length > 1).flat());
+  const twins = new Map<string, string>();
+  for (const ids of byTitle.values()) {
+    if (ids.length < 2) continue;
+    const tags = distinctTags(ids.map((id) => ownId(sessions[id]!)));
+    ids.forEach((id, i) => twins.set(id, tags[i]!));
+  }
+  return twins;
 }
 
 /**

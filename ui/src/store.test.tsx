@@ -11,6 +11,8 @@ import {
 } from "./store";
 import { boxesOverlap, overlaps, sizeOf } from "./layout";
 import { makeSession, NOW } from "./test/sessions";
+import { render } from "@testing-library/react";
+import { SessionCard } from "./SessionNode";
 import * as ipc from "./ipc";
 
 vi.mock("./ipc", () => ({
@@ -450,11 +452,34 @@ describe("sessions with the same title", () => {
       makeSession({ sessionId: "bbbb2222-y", title: "Search", cwd: "/src/search" }),
       makeSession({ sessionId: "cccc3333-z", title: "api", cwd: "/src/api" }),
     ]);
-    expect([...store().twins].sort()).toEqual(["aaaa1111-x", "bbbb2222-y"]);
+    expect([...store().twins.keys()].sort()).toEqual(["aaaa1111-x", "bbbb2222-y"]);
+    expect(store().twins.get("aaaa1111-x")).toBe("aaaa1111");
     const before = store().twins;
     store().applyChanges({ changed: [makeSession({ sessionId: "cccc3333-z", title: "api", status: "done" })], removed: [] });
     expect(store().twins).toBe(before);
     store().applyChanges({ changed: [], removed: ["bbbb2222-y"] });
     expect(store().twins.size).toBe(0);
+  });
+
+  it("two cards of one folder whose ids start alike still read differently, in the lane and in their region", () => {
+    store().applySnapshot([
+      makeSession({ sessionId: "c-hello-1", cwd: "/home/maya/src/webapp", status: "blocked" }),
+      makeSession({ sessionId: "c-hello-2", cwd: "/home/maya/src/webapp", status: "blocked" }),
+      makeSession({ sessionId: "c-hello-3", cwd: "/home/maya/src/webapp", status: "working" }),
+      makeSession({ sessionId: "c-hello-4", cwd: "/home/maya/src/webapp", status: "working" }),
+    ]);
+    const { container } = render(
+      <>
+        {store().nodes.map((n) => (
+          <SessionCard key={n.id} id={n.id} region={n.data.region} />
+        ))}
+      </>,
+    );
+    const titles = [...container.querySelectorAll("[data-testid=node-title]")].map((el) => el.textContent);
+    expect(titles).toHaveLength(4);
+    expect(new Set(titles).size).toBe(4);
+    // The part that tells them apart is the part that never gives way.
+    const tails = [...container.querySelectorAll(".middle-cut-tail")].map((el) => el.textContent);
+    expect(tails).toEqual(expect.arrayContaining([" · c-hello-1", " · c-hello-2"]));
   });
 });

@@ -1,6 +1,8 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen } from "@testing-library/react";
-import { NewAgentButton, STARTED_CLOSE_MS } from "./NewAgent";
+import { installedClis, NEW_AGENT_CLIS, NewAgentButton, STARTED_CLOSE_MS } from "./NewAgent";
+import { useConnections } from "./Connections";
+import { doctorReport } from "./test/doctor";
 import * as ipc from "./ipc";
 
 vi.mock("./ipc", async (importOriginal) => ({
@@ -113,5 +115,61 @@ describe("New agent", () => {
     expect(ipc.newAgent).not.toHaveBeenCalled();
     await act(async () => fireEvent.keyDown(prompt, { key: "Enter", ctrlKey: true }));
     expect(ipc.newAgent).toHaveBeenCalledWith({ cli: "claude", cwd: null, worktree: null, prompt: "Go" });
+  });
+});
+
+describe("New agent for a newcomer (issue 37)", () => {
+  beforeEach(() => {
+    useConnections.setState({ report: null, checking: false, error: null });
+  });
+
+  it("after an error, Esc and a click outside still close it", async () => {
+    vi.mocked(ipc.newAgent).mockRejectedValue({ kind: "notFound", message: "claude is not on PATH" });
+    openDialog();
+    fireEvent.click(screen.getByTestId("new-agent-start"));
+    await screen.findByTestId("new-agent-error");
+    // The focus is nowhere in the popover now (the button it was on was disabled meanwhile).
+    (document.activeElement as HTMLElement | null)?.blur();
+    fireEvent.keyDown(document.body, { key: "Escape" });
+    expect(screen.queryByTestId("new-agent-dialog")).toBeNull();
+
+    fireEvent.click(screen.getByTestId("new-agent-toggle"));
+    fireEvent.click(screen.getByTestId("new-agent-start"));
+    await screen.findByTestId("new-agent-error");
+    fireEvent.mouseDown(screen.getByTestId("new-agent-error"));
+    expect(screen.getByTestId("new-agent-dialog")).toBeInTheDocument();
+    fireEvent.mouseDown(document.body);
+    expect(screen.queryByTestId("new-agent-dialog")).toBeNull();
+  });
+
+  it("offers only the CLIs installed here, and names the others", () => {
+    const report = doctorReport();
+    useConnections.setState({ report });
+    openDialog();
+    const onPath = report.agents.filter((agent) => agent.path != null).map((agent) => agent.agent);
+    for (const cli of NEW_AGENT_CLIS) {
+      const known = report.agents.some((agent) => agent.agent === cli);
+      expect(screen.queryByTestId(`new-agent-cli-${cli}`) != null, cli).toBe(onPath.includes(cli) || !known);
+    }
+    expect(screen.getByTestId("new-agent-missing")).toHaveTextContent("Gemini CLI");
+    expect(installedClis(null).offered).toEqual([...NEW_AGENT_CLIS]);
+  });
+
+  it("with none installed, offers nothing to start and says where to look", () => {
+    const report = doctorReport();
+    useConnections.setState({ report: { ...report, agents: report.agents.map((a) => ({ ...a, path: null, found: false })) } });
+    const known = new Set(report.agents.map((a) => a.agent));
+    openDialog();
+    if (NEW_AGENT_CLIS.every((cli) => known.has(cli))) {
+      expect(screen.getByTestId("new-agent-none")).toHaveTextContent("Diagnostics");
+      expect(screen.getByTestId("new-agent-start")).toBeDisabled();
+    }
+  });
+
+  it("its button's tooltip does not cover the heading while open", () => {
+    const { toggle } = openDialog();
+    expect(toggle).not.toHaveAttribute("title");
+    fireEvent.click(toggle);
+    expect(toggle).toHaveAttribute("title");
   });
 });

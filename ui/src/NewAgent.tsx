@@ -6,13 +6,27 @@ import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } f
 import type { Launched } from "./bindings/Launched";
 import * as ipc from "./ipc";
 import { AGENTS } from "./bindings/agents";
-import { CopyButton } from "./Connections";
+import { CopyButton, useConnections } from "./Connections";
+import type { DoctorReport } from "./bindings/DoctorReport";
 import { CloseIcon, PlusIcon } from "./icons";
 import { agentName, shortenHome } from "./sessionLabels";
 import { PathText } from "./jump";
 
 /** The CLIs `new` starts, from Rust's table. */
 export const NEW_AGENT_CLIS: ReadonlyArray<ipc.NewAgentCli> = AGENTS.filter((row) => row.starts).map((row) => row.id);
+
+/**
+ * The CLIs New agent offers: those it starts that are on this machine's PATH (the checks' report,
+ * as Diagnostics shows it), and those that are not. Every one is offered until the report is in.
+ */
+export function installedClis(report: DoctorReport | null): { offered: string[]; missing: string[] } {
+  if (!report) return { offered: [...NEW_AGENT_CLIS], missing: [] };
+  const onPath = new Set(report.agents.filter((agent) => agent.path != null).map((agent) => agent.agent));
+  // A CLI the report does not know (newer than the checks) is offered: starting it says what is wrong.
+  const known = new Set(report.agents.map((agent) => agent.agent));
+  const offered = NEW_AGENT_CLIS.filter((cli) => onPath.has(cli) || !known.has(cli));
+  return { offered, missing: NEW_AGENT_CLIS.filter((cli) => !offered.includes(cli)) };
+}
 
 /** How long "Started in …" stays before the popover closes by itself (not while pointed at). */
 export const STARTED_CLOSE_MS = 6_000;
@@ -28,8 +42,13 @@ function orNull(text: string): string | null {
   return text.trim() === "" ? null : text.trim();
 }
 
-function NewAgentDialog({ id, onClose }: { id: string; onClose: () => void }) {
-  const [cli, setCli] = useState<ipc.NewAgentCli>(NEW_AGENT_CLIS[0] ?? "");
+function NewAgentDialog({ id, onClose, toggle }: { id: string; onClose: () => void; toggle: HTMLElement | null }) {
+  const report = useConnections((s) => s.report);
+  const { offered, missing } = installedClis(report);
+  const [picked, setCli] = useState<ipc.NewAgentCli | null>(null);
+  // The user's pick while it is offered, else the first installed one.
+  const cli = picked != null && offered.includes(picked) ? picked : (offered[0] ?? "");
+  const popover = useRef<HTMLDivElement>(null);
   const [cwd, setCwd] = useState("");
   const [worktree, setWorktree] = useState("");
   const [prompt, setPrompt] = useState("");
@@ -39,8 +58,32 @@ function NewAgentDialog({ id, onClose }: { id: string; onClose: () => void }) {
   const fields = useId();
 
   useEffect(() => {
-    first.current?.focus();
+    // Without scrolling anything to it: the popover stays where it opened.
+    first.current?.focus({ preventScroll: true });
+    // What is installed may have changed since the checks last ran.
+    void useConnections.getState().refresh();
   }, []);
+
+  // Esc and a click outside close it wherever the focus is (after an error it may be nowhere in it).
+  useEffect(() => {
+    const onKey = (event: globalThis.KeyboardEvent) => {
+      if (event.key !== "Escape") return;
+      event.preventDefault();
+      event.stopPropagation();
+      onClose();
+    };
+    const onPointer = (event: PointerEvent | MouseEvent) => {
+      const target = event.target as Node | null;
+      if (!target || popover.current?.contains(target) || toggle?.contains(target)) return;
+      onClose();
+    };
+    window.addEventListener("keydown", onKey, true);
+    document.addEventListener("mousedown", onPointer, true);
+    return () => {
+      window.removeEventListener("keydown", onKey, true);
+      document.removeEventListener("mousedown", onPointer, true);
+    };
+  }, [onClose, toggle]);
 
   // Started: it closes after a moment, unless the pointer is on it (copying the attach command).
   const started = state.phase === "started";
@@ -70,16 +113,13 @@ function NewAgentDialog({ id, onClose }: { id: string; onClose: () => void }) {
   };
 
   const onKeyDown = (event: KeyboardEvent) => {
-    // Keys pressed here are the popover's, not the canvas's shortcuts.
-    event.stopPropagation();
-    if (event.key === "Escape") {
-      event.preventDefault();
-      onClose();
-    }
+    // Keys pressed here are the popover's, not the canvas's shortcuts (Esc: see above).
+    if (event.key !== "Escape") event.stopPropagation();
   };
 
   return (
     <div
+      ref={popover}
       className="new-agent-popover"
       id={id}
       role="dialog"
@@ -113,7 +153,7 @@ function NewAgentDialog({ id, onClose }: { id: string; onClose: () => void }) {
           <fieldset className="new-agent-field new-agent-clis" disabled={starting}>
             <legend className="new-agent-label">CLI</legend>
             <div className="segmented">
-              {NEW_AGENT_CLIS.map((name, i) => (
+              {offered.map((name, i) => (
                 <label key={name} className="segment">
                   <input
                     ref={i === 0 ? first : undefined}
@@ -129,6 +169,16 @@ function NewAgentDialog({ id, onClose }: { id: string; onClose: () => void }) {
                 </label>
               ))}
             </div>
+            {offered.length === 0 && (
+              <p className="new-agent-missing" data-testid="new-agent-none">
+                No agent CLI is installed here yet: Settings → Diagnostics says how to install one.
+              </p>
+            )}
+            {offered.length > 0 && missing.length > 0 && (
+              <p className="new-agent-missing" data-testid="new-agent-missing">
+                Not installed: {missing.map((cli) => AGENTS.find((row) => row.id === cli)?.name ?? cli).join(", ")}
+              </p>
+            )}
           </fieldset>
           <label className="new-agent-field">
             <span className="new-agent-label">Folder</span>
@@ -185,7 +235,7 @@ function NewAgentDialog({ id, onClose }: { id: string; onClose: () => void }) {
             </p>
           )}
           <div className="new-agent-actions">
-            <button type="submit" className="primary-button new-agent-start" data-testid="new-agent-start" disabled={starting}>
+            <button type="submit" className="primary-button new-agent-start" data-testid="new-agent-start" disabled={starting || cli === ""}>
               {starting ? "Starting…" : `Start ${agentName(cli)}`}
             </button>
           </div>
@@ -221,13 +271,14 @@ export function NewAgentButton() {
         aria-haspopup="dialog"
         aria-expanded={open}
         aria-controls={open ? popover : undefined}
-        title={`Start ${NEW_AGENT_CLIS.map(agentName).join(", ")} in Switchboard's own tmux`}
+        // No tooltip while open: it would cover the popover's heading.
+        title={open ? undefined : `Start ${NEW_AGENT_CLIS.map(agentName).join(", ")} in Switchboard's own tmux`}
         onClick={() => (open ? close() : setOpen(true))}
       >
         <PlusIcon />
         New agent
       </button>
-      {open && <NewAgentDialog id={popover} onClose={close} />}
+      {open && <NewAgentDialog id={popover} onClose={close} toggle={button.current} />}
     </span>
   );
 }

@@ -29,7 +29,7 @@ export type Look = {
  * of React's commit would make WebKit recompute the page's style, once per canvas, per change.
  */
 const TONES = ["working", "waiting", "blocked", "done", "error", "interrupted", "idle"];
-const PALETTE = ["surface", "border", "text", "text-3", "accent", ...TONES.flatMap((t) => [`c-${t}`, `c-${t}-ink`])];
+const PALETTE = ["surface", "border", "text", "text-3", "accent", "unread", ...TONES.flatMap((t) => [`c-${t}`, `c-${t}-ink`])];
 const palettes = new Map<string, { color: (name: string) => string; font: string }>();
 
 /** Forgets the colours read (the page's scheme changed). */
@@ -209,7 +209,7 @@ export function paintTile(ctx: CanvasRenderingContext2D, tile: Painted, look: Lo
   if (session.unread) {
     ctx.beginPath();
     ctx.arc(x + w - 11, y + 11, 6, 0, Math.PI * 2);
-    ctx.fillStyle = look.color("accent");
+    ctx.fillStyle = look.color("unread");
     ctx.fill();
   }
   ctx.restore();

@@ -49,15 +49,32 @@ describe("the empty state", () => {
     expect(screen.queryByTestId("install-hooks")).toBeNull();
   });
 
-  it("shows the same checks as switchboard doctor, with the fix for each failing one", async () => {
+  it("says how the checks went and points to Diagnostics, without listing them a second time", async () => {
     vi.mocked(ipc.doctor).mockResolvedValue(doctorReport());
     render(<EmptyState />);
     expect(ipc.doctor).toHaveBeenCalledTimes(1);
-    const checks = await screen.findByTestId("doctor-checks");
-    expect(checks).toHaveAttribute("data-ok", "false");
-    expect(screen.getByTestId("doctor-summary")).toHaveTextContent("1 check failed.");
-    const fixes = screen.getAllByTestId("check-fix").map((f) => f.textContent);
-    expect(fixes).toEqual(["switchboard install codex", "npm install -g @google/gemini-cli"]);
+    await screen.findByText(/1 check failed\./);
+    expect(screen.queryByTestId("doctor-checks")).toBeNull();
+    fireEvent.click(screen.getByTestId("empty-open-diagnostics"));
+    expect(useConnections.getState()).toMatchObject({ open: true, tab: "diagnostics" });
+  });
+
+  it("with no agent CLI, the next step is installing one (a copyable command each), not a button that fails", async () => {
+    const report = doctorReport({ summary: "No agent CLI found on this machine: install Claude Code first." });
+    report.agents = report.agents.map((agent) => ({
+      ...agent,
+      found: false,
+      path: null,
+      checks: [{ id: `${agent.agent}.path`, label: "On PATH", outcome: "skip" as const, detail: "not installed", fix: `npm install -g ${agent.agent}-cli` }],
+    }));
+    vi.mocked(ipc.doctor).mockResolvedValue(report);
+    render(<EmptyState />);
+    const steps = await screen.findAllByTestId("install-step");
+    expect(steps.map((step) => step.dataset.agent)).toEqual(report.agents.map((agent) => agent.agent));
+    expect(steps[0]).toHaveTextContent("npm install -g claude-cli");
+    expect(screen.getByTestId("copy-install-claude")).toBeInTheDocument();
+    expect(screen.queryByTestId("install-hooks")).toBeNull();
+    expect(screen.queryByText("Connect my CLIs")).toBeNull();
   });
 
   it("checks again after Connect my CLIs", async () => {

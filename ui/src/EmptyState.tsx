@@ -1,7 +1,8 @@
 import { useEffect, useState } from "react";
 import * as ipc from "./ipc";
 import { LogoMark } from "./icons";
-import { DoctorChecks, DoctorSummary, useConnections } from "./Connections";
+import { CopyButton, commandOf, useConnections } from "./Connections";
+import type { DoctorReport } from "./bindings/DoctorReport";
 import { AGENTS } from "./bindings/agents";
 
 /** "Claude Code, Codex CLI and Gemini CLI": the CLIs Switchboard connects, from Rust's table. */
@@ -18,6 +19,15 @@ type InstallState =
 
 export const INSTALL_COMMAND = "switchboard install";
 
+/** Each CLI not on this machine, with the command that installs it (its check's fix). */
+export function installSteps(report: DoctorReport): Array<{ agent: string; name: string; command: string }> {
+  return report.agents.flatMap((agent) => {
+    if (agent.found) return [];
+    const fix = agent.checks.find((check) => check.id.endsWith(".path"))?.fix;
+    return fix ? [{ agent: agent.agent, name: agent.name, command: commandOf(fix) }] : [];
+  });
+}
+
 /** `olderCount`: sessions in the Older list. With some, the CLIs are clearly connected already. */
 export function EmptyState({ olderCount = 0 }: { olderCount?: number }) {
   const [install, setInstall] = useState<InstallState>({ phase: "idle" });
@@ -25,6 +35,7 @@ export function EmptyState({ olderCount = 0 }: { olderCount?: number }) {
   const checking = useConnections((s) => s.checking);
   const refresh = useConnections((s) => s.refresh);
   const quiet = olderCount > 0;
+  const noneHere = report != null && !report.agents.some((agent) => agent.found);
 
   // The checks say what is still missing; with sessions in Older the CLIs clearly work.
   useEffect(() => {
@@ -68,22 +79,46 @@ export function EmptyState({ olderCount = 0 }: { olderCount?: number }) {
           Switchboard shows every {cliList()} session on this machine and tells you the moment
           one of them needs you.
         </p>
-        <p className="empty-step">Connect your CLIs once, from a terminal:</p>
-        <pre className="empty-command" data-testid="install-command">
-          <code>{INSTALL_COMMAND}</code>
-        </pre>
-        <div className="empty-actions">
-          <span className="empty-or">or</span>
-          <button
-            type="button"
-            className="primary-button"
-            data-testid="install-hooks"
-            onClick={connect}
-            disabled={install.phase === "running"}
-          >
-            {install.phase === "running" ? "Connecting…" : "Connect my CLIs"}
-          </button>
-        </div>
+        {report && noneHere ? (
+          // Nothing to connect yet: the next step is installing one (connecting would fail).
+          <div className="empty-install" data-testid="empty-install">
+            <p className="empty-step">First install an agent CLI. Any of these, from a terminal:</p>
+            <ul className="empty-install-list">
+              {installSteps(report).map((step) => (
+                <li key={step.agent} className="empty-install-row" data-testid="install-step" data-agent={step.agent}>
+                  <span className="empty-install-name">{step.name}</span>
+                  <code className="empty-install-command">{step.command}</code>
+                  <CopyButton text={step.command} testId={`copy-install-${step.agent}`} />
+                </li>
+              ))}
+            </ul>
+            <p className="empty-step">
+              Then connect it with <code>{INSTALL_COMMAND}</code>, or come back here.
+            </p>
+            <button type="button" className="header-action" data-testid="empty-check-again" disabled={checking} onClick={() => void refresh()}>
+              {checking ? "Checking…" : "I installed one: check again"}
+            </button>
+          </div>
+        ) : (
+          <>
+            <p className="empty-step">Connect your CLIs once, from a terminal:</p>
+            <pre className="empty-command" data-testid="install-command">
+              <code>{INSTALL_COMMAND}</code>
+            </pre>
+            <div className="empty-actions">
+              <span className="empty-or">or</span>
+              <button
+                type="button"
+                className="primary-button"
+                data-testid="install-hooks"
+                onClick={connect}
+                disabled={install.phase === "running"}
+              >
+                {install.phase === "running" ? "Connecting…" : "Connect my CLIs"}
+              </button>
+            </div>
+          </>
+        )}
         {install.phase === "done" && (
           <p className="install-result is-ok" role="status" data-testid="install-result">
             {install.summary}
@@ -95,13 +130,13 @@ export function EmptyState({ olderCount = 0 }: { olderCount?: number }) {
           </p>
         )}
         {report && (
-          <div className="empty-checks" aria-busy={checking}>
-            <div className="empty-checks-head">
-              <h2 className="empty-checks-title">Connections</h2>
-              <DoctorSummary report={report} />
-            </div>
-            <DoctorChecks report={report} />
-          </div>
+          // The checks themselves are in Diagnostics: listed once, not here again.
+          <p className="empty-diagnostics" aria-busy={checking}>
+            {report.summary && !noneHere ? `${report.ok ? "Everything is connected." : report.summary} ` : ""}
+            <button type="button" className="link-button" data-testid="empty-open-diagnostics" onClick={() => useConnections.getState().show("diagnostics")}>
+              See every check in Diagnostics
+            </button>
+          </p>
         )}
         <WaitingFor what="the first agent" />
       </div>

@@ -73,6 +73,9 @@ class FakeOpenAI:
                 data = json.dumps(obj).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
+                if status >= 400:
+                    # A CLI that retries (OpenCode retries even this 400) does so at once.
+                    self.send_header("retry-after-ms", "100")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -120,6 +123,10 @@ class FakeOpenAI:
                 self.tool_results.append(content_text(messages[-1].get("content")))
         script = self.scripts.get(scenario or "", [])
         answer = script[step] if step < len(script) else text("Done.")
+        # OpenCode asks for a session title on the side: no tools, its own system prompt.
+        system = " ".join(content_text(m.get("content")) for m in messages if m.get("role") == "system")
+        if "title generator" in system and not body.get("tools"):
+            answer = text("A test title")
         if "error" in answer:
             status = answer["error"]
             handler._json(status, {"error": {"message": f"fake error {status}", "type": "server_error",

@@ -58,6 +58,8 @@ class Run:
     ask_call: dict = {}
     asks_at_terminal = True  # it asks before a tool on its own (pi never does)
     question_tool = True  # it has a question tool (pi has none)
+    dialog_while_held = False  # its own dialog is drawn while the board holds a permission (OpenCode)
+    usage_file = True  # it keeps a session file the board counts tokens from (OpenCode: SQLite)
 
     def __init__(self, ctx, report: harness.Report):
         self.ctx, self.report = ctx, report
@@ -217,12 +219,24 @@ def scenarios(r: Run):
     r.idle()
     r.after_first_turn()
 
+    if r.usage_file:
+        usage_scenario(r)
+
+    scenarios_after_usage(r)
+
+
+def usage_scenario(r: Run):
+    report = r.report
     report.scenario("usage from its own record of the session")
     got = r.expect("tokens counted from its file: 100 in and 10 out per answer the fake sent",
                    lambda s: (lambda u: u.get("requests", 0) >= 1 and u.get("outputTokens") == 10 * u["requests"]
                               and u.get("inputTokens", 0) + u.get("cacheReadTokens", 0) == 100 * u["requests"]
                               and u.get("model") == r.model)(s.get("usage") or {}), 15)
     print(f"    usage: {(got or {}).get('usage')}", flush=True)
+
+
+def scenarios_after_usage(r: Run):
+    report = r.report
 
     if r.asks_at_terminal:
         report.scenario("a tool, approved at the terminal")
@@ -317,8 +331,12 @@ def board_scenarios(r: Run):
         if not held:
             continue
         screen = r.tmux.screen()
-        report.check("no dialog in the terminal while the board holds it",
-                     not re.search(r.dialog, screen), screen[-600:])
+        if r.dialog_while_held:
+            shown = r.tmux.wait_text(r.dialog, 10)
+            report.check("its own dialog is open too", bool(shown), screen[-600:])
+        else:
+            report.check("no dialog in the terminal while the board holds it",
+                         not re.search(r.dialog, screen), screen[-600:])
         report.check("the answer is accepted", r.serve.decide(r.sid, held["decision"], verdict) == 204)
         if verdict == "allow":
             r.expect("allowed → the command runs → done", r.done_with("Created sb_allowed.txt."), 30)

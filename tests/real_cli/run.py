@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 
-CLIS = ["claude", "codex", "gemini", "qwen", "copilot", "pi"]
+CLIS = ["claude", "codex", "gemini", "qwen", "copilot", "pi", "opencode"]
 # The build's binary, before any Context points SWITCHBOARD_BIN at its private copy.
 BUILT = harness.switchboard_bin()
 

@@ -50,9 +50,9 @@ async fn assert_all_in_view(app: &App, sessions: usize, when: &str) {
             && boxes.is_some_and(|b| {
                 let top = seen["pane"][1].as_i64().unwrap_or(0);
                 let left = seen["pane"][0].as_i64().unwrap_or(0);
-                b.iter().filter(|b| b["needsYou"] == true && b["id"] != "region:needs-you").all(|b| {
-                    b["top"].as_i64().unwrap_or(-1) >= top && b["left"].as_i64().unwrap_or(-1) >= left
-                })
+                b.iter()
+                    .filter(|b| b["needsYou"] == true && b["id"] != "region:needs-you")
+                    .all(|b| b["top"].as_i64().unwrap_or(-1) >= top && b["left"].as_i64().unwrap_or(-1) >= left)
             });
         let fine = seen["sessions"].as_u64() == Some(sessions as u64) && (whole || held);
         if fine {

@@ -80,3 +80,25 @@ describe("the ? sheet", () => {
     expect(selectSelectedId(useSwitchboard.getState())).toBe("ask");
   });
 });
+
+describe("the legend", () => {
+  it("names every status colour the board uses with its word, and every mark", async () => {
+    const { LEGEND_TONES, LEGEND_MARKS } = await import("./ShortcutSheet");
+    board();
+    act(() => useShortcutSheet.getState().setOpen(true));
+    const legend = screen.getByTestId("legend");
+    const tones = within(legend).getAllByTestId("legend-tone");
+    // Every tone a card can show (status.ts's Tone) has a row with its word beside the colour.
+    const all = ["working", "waiting", "blocked", "done", "error", "interrupted", "idle"];
+    expect(tones.map((row) => [...row.classList].find((c) => c.startsWith("tone-")))).toEqual(
+      expect.arrayContaining(all.map((tone) => `tone-${tone}`)),
+    );
+    expect(tones).toHaveLength(LEGEND_TONES.length);
+    for (const { word } of LEGEND_TONES) expect(legend).toHaveTextContent(word);
+    const marks = within(legend).getAllByTestId("legend-mark");
+    expect(marks).toHaveLength(LEGEND_MARKS.length);
+    for (const words of ["Unread", "stripe", "context window", "uncommitted changes", "minimap"]) {
+      expect(legend).toHaveTextContent(words);
+    }
+  });
+});

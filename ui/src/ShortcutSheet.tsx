@@ -1,10 +1,56 @@
-// The `?` sheet: every keyboard shortcut and what it does, from the one list in shortcuts.ts.
+// The `?` sheet: every keyboard shortcut and what it does, from the one list in shortcuts.ts, and
+// what each mark and colour on the board means (the legend: no colour is left to be guessed).
 // A modal over the board: while it is open, keys are its own (Esc or `?` closes it), and a click
 // outside it closes it too.
 import { useEffect, useRef } from "react";
 import { create } from "zustand";
 import { CloseIcon } from "./icons";
 import { FIELD_SHORTCUTS, SHORTCUT_HELP, SHORTCUT_SECTIONS, type ShortcutHelp } from "./shortcuts";
+import type { Tone } from "./status";
+
+/** Each status colour with the word the board puts beside it. */
+export const LEGEND_TONES: readonly { tone: Tone; word: string; what: string }[] = [
+  { tone: "blocked", word: "Needs permission", what: "waits for Allow / Deny — here or in its terminal" },
+  { tone: "waiting", word: "Has a question", what: "asked you something" },
+  { tone: "working", word: "Working", what: "busy; nothing for you yet" },
+  { tone: "done", word: "Done", what: "finished its turn" },
+  { tone: "interrupted", word: "Interrupted", what: "stopped (Esc, a refusal)" },
+  { tone: "error", word: "Error", what: "its request failed" },
+  { tone: "idle", word: "Idle / Starting", what: "no status yet, or ended" },
+];
+
+/** The other marks a card, the board and the minimap carry. */
+export const LEGEND_MARKS: readonly { mark: string; what: string }[] = [
+  { mark: "unread", what: "Unread: it changed since you last opened it (click the card to clear)" },
+  { mark: "stripe", what: "A stripe on a card's left edge: it needs you; the stripe has its status colour" },
+  { mark: "context", what: "The line along a card's foot: how full its context window is (amber when nearly full)" },
+  { mark: "dirty", what: "The dot after a branch: uncommitted changes in its folder" },
+  { mark: "minimap", what: "The minimap (bottom right): each session in its status colour, each project a region" },
+];
+
+function Legend() {
+  return (
+    <section className="sheet-section sheet-legend" data-testid="legend">
+      <h3 className="sheet-section-title">What the colours and marks mean</h3>
+      <ul className="sheet-list">
+        {LEGEND_TONES.map(({ tone, word, what }) => (
+          <li key={tone} className={`sheet-row tone-${tone}`} data-testid="legend-tone">
+            <span className="legend-swatch" aria-hidden="true" />
+            <span className="sheet-what">
+              <strong className="legend-word">{word}</strong> — {what}
+            </span>
+          </li>
+        ))}
+        {LEGEND_MARKS.map(({ mark, what }) => (
+          <li key={mark} className="sheet-row" data-testid="legend-mark">
+            <span className={`legend-mark is-${mark}`} aria-hidden="true" />
+            <span className="sheet-what">{what}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
 
 type SheetState = { open: boolean; setOpen(open?: boolean): void };
 
@@ -72,7 +118,7 @@ export function ShortcutSheet() {
       <div className="shortcut-sheet" role="dialog" aria-modal="true" aria-labelledby="shortcut-sheet-title" data-testid="shortcut-sheet">
         <div className="drawer-head">
           <h2 className="drawer-title" id="shortcut-sheet-title">
-            Keyboard shortcuts
+            Keyboard shortcuts and legend
           </h2>
           <button ref={close} type="button" className="icon-button" aria-label="Close the shortcuts" title="Close (Esc)" onClick={() => setOpen(false)}>
             <CloseIcon />
@@ -97,6 +143,7 @@ export function ShortcutSheet() {
               ))}
             </ul>
           </section>
+          <Legend />
         </div>
         <p className="sheet-foot">Shortcuts act on the board, not while you type in a field.</p>
       </div>

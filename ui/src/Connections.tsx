@@ -17,6 +17,7 @@ import { PathText } from "./jump";
 import { ReachSettings } from "./Reach";
 import { RemotesSettings } from "./Remotes";
 import { DecideSettings } from "./DecideSettings";
+import { AppearanceSettings } from "./Appearance";
 import { useSavedSettings } from "./settings";
 import { useSwitchboard } from "./store";
 
@@ -307,7 +308,7 @@ export function ConnectionsToggle() {
   );
 }
 
-/** The switches, the remotes and reach: all save the one settings file, so they share what was read. */
+/** The switches, the remotes and reach (they save the one settings file, so they share what was read), and the look. */
 function SettingsSections() {
   const settings = useSavedSettings();
   return (
@@ -315,6 +316,7 @@ function SettingsSections() {
       <DecideSettings settings={settings} />
       <RemotesSettings settings={settings} />
       <ReachSettings settings={settings} />
+      <AppearanceSettings />
     </>
   );
 }

@@ -3,7 +3,7 @@
 // own session changes. Hit-testing gives the painted tiles a tile's click, hover (tooltip and a
 // ring) and drag. What a thousand sessions cost zoomed out: a dozen canvases, not a thousand
 // elements to lay out, style and paint.
-import { memo, useEffect, useLayoutEffect, useRef, useState, type MouseEvent, type PointerEvent } from "react";
+import { memo, useLayoutEffect, useRef, useState, type MouseEvent, type PointerEvent } from "react";
 import { useStore, useStoreApi } from "@xyflow/react";
 import type { Session } from "./bindings/Session";
 import { badgeOf } from "./status";
@@ -12,6 +12,7 @@ import { useSwitchboard, type SessionNodeType } from "./store";
 import { tileTooltip } from "./SessionNode";
 import { startTileDrag } from "./SessionTile";
 import { benchTiming } from "./sync";
+import { useTheme } from "./theme";
 import { forgetPalettes, lookOf, paintTile, samePaint, type Look, type Painted } from "./tilePaint";
 
 /** The canvas's backing store is drawn for the zoom in steps of this: a wheel step repaints rarely. */
@@ -97,19 +98,17 @@ function summary(label: string, painted: readonly Painted[]): string {
   return `${label}: ${[...counts].map(([word, n]) => `${n} ${word}`).join(", ")}`;
 }
 
+/** Changes when the theme does (Settings → Appearance, or the system's): the tiles repaint. */
 function usePrefersDark(): number {
-  const [theme, setTheme] = useState(0);
-  useEffect(() => {
-    const query = typeof window.matchMedia === "function" ? window.matchMedia("(prefers-color-scheme: dark)") : null;
-    if (!query) return;
-    const onChange = () => {
-      forgetPalettes();
-      setTheme((n) => n + 1);
-    };
-    query.addEventListener("change", onChange);
-    return () => query.removeEventListener("change", onChange);
-  }, []);
-  return theme;
+  const theme = useTheme((s) => s.theme);
+  const [seen, setSeen] = useState(theme);
+  const [version, setVersion] = useState(0);
+  if (seen !== theme) {
+    forgetPalettes();
+    setSeen(theme);
+    setVersion((n) => n + 1);
+  }
+  return version;
 }
 
 type Props = {

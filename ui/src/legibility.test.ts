@@ -8,7 +8,7 @@ async function themes(): Promise<{ light: Record<string, string>; dark: Record<s
   const css = fs.readFileSync(`${here}/styles.css`, "utf8").replace(/\/\*[\s\S]*?\*\//g, "");
   const vars = (block: string) => Object.fromEntries([...block.matchAll(/(--[\w-]+):\s*(#[0-9a-f]{6})\s*;/gi)].map((m) => [m[1]!, m[2]!.toLowerCase()]));
   const light = vars(css.slice(css.indexOf(":root {"), css.indexOf("}", css.indexOf(":root {"))));
-  const darkStart = css.indexOf(":root {", css.indexOf("prefers-color-scheme: dark"));
+  const darkStart = css.indexOf(':root[data-theme="dark"] {');
   const dark = { ...light, ...vars(css.slice(darkStart, css.indexOf("}", darkStart))) };
   return { light, dark };
 }

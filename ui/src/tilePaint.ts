@@ -38,8 +38,7 @@ export function forgetPalettes(): void {
 }
 
 function paletteOf(element: Element) {
-  const dark = typeof window.matchMedia === "function" && window.matchMedia("(prefers-color-scheme: dark)").matches;
-  const key = dark ? "dark" : "light";
+  const key = document.documentElement.dataset.theme === "dark" ? "dark" : "light";
   let palette = palettes.get(key);
   if (!palette) {
     // All at once: a computed style read later would be live (and recompute the page's style).

@@ -46,7 +46,8 @@ async fn hook_sequences_make_nodes_with_the_right_badge_and_question() {
     app.post("claude", &hook(CLAUDE_BASH, "claude-1", Some("/src/auth-refactor")));
     let claude = app.wait_node("claude-1", "blocked", |n| n.status == "blocked").await;
     assert_eq!(claude.badge, "Needs permission");
-    assert!(claude.reason.contains("Needs permission: Bash"), "reason: {:?}", claude.reason);
+    // Not held by the board (Allow / Deny is off): the card says where to answer it (issue 37).
+    assert!(claude.reason.contains("Answer in terminal: Bash"), "reason: {:?}", claude.reason);
     assert!(claude.reason.contains("rm -rf node_modules"), "reason: {:?}", claude.reason);
 
     // Codex asks a question, gets the tool's immediate PostToolUse, then ends its turn: the

@@ -335,11 +335,13 @@ pub async fn test_push(state: State<'_>, kind: PushKind, channel: PushChannel) -
 }
 
 /// The "Connect my CLIs" button: the same as `switchboard install <agent>`, with the hooks
-/// running the small `switchboard` CLI that sits beside this app binary.
+/// running the small `switchboard` CLI that sits beside this app binary. With `dry_run`, what it
+/// would change in which file, written nowhere: what the button shows before it connects.
 #[tauri::command]
-pub async fn install_hooks(agent: String) -> Result<String, CommandError> {
+pub async fn install_hooks(agent: String, dry_run: Option<bool>) -> Result<String, CommandError> {
     let command_path = api::hook_command(true)?;
-    let outcomes = tauri::async_runtime::spawn_blocking(move || api::install(&agent, false, false, command_path))
+    let dry_run = dry_run.unwrap_or(false);
+    let outcomes = tauri::async_runtime::spawn_blocking(move || api::install(&agent, false, dry_run, command_path))
         .await
         .map_err(CommandError::internal)??;
     Ok(api::install_summary(&outcomes)?)

@@ -155,7 +155,7 @@ export function commandOf(fix: string): string {
 
 /**
  * The label a check is shown with. Whether a CLI is there reads as "Installed" / "Not installed"
- * (Rust labels it by how it looks, "On PATH", which reads oddly beside "not installed").
+ * (as Rust labels it now; an older instance said "On PATH" whatever it found).
  */
 export function checkLabel(check: Check): string {
   if (!check.id.endsWith(".path")) return check.label;

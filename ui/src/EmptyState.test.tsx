@@ -26,18 +26,37 @@ describe("the empty state", () => {
     expect(screen.getByText("Waiting for the first agent…")).toBeInTheDocument();
   });
 
-  it("the button installs hooks for all CLIs and shows the summary", async () => {
-    vi.mocked(ipc.installHooks).mockResolvedValue("Claude Code: 9 hooks added");
+  it("the button first shows what would change in which file, then connects on Connect and asks about Allow / Deny", async () => {
+    vi.mocked(ipc.installHooks).mockImplementation((_agent, dryRun) =>
+      Promise.resolve(dryRun ? "Claude Code: would add the Switchboard hook for 9 events in ~/.claude/settings.json — dry run" : "Claude Code: 9 hooks added"),
+    );
     render(<EmptyState />);
     fireEvent.click(screen.getByRole("button", { name: "Connect my CLIs" }));
-    expect(ipc.installHooks).toHaveBeenCalledWith("all");
+    expect(ipc.installHooks).toHaveBeenCalledWith("all", true);
+    expect(await screen.findByTestId("install-plan")).toHaveTextContent("would add the Switchboard hook for 9 events in ~/.claude/settings.json");
+    expect(ipc.installHooks).toHaveBeenCalledTimes(1); // nothing written yet
+    fireEvent.click(screen.getByTestId("install-confirm"));
+    expect(ipc.installHooks).toHaveBeenLastCalledWith("all");
     expect(await screen.findByRole("status")).toHaveTextContent("Claude Code: 9 hooks added");
+    expect(screen.getByTestId("after-connect")).toHaveTextContent("wait for Allow / Deny here");
+    expect(screen.getByTestId("decide-settings")).toBeInTheDocument();
+  });
+
+  it("Not now leaves everything as it was", async () => {
+    vi.mocked(ipc.installHooks).mockResolvedValue("Codex CLI: would add … — dry run");
+    render(<EmptyState />);
+    fireEvent.click(screen.getByRole("button", { name: "Connect my CLIs" }));
+    fireEvent.click(await screen.findByTestId("install-cancel"));
+    expect(screen.queryByTestId("install-plan")).toBeNull();
+    expect(ipc.installHooks).toHaveBeenCalledTimes(1);
+    expect(screen.getByRole("button", { name: "Connect my CLIs" })).toBeEnabled();
   });
 
   it("shows the installer's error message when it fails", async () => {
     vi.mocked(ipc.installHooks).mockImplementation(() => Promise.reject({ kind: "parse", message: "~/.codex/hooks.json is not valid JSON" }));
     render(<EmptyState />);
     fireEvent.click(screen.getByRole("button", { name: "Connect my CLIs" }));
+    // The dry run reads the same files: a file it cannot parse is said at once.
     expect(await screen.findByRole("alert")).toHaveTextContent("~/.codex/hooks.json is not valid JSON");
     expect(screen.getByRole("button", { name: "Connect my CLIs" })).toBeEnabled();
   });
@@ -83,6 +102,7 @@ describe("the empty state", () => {
     render(<EmptyState />);
     await screen.findByText("1 check failed.");
     fireEvent.click(screen.getByRole("button", { name: "Connect my CLIs" }));
+    fireEvent.click(await screen.findByTestId("install-confirm"));
     expect(await screen.findByText("Everything is connected.")).toBeInTheDocument();
     expect(ipc.doctor).toHaveBeenCalledTimes(2);
   });

@@ -4,6 +4,8 @@ import { LogoMark } from "./icons";
 import { CopyButton, commandOf, useConnections } from "./Connections";
 import type { DoctorReport } from "./bindings/DoctorReport";
 import { AGENTS } from "./bindings/agents";
+import { DecideSettings } from "./DecideSettings";
+import { useSavedSettings } from "./settings";
 
 /** "Claude Code, Codex CLI and Gemini CLI": the CLIs Switchboard connects, from Rust's table. */
 function cliList(): string {
@@ -11,8 +13,11 @@ function cliList(): string {
   return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
 }
 
+/** Connect in two steps: what would change in which file (a dry run), then the change itself. */
 type InstallState =
   | { phase: "idle" }
+  | { phase: "previewing" }
+  | { phase: "preview"; plan: string }
   | { phase: "running" }
   | { phase: "done"; summary: string }
   | { phase: "failed"; message: string };
@@ -42,6 +47,15 @@ export function EmptyState({ olderCount = 0 }: { olderCount?: number }) {
     if (!quiet) void refresh();
   }, [quiet, refresh]);
 
+  const preview = async () => {
+    setInstall({ phase: "previewing" });
+    try {
+      setInstall({ phase: "preview", plan: await ipc.installHooks("all", true) });
+    } catch (err) {
+      setInstall({ phase: "failed", message: ipc.toIpcError(err).message });
+    }
+  };
+
   const connect = async () => {
     setInstall({ phase: "running" });
     try {
@@ -52,6 +66,7 @@ export function EmptyState({ olderCount = 0 }: { olderCount?: number }) {
     }
     void refresh();
   };
+  const busy = install.phase === "running" || install.phase === "previewing";
 
   if (quiet) {
     return (
@@ -105,24 +120,36 @@ export function EmptyState({ olderCount = 0 }: { olderCount?: number }) {
             <pre className="empty-command" data-testid="install-command">
               <code>{INSTALL_COMMAND}</code>
             </pre>
-            <div className="empty-actions">
-              <span className="empty-or">or</span>
-              <button
-                type="button"
-                className="primary-button"
-                data-testid="install-hooks"
-                onClick={connect}
-                disabled={install.phase === "running"}
-              >
-                {install.phase === "running" ? "Connecting…" : "Connect my CLIs"}
-              </button>
-            </div>
+            {install.phase === "preview" ? (
+              <div className="empty-preview" data-testid="install-preview">
+                <p className="empty-step">Connecting changes these files (a backup of each is kept):</p>
+                <pre className="empty-plan" data-testid="install-plan">{install.plan}</pre>
+                <div className="empty-actions">
+                  <button type="button" className="primary-button" data-testid="install-confirm" onClick={connect}>
+                    Connect
+                  </button>
+                  <button type="button" className="header-action" data-testid="install-cancel" onClick={() => setInstall({ phase: "idle" })}>
+                    Not now
+                  </button>
+                </div>
+              </div>
+            ) : (
+              <div className="empty-actions">
+                <span className="empty-or">or</span>
+                <button type="button" className="primary-button" data-testid="install-hooks" onClick={preview} disabled={busy}>
+                  {install.phase === "running" ? "Connecting…" : install.phase === "previewing" ? "Looking…" : "Connect my CLIs"}
+                </button>
+              </div>
+            )}
           </>
         )}
         {install.phase === "done" && (
-          <p className="install-result is-ok" role="status" data-testid="install-result">
-            {install.summary}
-          </p>
+          <>
+            <p className="install-result is-ok" role="status" data-testid="install-result">
+              {install.summary}
+            </p>
+            <AfterConnect />
+          </>
         )}
         {install.phase === "failed" && (
           <p className="install-result is-error" role="alert" data-testid="install-result">
@@ -141,6 +168,20 @@ export function EmptyState({ olderCount = 0 }: { olderCount?: number }) {
         <WaitingFor what="the first agent" />
       </div>
     </section>
+  );
+}
+
+/** Once connected: should the board answer their permission prompts? One switch and one sentence per CLI. */
+function AfterConnect() {
+  const settings = useSavedSettings();
+  return (
+    <div className="empty-after" data-testid="after-connect">
+      <p className="empty-step">
+        One more choice: when an agent asks permission for a tool, it can wait for Allow / Deny here instead of in
+        its terminal. Off by default; change it any time in Settings.
+      </p>
+      <DecideSettings settings={settings} />
+    </div>
   );
 }
 

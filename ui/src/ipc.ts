@@ -106,11 +106,14 @@ export async function notices(): Promise<string[]> {
   return Array.isArray(list) ? list.filter((n) => typeof n === "string") : [];
 }
 
-/** Resolves with the installer's human-readable summary; rejects with an {@link IpcError}. */
-export async function installHooks(agent = "all"): Promise<string> {
+/**
+ * Resolves with the installer's human-readable summary (with `dryRun`, what it would change in
+ * which file, nothing written); rejects with an {@link IpcError}.
+ */
+export async function installHooks(agent = "all", dryRun = false): Promise<string> {
   if (!isTauri()) throw notInApp;
   try {
-    return await invoke<string>("install_hooks", { agent });
+    return await invoke<string>("install_hooks", { agent, dryRun });
   } catch (err) {
     throw toIpcError(err);
   }

@@ -281,11 +281,11 @@ fn agent_report(
     let found = path.is_some() || status.found;
     checks.push(match (&path, &version) {
         (Some(path), Some(version)) => {
-            Check::new(id("path"), "On PATH", Outcome::Pass, format!("{} {version}", path.display()), None)
+            Check::new(id("path"), "Installed", Outcome::Pass, format!("{} {version}", path.display()), None)
         }
         (Some(path), None) => Check::new(
             id("path"),
-            "On PATH",
+            "Installed",
             Outcome::Pass,
             format!(
                 "{}; `{agent} --version` gave no version within {} s",
@@ -296,7 +296,7 @@ fn agent_report(
         ),
         (None, _) if status.found => Check::new(
             id("path"),
-            "On PATH",
+            "Not on PATH",
             Outcome::Skip,
             format!(
                 "`{agent}` is not on PATH, but {} exists: checking its settings anyway",
@@ -306,7 +306,7 @@ fn agent_report(
         ),
         (None, _) => Check::new(
             id("path"),
-            "On PATH",
+            "Not installed",
             Outcome::Skip,
             format!("not installed: no `{agent}` on PATH and no {}", status.config_dir.display()),
             Some(cli.setup().install_hint.to_owned()),

@@ -83,6 +83,18 @@ async fn a_blocked_card_says_how_it_can_be_answered_and_question_mark_lists_ever
     )
     .await;
     shot(&app, "settings").await;
+    // Appearance: Dark turns the whole window dark (the root's palette), System brings it back.
+    app.click_test_id("theme-dark").await;
+    let bg = wait_for(
+        &app,
+        r#"return document.documentElement.dataset.theme === 'dark' && getComputedStyle(document.documentElement).getPropertyValue('--bg').trim();"#,
+        "the dark theme",
+    )
+    .await;
+    assert_eq!(bg, "#121418", "the dark palette's background");
+    shot(&app, "settings-dark").await;
+    app.click_test_id("theme-system").await;
+    wait_for(&app, r#"return document.documentElement.dataset.theme === 'light';"#, "back to the system's light").await;
     app.click_test_id("drawer-tab-diagnostics").await;
     wait_for(&app, r#"return document.querySelector('[data-testid="doctor-checks"]') !== null;"#, "the checks").await;
     shot(&app, "diagnostics").await;
@@ -97,6 +109,8 @@ async fn a_blocked_card_says_how_it_can_be_answered_and_question_mark_lists_ever
     )
     .await;
     assert!(rows.as_u64().unwrap() >= 14, "{rows} rows");
+    let legend = run(&app, r#"return document.querySelectorAll('[data-testid="legend-tone"], [data-testid="legend-mark"]').length;"#).await;
+    assert!(legend.as_u64().unwrap() >= 12, "{legend} legend rows: every status colour and mark");
     shot(&app, "shortcuts").await;
     press(&app, "Escape", false).await;
     wait_for(&app, r#"return document.querySelector('[data-testid="shortcut-sheet"]') === null;"#, "the sheet closed")

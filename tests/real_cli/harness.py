@@ -119,6 +119,13 @@ class Serve:
                              capture_output=True, text=True, timeout=timeout)
         return out.returncode, out.stdout + out.stderr
 
+    def answer(self, session_id: str, choice: str, timeout: float = 60) -> tuple[int, str]:
+        """`switchboard answer <session> <n>` as the board's option buttons run it: it types the
+        option into the session's own pane and returns once the question closed."""
+        out = subprocess.run([str(switchboard_bin()), "answer", session_id, choice], env=self.env,
+                             capture_output=True, text=True, timeout=timeout)
+        return out.returncode, out.stdout + out.stderr
+
     def sessions(self) -> list[dict]:
         out = subprocess.run([str(switchboard_bin()), "status", "--json"], env=self.env,
                              capture_output=True, text=True, timeout=10)

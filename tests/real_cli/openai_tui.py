@@ -35,6 +35,7 @@ def scripts(shell_tool: str, ask: dict) -> dict[str, list[dict]]:
         "board-allow": [call(shell_tool, **shell("touch sb_allowed.txt")), text("Created sb_allowed.txt.")],
         "board-deny": [call(shell_tool, **shell("touch sb_denied.txt")), text("Understood, I did not create the file.")],
         "ask": [ask, text("Going with PostgreSQL.")],
+        "ask-board": [ask, text("Noted your choice.")],
         "stream": [slow("Let me think about this carefully ")],
         "e400": [error(400)],
         "reply": [text("Got your reply.")],
@@ -58,6 +59,7 @@ class Run:
     ask_call: dict = {}
     asks_at_terminal = True  # it asks before a tool on its own (pi never does)
     question_tool = True  # it has a question tool (pi has none)
+    board_answers = True  # `switchboard answer <n>` picks option n on its question
     dialog_while_held = False  # its own dialog is drawn while the board holds a permission (OpenCode)
     usage_file = True  # it keeps a session file the board counts tokens from (OpenCode: SQLite)
 
@@ -261,6 +263,19 @@ def scenarios_after_usage(r: Run):
         # Enter picks the highlighted (first) choice; a picker may select first and submit second.
         r.press_until("Enter", lambda: (r.session() or {}).get("status") != "waiting")
         r.expect("answered → working → done", r.done_with("Going with PostgreSQL."), 30)
+        r.idle()
+
+    if r.question_tool and r.board_answers:
+        report.scenario("a question answered from the board")
+        r.prompt("Ask me again [[scenario:ask-board]]")
+        r.expect("waiting with the question", lambda s: s["status"] == "waiting" and s.get("question") == ASK)
+        r.tmux.wait_text(CHOICES[1], 20)
+        results = len(r.fake.tool_results)
+        code, said = r.serve.answer(r.sid, "2")
+        report.check(f"`switchboard answer 2` exits 0 once {r.name} took it", code == 0, said)
+        r.expect("the second option → done", r.done_with("Noted your choice."), 30)
+        report.check("the model got the second option", harness.wait_until(
+            lambda: any(CHOICES[1] in t for t in r.fake.tool_results[results:]), 10), r.fake.tool_results[results:])
         r.idle()
 
     report.scenario("Esc while streaming")

@@ -33,8 +33,8 @@ class Copilot(openai_tui.Run):
     model = "gpt-4.1"
     error_event = "errorOccurred"
     shell_tool = "bash"
-    # Not yet: in the one run tried, the typed `2` did not close its ask_user form (the answer
-    # command said Copilot did not take it, and reported nothing sent); not investigated further.
+    # Its ask_user form picks with ↑/↓ from wherever its cursor is (a typed `2` does nothing):
+    # the board refuses to type an option and says why.
     board_answers = False
     ask_call = call("ask_user", message=openai_tui.ASK, requestedSchema={"properties": {"database": {
         "type": "string", "title": "Database", "enum": openai_tui.CHOICES}}})

@@ -265,6 +265,19 @@ def scenarios_after_usage(r: Run):
         r.expect("answered → working → done", r.done_with("Going with PostgreSQL."), 30)
         r.idle()
 
+    if r.question_tool and not r.board_answers:
+        report.scenario("a question the board refuses to type into")
+        r.prompt("Ask me again [[scenario:ask-board]]")
+        r.expect("waiting with the question", lambda s: s["status"] == "waiting" and s.get("question") == ASK)
+        r.tmux.wait_text(CHOICES[1], 20)
+        before = r.tmux.screen()
+        code, said = r.serve.answer(r.sid, "2")
+        report.check("`switchboard answer 2` is refused with the reason", code != 0 and "arrow keys" in said, said)
+        report.check("nothing was typed: the question is on screen as it was", r.tmux.screen() == before)
+        r.press_until("Enter", lambda: (r.session() or {}).get("status") != "waiting")
+        r.expect("answered at the terminal → done", r.done_with("Noted your choice."), 30)
+        r.idle()
+
     if r.question_tool and r.board_answers:
         report.scenario("a question answered from the board")
         r.prompt("Ask me again [[scenario:ask-board]]")

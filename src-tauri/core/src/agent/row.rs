@@ -46,6 +46,9 @@ pub struct Typing {
     pub enter_after_ms: u64,
     /// What it draws instead of a long typed text it took as a paste (`[Pasted text #2]`).
     pub pasted: Option<&'static str>,
+    /// Its question dialog picks option `n` when `n` is typed; otherwise an option is not typed
+    /// from the board (Copilot CLI's form moves a cursor with arrows from wherever it is).
+    pub options_by_digit: bool,
 }
 
 /// How Switchboard reads the CLI's own transcript (its records, one JSON value each).

@@ -85,7 +85,7 @@ pub static AGENT: Agent = Agent {
     title: TitleSource::Transcript,
     transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: transcript::settles },
     tie: Tie::HookProcess,
-    typing: Typing { prompts: &["❯", ">"], enter_after_ms: 50, pasted: Some("[Pasted text") },
+    typing: Typing { prompts: &["❯", ">"], enter_after_ms: 50, pasted: Some("[Pasted text"), options_by_digit: true },
     setup: Some(Setup {
         dir: ".claude",
         dir_var: Some(DirVar::Folder("CLAUDE_CONFIG_DIR")),

@@ -69,7 +69,7 @@ pub static AGENT: Agent = Agent {
         fix:
             "start Codex with `codex --no-daemon` (or `codex resume <id>`) so that its window holds the session itself",
     },
-    typing: Typing { prompts: &["›"], enter_after_ms: 150, pasted: Some("[Pasted Content") },
+    typing: Typing { prompts: &["›"], enter_after_ms: 150, pasted: Some("[Pasted Content"), options_by_digit: true },
     setup: Some(Setup {
         dir: ".codex",
         dir_var: Some(DirVar::Folder("CODEX_HOME")),

@@ -67,7 +67,9 @@ pub static AGENT: Agent = Agent {
     title: TitleSource::None,
     transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: transcript::settles },
     tie: Tie::HookProcess,
-    typing: Typing { prompts: &["❯", ">"], enter_after_ms: 150, pasted: Some("[Paste") },
+    // Its ask_user form picks with ↑/↓ from wherever its cursor is, not by number: an option is
+    // not typed from the board (checked on 1.0.102).
+    typing: Typing { prompts: &["❯", ">"], enter_after_ms: 150, pasted: Some("[Paste"), options_by_digit: false },
     setup: Some(Setup {
         dir: ".copilot",
         dir_var: Some(DirVar::Folder("COPILOT_HOME")),

@@ -28,7 +28,7 @@ pub static AGENT: Agent = Agent {
     title: TitleSource::None,
     transcript: Transcript::NONE,
     tie: Tie::HookProcess,
-    typing: Typing { prompts: &[">"], enter_after_ms: 50, pasted: None },
+    typing: Typing { prompts: &[">"], enter_after_ms: 50, pasted: None, options_by_digit: true },
     setup: None,
     detached_events: &[],
     asks_only_when_held: false,

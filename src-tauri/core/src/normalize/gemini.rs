@@ -54,7 +54,7 @@ pub static AGENT: Agent = Agent {
     title: TitleSource::None,
     transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: transcript::settles },
     tie: Tie::HookProcess,
-    typing: Typing { prompts: &[">", "*"], enter_after_ms: 150, pasted: None },
+    typing: Typing { prompts: &[">", "*"], enter_after_ms: 150, pasted: None, options_by_digit: true },
     setup: Some(Setup {
         dir: ".gemini",
         dir_var: Some(DirVar::Home("GEMINI_CLI_HOME")),

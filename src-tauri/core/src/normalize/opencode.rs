@@ -91,7 +91,7 @@ pub static AGENT: Agent = Agent {
     title: TitleSource::None,
     transcript: Transcript::NONE,
     tie: Tie::HookProcess,
-    typing: Typing { prompts: &["┃"], enter_after_ms: 200, pasted: None },
+    typing: Typing { prompts: &["┃"], enter_after_ms: 200, pasted: None, options_by_digit: true },
     setup: Some(Setup {
         dir: ".config/opencode",
         dir_var: None,

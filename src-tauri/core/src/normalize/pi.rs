@@ -81,7 +81,7 @@ pub static AGENT: Agent = Agent {
     title: TitleSource::None,
     transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: |_| false },
     tie: Tie::HookProcess,
-    typing: Typing { prompts: &[], enter_after_ms: 150, pasted: Some("[paste #") },
+    typing: Typing { prompts: &[], enter_after_ms: 150, pasted: Some("[paste #"), options_by_digit: true },
     setup: Some(Setup {
         dir: ".pi/agent",
         dir_var: Some(DirVar::Folder("PI_CODING_AGENT_DIR")),

@@ -76,7 +76,7 @@ pub static AGENT: Agent = Agent {
     title: TitleSource::None,
     transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: |_| false },
     tie: Tie::HookProcess,
-    typing: Typing { prompts: &[">", "*"], enter_after_ms: 150, pasted: Some("[Pasted text") },
+    typing: Typing { prompts: &[">", "*"], enter_after_ms: 150, pasted: Some("[Pasted text"), options_by_digit: true },
     setup: Some(Setup {
         dir: ".qwen",
         dir_var: Some(DirVar::Folder("QWEN_HOME")),

@@ -95,6 +95,8 @@ pub enum AnswerError {
     NoSuchOption(usize, usize),
     #[error("its question takes several choices: answer it in its terminal (Jump)")]
     SeveralChoices,
+    #[error("{0}'s question picks with the arrow keys from wherever its cursor is, not by number, so Switchboard does not type it: answer it in its terminal (Jump)")]
+    OptionsByArrows(&'static str),
     #[error("it is {0}: a reply waits until it is done or waiting for you")]
     Busy(&'static str),
     #[error("its question is on screen: choose an option instead of replying")]
@@ -269,6 +271,9 @@ fn keys_for(session: &Session, answer: &Answer) -> Result<Keys, AnswerError> {
             if question.multi_select || session.questions.len() > 1 {
                 return Err(AnswerError::SeveralChoices);
             }
+            if let Some(row) = switchboard_core::agent(&session.agent).filter(|row| !row.typing.options_by_digit) {
+                return Err(AnswerError::OptionsByArrows(row.name));
+            }
             let count = question.options.len();
             if *n == 0 || *n > count || *n > 9 {
                 return Err(AnswerError::NoSuchOption(count, *n));
@@ -403,5 +408,36 @@ fn left_in_composer(session: &Session, text: &str) -> String {
         Some(Some(_)) => "the text is still in its composer".into(),
         Some(None) => "its screen no longer shows the text".into(),
         None => "its pane cannot be read now".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use switchboard_core::question::{Question, QuestionOption};
+
+    fn asking(agent: &str) -> Session {
+        let option = |label: &str| QuestionOption { label: label.into(), description: None };
+        let event =
+            switchboard_core::normalize("custom", &serde_json::json!({"sessionId": "s", "status": "waiting"}), 1);
+        let mut session = switchboard_core::Reducer::new().apply(&event.unwrap(), false).unwrap().session;
+        session.agent = agent.into();
+        session.status = Some(AgentStatus::Waiting);
+        session.awaiting_input = true;
+        session.questions = vec![Question {
+            header: None,
+            question: "Which database?".into(),
+            options: vec![option("PostgreSQL"), option("SQLite")],
+            multi_select: false,
+        }];
+        session
+    }
+
+    #[test]
+    fn an_option_is_typed_as_its_number_only_where_the_cli_picks_by_number() {
+        assert!(matches!(keys_for(&asking("qwen"), &Answer::Option(2)), Ok(Keys::Digit(d)) if d == "2"));
+        let Err(refused) = keys_for(&asking("copilot"), &Answer::Option(2)) else { panic!("typed for Copilot CLI") };
+        assert_eq!(refused, AnswerError::OptionsByArrows("Copilot CLI"));
+        assert!(refused.to_string().contains("answer it in its terminal"), "{refused}");
     }
 }

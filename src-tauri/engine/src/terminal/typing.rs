@@ -114,7 +114,10 @@ fn strip_prompt<'a>(text: &'a str, prompts: &[&str]) -> &'a str {
 mod tests {
     use super::*;
 
-    const TYPING: Typing = Typing { prompts: &[">", "›", "❯"], enter_after_ms: 0, pasted: Some("[Pasted text") };
+    const TYPING: Typing =
+        Typing {
+            prompts: &[">", "›", "❯"], enter_after_ms: 0, pasted: Some("[Pasted text"), options_by_digit: true
+        };
 
     #[test]
     fn the_typed_text_alone_after_the_prompt_is_ready_to_send() {

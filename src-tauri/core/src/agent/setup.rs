@@ -91,6 +91,8 @@ pub enum DirVar {
     Folder(&'static str),
     /// It names a home the folder goes under (`GEMINI_CLI_HOME` → `$GEMINI_CLI_HOME/.gemini`).
     Home(&'static str),
+    /// It names the base the CLI's own folder is in (`XDG_CONFIG_HOME` → `$XDG_CONFIG_HOME/opencode`).
+    Base(&'static str, &'static str),
 }
 
 /// A setting in the CLI's settings file, by its path of keys, what it says when it is set, and

@@ -29,6 +29,7 @@ impl ConfigDirs {
                 let moved = match setup.dir_var {
                     Some(DirVar::Folder(name)) => set(name),
                     Some(DirVar::Home(name)) => set(name).map(|home| home.join(setup.dir)),
+                    Some(DirVar::Base(name, folder)) => set(name).map(|base| base.join(folder)),
                     None => None,
                 };
                 Some((cli, moved.or_else(|| home.as_ref().map(|home| home.join(setup.dir)))?))

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::{lifecycle, one_line, Hook};
 use crate::agent::row::{Agent, DecisionReply, Start, Tie, TitleSource, Transcript, Typing};
-use crate::agent::setup::{Bridge, Layout, Setup};
+use crate::agent::setup::{Bridge, DirVar, Layout, Setup};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 const AGENT_ID: &str = "opencode";
@@ -94,7 +94,7 @@ pub static AGENT: Agent = Agent {
     typing: Typing { prompts: &["┃"], enter_after_ms: 200, pasted: None, options_by_digit: true },
     setup: Some(Setup {
         dir: ".config/opencode",
-        dir_var: None,
+        dir_var: Some(DirVar::Base("XDG_CONFIG_HOME", "opencode")),
         file: "switchboard-hooks.json",
         program: "opencode",
         install_hint: "npm install -g opencode-ai",

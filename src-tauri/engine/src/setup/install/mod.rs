@@ -364,8 +364,14 @@ mod tests {
             ("CLAUDE_CONFIG_DIR", "/cfg/claude"),
             ("CODEX_HOME", "/cfg/codex"),
             ("GEMINI_CLI_HOME", "/cfg"),
+            ("XDG_CONFIG_HOME", "/xdg"),
+            ("PI_CODING_AGENT_DIR", "/cfg/pi"),
         ]))
         .unwrap();
+        let opencode = Cli::from_agent("opencode").unwrap();
+        assert_eq!(custom.settings_file(opencode), Path::new("/xdg/opencode/switchboard-hooks.json"));
+        assert_eq!(defaults.settings_file(opencode), Path::new("/home/u/.config/opencode/switchboard-hooks.json"));
+        assert_eq!(custom.settings_file(Cli::from_agent("pi").unwrap()), Path::new("/cfg/pi/switchboard-hooks.json"));
         assert_eq!(custom.settings_file(claude()), Path::new("/cfg/claude/settings.json"));
         assert_eq!(custom.settings_file(codex()), Path::new("/cfg/codex/hooks.json"));
         assert_eq!(custom.settings_file(gemini()), Path::new("/cfg/.gemini/settings.json"));

@@ -109,7 +109,11 @@ async fn a_blocked_card_says_how_it_can_be_answered_and_question_mark_lists_ever
     )
     .await;
     assert!(rows.as_u64().unwrap() >= 14, "{rows} rows");
-    let legend = run(&app, r#"return document.querySelectorAll('[data-testid="legend-tone"], [data-testid="legend-mark"]').length;"#).await;
+    let legend = run(
+        &app,
+        r#"return document.querySelectorAll('[data-testid="legend-tone"], [data-testid="legend-mark"]').length;"#,
+    )
+    .await;
     assert!(legend.as_u64().unwrap() >= 12, "{legend} legend rows: every status colour and mark");
     shot(&app, "shortcuts").await;
     press(&app, "Escape", false).await;

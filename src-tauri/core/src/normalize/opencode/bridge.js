@@ -80,12 +80,13 @@ function decision(out) {
   return {};
 }
 
-// One plugin per process, whatever OpenCode instantiates: it may load a plugin twice.
-const state = globalThis.__switchboardBridge ?? (globalThis.__switchboardBridge = { loaded: false });
+// One bridge per project folder, whatever OpenCode instantiates: it may load a plugin twice for
+// the same folder (seen with --port); a server that serves several folders gets one for each.
+const loaded = globalThis.__switchboardBridge ?? (globalThis.__switchboardBridge = new Set());
 
 export const SwitchboardBridge = async ({ client, directory }) => {
-  if (state.loaded) return {};
-  state.loaded = true;
+  if (loaded.has(directory)) return {};
+  loaded.add(directory);
   const hooks = loadHooks();
   let queue = Promise.resolve();
   const send = (name, fields, running) => {
@@ -117,13 +118,21 @@ export const SwitchboardBridge = async ({ client, directory }) => {
       : { session_id: id, cwd: s.cwd };
   };
 
-  const reply = async (path, body) => {
+  // The reply OpenCode's own dialog gives, through its own server: the route that takes a
+  // message with a refusal; else the SDK's older route, which takes the verdict alone.
+  const reply = async (p, verdict, message) => {
     const config = client?._client?.getConfig?.();
-    if (!config?.fetch) return;
-    const url = String(config.baseUrl ?? "http://opencode.internal").replace(/\/$/, "") + path;
-    await config
-      .fetch(new Request(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }))
-      .catch(() => undefined);
+    if (config?.fetch) {
+      const url = String(config.baseUrl ?? "http://opencode.internal").replace(/\/$/, "") + `/permission/${p.id}/reply`;
+      const body = JSON.stringify(message ? { reply: verdict, message } : { reply: verdict });
+      const sent = await config
+        .fetch(new Request(url, { method: "POST", headers: { "content-type": "application/json" }, body }))
+        .catch(() => undefined);
+      if (sent?.ok) return;
+    }
+    await client
+      ?.postSessionIdPermissionsPermissionId?.({ path: { id: p.sessionID, permissionID: p.id }, body: { response: verdict } })
+      ?.catch?.(() => undefined);
   };
 
   const permission = async (p) => {
@@ -144,10 +153,8 @@ export const SwitchboardBridge = async ({ client, directory }) => {
     holds.delete(p.id);
     if (answered) return; // answered in OpenCode meanwhile
     const verdict = decision(out);
-    if (verdict.behavior === "allow") await reply(`/permission/${p.id}/reply`, { reply: "once" });
-    if (verdict.behavior === "deny") {
-      await reply(`/permission/${p.id}/reply`, { reply: "reject", message: verdict.message || "The user denied this." });
-    }
+    if (verdict.behavior === "allow") await reply(p, "once");
+    if (verdict.behavior === "deny") await reply(p, "reject", verdict.message || "The user denied this.");
   };
 
   const event = async ({ event: e }) => {

@@ -119,6 +119,19 @@ async fn a_blocked_card_says_how_it_can_be_answered_and_question_mark_lists_ever
     press(&app, "Escape", false).await;
     wait_for(&app, r#"return document.querySelector('[data-testid="shortcut-sheet"]') === null;"#, "the sheet closed")
         .await;
+
+    // New agent: the popover stays where it opened when its first field is clicked (it jumped 16 px).
+    app.click_test_id("new-agent-toggle").await;
+    let rect = r#"const d = document.querySelector('[data-testid="new-agent-dialog"]');
+                  if (!d) return null; const r = d.getBoundingClientRect(); return [r.left, r.top];"#;
+    let opened = wait_for(&app, rect, "the New agent popover").await;
+    app.click_test_id("new-agent-cwd").await;
+    let after = wait_for(&app, rect, "the popover after a click").await;
+    assert_eq!(opened, after, "the popover moved on its first click");
+    shot(&app, "new-agent").await;
+    press(&app, "Escape", false).await;
+    wait_for(&app, r#"return document.querySelector('[data-testid="new-agent-dialog"]') === null;"#, "Esc closed it")
+        .await;
     app.close().await;
 }
 

@@ -152,6 +152,7 @@ function NewAgentDialog({ id, onClose, toggle }: { id: string; onClose: () => vo
         <form className="new-agent-form" onSubmit={(event) => void start(event)} aria-busy={starting}>
           <fieldset className="new-agent-field new-agent-clis" disabled={starting}>
             <legend className="new-agent-label">CLI</legend>
+            {offered.length > 0 && (
             <div className="segmented">
               {offered.map((name, i) => (
                 <label key={name} className="segment">
@@ -169,9 +170,14 @@ function NewAgentDialog({ id, onClose, toggle }: { id: string; onClose: () => vo
                 </label>
               ))}
             </div>
+            )}
             {offered.length === 0 && (
               <p className="new-agent-missing" data-testid="new-agent-none">
-                No agent CLI is installed here yet: Settings → Diagnostics says how to install one.
+                No agent CLI is installed here yet:{" "}
+                <button type="button" className="link-button" data-testid="new-agent-diagnostics" onClick={() => useConnections.getState().show("diagnostics")}>
+                  Diagnostics
+                </button>{" "}
+                says how to install one.
               </p>
             )}
             {offered.length > 0 && missing.length > 0 && (

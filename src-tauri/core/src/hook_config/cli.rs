@@ -188,7 +188,8 @@ pub fn hook_command(program: &str, cli: Cli) -> String {
 /// character that a double-quoted string could not hold in every shell.
 fn windows_path(program: &str) -> Option<String> {
     let bytes = program.as_bytes();
-    let drive = bytes.len() > 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && matches!(bytes[2], b'\\' | b'/');
+    let drive =
+        bytes.len() > 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && matches!(bytes[2], b'\\' | b'/');
     (drive && !program.contains(['"', '$', '`', '%', '!'])).then(|| program.replace('\\', "/"))
 }
 

@@ -6,9 +6,10 @@
 //!   records go to `switchboard_core::usage::Meter` (which says, per CLI, which fields count).
 //!   Prices come from `pricing.json` in the state folder: written from the built-in table when
 //!   missing, re-read when the user edits it.
-//! - **Footprint.** Every [`FOOTPRINT_EVERY`], one pass over `/proc` gives each live agent's
-//!   process tree: CPU since the last sample, resident memory, how many processes, since when.
-//!   Only sessions whose agent process is known and alive are sampled.
+//! - **Footprint.** Every [`FOOTPRINT_EVERY`], one pass over the process table (`/proc` on
+//!   Linux) gives each live agent's process tree: CPU since the last sample, resident memory,
+//!   how many processes, since when. Only sessions whose agent process is known and alive are
+//!   sampled.
 //! - **Git.** The branch, worktree and uncommitted changes of a session's folder, looked at when
 //!   it is first seen and whenever a turn ends, on a thread of its own (git may be slow; it runs
 //!   with `GIT_OPTIONAL_LOCKS=0`, so it never takes a lock the agent's own git needs).

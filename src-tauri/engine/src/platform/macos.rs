@@ -16,7 +16,12 @@ pub fn open_files(pid: u32) -> Option<Vec<PathBuf>> {
 }
 
 fn parse_lsof(output: &str) -> Vec<PathBuf> {
-    output.lines().filter_map(|line| line.strip_prefix('n')).filter(|path| path.starts_with('/')).map(PathBuf::from).collect()
+    output
+        .lines()
+        .filter_map(|line| line.strip_prefix('n'))
+        .filter(|path| path.starts_with('/'))
+        .map(PathBuf::from)
+        .collect()
 }
 
 #[cfg(test)]
@@ -25,7 +30,8 @@ mod tests {
 
     #[test]
     fn lsof_names_are_the_paths_of_open_files() {
-        let listing = "p42\nfcwd\nn/Users/me/project\nf3\nn/Users/me/.codex/sessions/rollout-1.jsonl\nf4\nnlocalhost:5000->x\n";
+        let listing =
+            "p42\nfcwd\nn/Users/me/project\nf3\nn/Users/me/.codex/sessions/rollout-1.jsonl\nf4\nnlocalhost:5000->x\n";
         assert_eq!(
             parse_lsof(listing),
             [PathBuf::from("/Users/me/project"), PathBuf::from("/Users/me/.codex/sessions/rollout-1.jsonl")]

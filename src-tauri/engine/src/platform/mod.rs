@@ -25,18 +25,21 @@ mod unix;
 #[cfg(windows)]
 mod windows;
 
-#[cfg(target_os = "linux")]
-use linux as procs;
 #[cfg(not(target_os = "linux"))]
 use self::sysinfo as procs;
+#[cfg(target_os = "linux")]
+use linux as procs;
 #[cfg(unix)]
 use unix as sys;
 #[cfg(windows)]
 use windows as sys;
 
+/// Desktop notifications (the one place that knows which OS can hear their clicks).
+pub mod notify;
+
 pub use sys::{
-    create_mode, create_private_dir, create_with, detach, exec, file_id, is_executable, open_flags, own_group, permissions,
-    private_to_me, program_in, raise_fd_limit, tighten, try_lock,
+    create_mode, create_private_dir, create_with, detach, exec, file_id, is_executable, open_flags, own_group,
+    permissions, private_to_me, program_in, raise_fd_limit, shutdown_signal, tighten, try_lock,
 };
 
 /// The operating system this build is for, as people name it.
@@ -61,7 +64,7 @@ pub struct Unsupported {
 
 impl Unsupported {
     // Linux can answer everything asked of it.
-    #[cfg_attr(target_os = "linux", allow(dead_code))]
+    #[cfg_attr(not(windows), allow(dead_code))]
     pub(crate) const fn new(what: &'static str, why: &'static str) -> Self {
         Self { what, os: OS, why }
     }
@@ -229,10 +232,10 @@ mod tests {
         own_group(&mut command);
         let mut agent = command.spawn().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(100));
-        assert_eq!(terminate(agent.id()).unwrap(), true, "it leads its own group");
+        assert!(terminate(agent.id()).unwrap(), "it leads its own group");
         assert!(!agent.wait().unwrap().success());
         let mut alone = std::process::Command::new("sleep").arg("600").spawn().unwrap();
-        assert_eq!(terminate(alone.id()).unwrap(), false, "it shares this process's group");
+        assert!(!terminate(alone.id()).unwrap(), "it shares this process's group");
         assert!(!alone.wait().unwrap().success());
     }
 }

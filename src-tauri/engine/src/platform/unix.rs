@@ -168,3 +168,25 @@ pub fn terminate_group(leader: u32) {
         unsafe { libc::kill(-group, libc::SIGTERM) };
     }
 }
+
+/// Resolves at SIGINT or SIGTERM; both are listened for from the call on (not the first poll).
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let terminate = signal(SignalKind::terminate()).ok();
+    let interrupt = signal(SignalKind::interrupt()).ok();
+    async move {
+        tokio::select! {
+            () = received(terminate) => {}
+            () = received(interrupt) => {}
+        }
+    }
+}
+
+async fn received(signal: Option<tokio::signal::unix::Signal>) {
+    match signal {
+        Some(mut signal) => {
+            signal.recv().await;
+        }
+        None => std::future::pending().await,
+    }
+}

@@ -129,3 +129,17 @@ pub fn terminate(pid: u32) -> io::Result<bool> {
 pub fn terminate_group(leader: u32) {
     let _ = terminate(leader);
 }
+
+/// Resolves at Ctrl+C or Ctrl+Break, or when the console closes (Windows has no SIGTERM).
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> {
+    use tokio::signal::windows::{ctrl_break, ctrl_c, ctrl_close};
+    let (mut c, mut brk, mut close) = (ctrl_c().ok(), ctrl_break().ok(), ctrl_close().ok());
+    async move {
+        tokio::select! {
+            Some(_) = async { c.as_mut()?.recv().await } => {}
+            Some(_) = async { brk.as_mut()?.recv().await } => {}
+            Some(_) = async { close.as_mut()?.recv().await } => {}
+            else => std::future::pending().await,
+        }
+    }
+}

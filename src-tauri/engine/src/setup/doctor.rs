@@ -413,9 +413,9 @@ mod tests {
 
     use super::*;
     use crate::setup::install::{install, InstallOptions};
+    use serde_json::Value;
     use std::fs;
     use std::os::unix::fs::PermissionsExt;
-    use serde_json::Value;
     use std::path::Path;
 
     struct Machine {

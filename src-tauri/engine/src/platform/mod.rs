@@ -2,10 +2,10 @@
 //! OS about processes, files' modes, signals and the terminal is here, behind one portable face:
 //!
 //! - Linux: `/proc` and libc, exactly as before this room existed (`linux.rs`, `unix.rs`).
-//! - macOS: process facts from `sysinfo` (`sysinfo.rs`), open files from `lsof`, the rest as
-//!   on Linux (`unix.rs`); `macos.rs` says what differs.
-//! - Windows: process facts from `sysinfo`, the rest in `windows.rs`; what Windows has no
-//!   answer for is an [`Unsupported`] with its reason, never a made-up value.
+//! - macOS: process facts from libproc and `sysctl`, open files from `lsof` (`macos.rs`), the
+//!   rest as on Linux (`unix.rs`).
+//! - Windows: process facts from the `sysinfo` crate (`sysinfo.rs`), the rest in `windows.rs`;
+//!   what Windows has no answer for is an [`Unsupported`] with its reason, never a made-up value.
 //!
 //! Outside this room no code names an OS (`cfg(target_os)`, `std::os::unix`, `libc`).
 
@@ -18,17 +18,19 @@ mod linux;
 #[cfg(any(target_os = "macos", test))]
 #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
 mod macos;
-#[cfg(not(target_os = "linux"))]
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
 mod sysinfo;
 #[cfg(unix)]
 mod unix;
 #[cfg(windows)]
 mod windows;
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
 use self::sysinfo as procs;
 #[cfg(target_os = "linux")]
 use linux as procs;
+#[cfg(target_os = "macos")]
+use macos as procs;
 #[cfg(unix)]
 use unix as sys;
 #[cfg(windows)]

@@ -1,4 +1,4 @@
-//! Process facts where there is no `/proc` (macOS, Windows, the BSDs), from the `sysinfo` crate.
+//! Process facts on Windows (and the BSDs), from the `sysinfo` crate.
 //! Its units are kept as they come: [`units`] says ticks are milliseconds and pages are bytes,
 //! and a start time is milliseconds after boot.
 
@@ -93,12 +93,6 @@ pub fn boot_millis() -> Option<u64> {
     Some(System::boot_time()).filter(|&boot| boot > 0).map(|boot| boot * 1000)
 }
 
-#[cfg(target_os = "macos")]
-pub fn open_files(pid: u32) -> Result<Vec<PathBuf>, Unsupported> {
-    Ok(super::macos::open_files(pid).unwrap_or_default())
-}
-
-#[cfg(not(target_os = "macos"))]
 pub fn open_files(_pid: u32) -> Result<Vec<PathBuf>, Unsupported> {
     Err(Unsupported::new(
         "the files a process holds open",

@@ -33,7 +33,7 @@ timed() {
     shift
     echo "== $name"
     "$@"
-    TIMES+=("$(printf '%-34s %5d s' "$name" $((SECONDS - start)))")
+    TIMES+=("$(printf '%-42s %5d s' "$name" $((SECONDS - start)))")
 }
 
 wants() { [[ " $STEPS " == *" $1 "* ]]; }

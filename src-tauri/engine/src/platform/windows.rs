@@ -112,7 +112,7 @@ pub fn terminal_width() -> Option<usize> {
     let mut info: CONSOLE_SCREEN_BUFFER_INFO = unsafe { std::mem::zeroed() };
     let answered = unsafe { GetConsoleScreenBufferInfo(GetStdHandle(STD_OUTPUT_HANDLE), &mut info) } != 0;
     let width = i32::from(info.srWindow.Right) - i32::from(info.srWindow.Left) + 1;
-    (answered && width > 0).then(|| width as usize)
+    usize::try_from(width).ok().filter(|&width| answered && width > 0)
 }
 
 /// `taskkill /T`: the process and every process it started (Windows has no SIGTERM; this ends

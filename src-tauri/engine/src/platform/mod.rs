@@ -7,7 +7,8 @@
 //! - Windows: process facts from the `sysinfo` crate (`sysinfo.rs`), the rest in `windows.rs`;
 //!   what Windows has no answer for is an [`Unsupported`] with its reason, never a made-up value.
 //!
-//! Outside this room no code names an OS (`cfg(target_os)`, `std::os::unix`, `libc`).
+//! Outside this room the engine names no OS (`cfg(target_os)`, `std::os::unix`, `libc`) but in
+//! its Linux tests; the desktop app's own glue (`src-tauri/*.rs`) has not moved here yet.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;

@@ -232,10 +232,9 @@ fn main() -> ExitCode {
 
 /// Becomes the desktop app (same pid, same arguments and environment).
 fn launch_app() -> anyhow::Result<()> {
-    use std::os::unix::process::CommandExt;
     let me = std::env::current_exe()?;
-    let app = me.with_file_name("switchboard-app");
-    let error = std::process::Command::new(&app).args(std::env::args_os().skip(1)).exec();
+    let app = me.with_file_name(format!("switchboard-app{}", std::env::consts::EXE_SUFFIX));
+    let error = switchboard_engine::platform::exec(std::process::Command::new(&app).args(std::env::args_os().skip(1)));
     Err(anyhow::anyhow!("cannot start the desktop app {}: {error}", app.display()))
 }
 

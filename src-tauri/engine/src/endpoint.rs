@@ -4,7 +4,6 @@
 use std::fs::{self, OpenOptions};
 use std::io::{self, Read};
 use std::net::{Ipv4Addr, SocketAddr};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -43,16 +42,10 @@ impl Endpoint {
     /// (opened without blocking, so a FIFO in its place cannot hang the caller), owned by this
     /// user, not writable by group or others, and small.
     pub fn read(state_dir: &Path) -> Option<Self> {
-        use std::os::unix::fs::MetadataExt;
-        let file = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(Self::path(state_dir))
-            .ok()?;
+        let file =
+            crate::platform::open_flags(OpenOptions::new().read(true), true, true).open(Self::path(state_dir)).ok()?;
         let meta = file.metadata().ok()?;
-        // SAFETY: geteuid has no preconditions and cannot fail.
-        let uid = unsafe { libc::geteuid() };
-        if !meta.is_file() || meta.uid() != uid || meta.mode() & 0o022 != 0 || meta.len() > 4096 {
+        if !meta.is_file() || !crate::platform::private_to_me(&meta) || meta.len() > 4096 {
             return None;
         }
         let mut text = Vec::with_capacity(256);
@@ -68,9 +61,9 @@ impl Endpoint {
     pub fn write(&self, state_dir: &Path) -> Result<(), EndpointError> {
         let path = Self::path(state_dir);
         let error = |source| EndpointError::Write { path: path.clone(), source };
-        fs::DirBuilder::new().recursive(true).mode(0o700).create(state_dir).map_err(error)?;
+        crate::platform::create_private_dir(state_dir).map_err(error)?;
         let json = serde_json::to_vec(self).map_err(|e| error(io::Error::other(e)))?;
-        crate::files::write_atomic(&path, &json, Some(fs::Permissions::from_mode(0o600))).map_err(error)
+        crate::files::write_atomic(&path, &json, crate::platform::permissions(0o600)).map_err(error)
     }
 
     /// Removes the file if it still describes this process (a newer instance may own it now).

@@ -2,14 +2,13 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Opens a file for reading only if it is a regular file. The open itself never blocks (a FIFO
 /// or a device put in a transcript's place would otherwise hang the reader).
 pub fn open_regular(path: &Path) -> io::Result<File> {
-    let file = OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC).open(path)?;
+    let file = crate::platform::open_flags(OpenOptions::new().read(true), true, false).open(path)?;
     if !file.metadata()?.is_file() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a regular file", path.display())));
     }
@@ -41,7 +40,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<fs::Permissio
         let mut options = OpenOptions::new();
         options.write(true).create_new(true);
         if let Some(permissions) = &permissions {
-            options.mode(permissions.mode());
+            crate::platform::create_with(&mut options, permissions);
         }
         let mut file = options.open(&temp)?;
         if let Some(permissions) = permissions {
@@ -62,6 +61,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<fs::Permissio
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn a_fifo_is_refused_without_blocking() {

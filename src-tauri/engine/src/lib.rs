@@ -9,6 +9,8 @@ pub mod clock;
 pub mod config;
 pub mod endpoint;
 pub mod files;
+/// The one room that names an operating system (issue 38).
+pub mod platform;
 pub mod process;
 pub mod protocol;
 pub mod state_dir;

@@ -157,7 +157,20 @@ impl fmt::Display for Cli {
 
 /// The command line a CLI runs for our hook: the binary's absolute path, double-quoted for `sh`
 /// (which is how all three run hook commands), then `hook <agent>`.
+///
+/// A Windows path (`C:\Users\me\switchboard.exe`) is written with forward slashes, which
+/// Windows takes as well, so no backslash needs escaping in any shell: unquoted where it has no
+/// space or character a shell treats specially (then `cmd.exe`, PowerShell and Git Bash all run
+/// it as it is), else double-quoted (`cmd.exe` and Git Bash; PowerShell would need `& `).
 pub fn hook_command(program: &str, cli: Cli) -> String {
+    if let Some(program) = windows_path(program) {
+        let plain = program.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '/' | '.' | '_' | '-'));
+        return if plain {
+            format!("{program} hook {}", cli.agent())
+        } else {
+            format!("\"{program}\" hook {}", cli.agent())
+        };
+    }
     let mut command = String::with_capacity(program.len() + 16);
     command.push('"');
     for c in program.chars() {
@@ -169,6 +182,15 @@ pub fn hook_command(program: &str, cli: Cli) -> String {
     command.push_str("\" hook ");
     command.push_str(cli.agent());
     command
+}
+
+/// `program` with forward slashes, if it is a Windows absolute path (`C:\…`, `C:/…`) with no
+/// character that a double-quoted string could not hold in every shell.
+fn windows_path(program: &str) -> Option<String> {
+    let bytes = program.as_bytes();
+    let drive =
+        bytes.len() > 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && matches!(bytes[2], b'\\' | b'/');
+    (drive && !program.contains(['"', '$', '`', '%', '!'])).then(|| program.replace('\\', "/"))
 }
 
 /// Whether `command` is a Switchboard hook for `cli`: `<program> hook <agent>` where the
@@ -212,6 +234,24 @@ mod tests {
     use crate::agent::normalize;
 
     const PROGRAM: &str = super::super::testing::PROGRAM;
+
+    /// Issue 38: a Windows binary's hook command runs in `cmd.exe`, PowerShell and Git Bash alike
+    /// (forward slashes, unquoted when it can be), and is still recognised as ours.
+    #[test]
+    fn a_windows_path_is_written_with_forward_slashes_and_quoted_only_when_needed() {
+        let claude = cli("claude");
+        let plain = hook_command(r"C:\Users\me\.cargo\bin\switchboard.exe", claude);
+        assert_eq!(plain, "C:/Users/me/.cargo/bin/switchboard.exe hook claude");
+        let spaced = hook_command(r"C:\Program Files\Switchboard\switchboard.exe", claude);
+        assert_eq!(spaced, "\"C:/Program Files/Switchboard/switchboard.exe\" hook claude");
+        for command in [&plain, &spaced] {
+            assert!(is_switchboard_command(command, claude), "{command}");
+        }
+        // Unix paths as before: double-quoted for sh, its specials escaped.
+        assert_eq!(hook_command("/usr/bin/switch$board", claude), "\"/usr/bin/switch\\$board\" hook claude");
+        // Not a drive path: the sh form.
+        assert!(hook_command(r"C:relative\switchboard.exe", claude).starts_with('"'));
+    }
 
     #[test]
     fn every_registered_event_is_one_the_normalizer_reads() {

@@ -14,7 +14,8 @@ use crate::agent::DirVar;
 pub struct ConfigDirs(Vec<(Cli, PathBuf)>);
 
 impl ConfigDirs {
-    /// From this process's environment; `None` when `HOME` is unset and some CLI has no override.
+    /// From this process's environment; `None` when `HOME` (and, as on Windows, `USERPROFILE`) is
+    /// unset and some CLI has no override.
     pub fn from_env() -> Option<Self> {
         Self::from_vars(|name| std::env::var_os(name))
     }
@@ -22,7 +23,9 @@ impl ConfigDirs {
     /// From the environment variables `var` returns (an empty value counts as unset).
     pub fn from_vars(var: impl Fn(&str) -> Option<OsString>) -> Option<Self> {
         let set = |name: &str| var(name).filter(|value| !value.is_empty()).map(PathBuf::from);
-        let home = set("HOME");
+        // Windows has no `HOME` (Git Bash sets it to the profile): the CLIs, on Node, look in
+        // `USERPROFILE` there.
+        let home = set("HOME").or_else(|| set("USERPROFILE"));
         Cli::all()
             .map(|cli| {
                 let setup = cli.setup();

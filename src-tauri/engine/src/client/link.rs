@@ -187,14 +187,7 @@ fn start_instance(state_dir: &Path) -> Result<(), LinkError> {
     command.args(["serve", "--no-notify"]).stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null());
     command.stderr(log);
     // Its own session: the link's end (and its SSH session's) does not end it.
-    use std::os::unix::process::CommandExt;
-    // SAFETY: setsid(2) is async-signal-safe; nothing else runs between fork and exec.
-    unsafe {
-        command.pre_exec(|| {
-            libc::setsid();
-            Ok(())
-        });
-    }
+    crate::platform::detach(&mut command);
     let mut child = command.spawn().map_err(failed)?;
     let deadline = std::time::Instant::now() + START_TIMEOUT;
     while std::time::Instant::now() < deadline {

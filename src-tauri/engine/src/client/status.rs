@@ -52,11 +52,8 @@ pub fn table(snapshot: &Snapshot, now: Millis, width: usize) -> String {
 
 /// The width `status` may fill: the terminal's when stdout is one, else `$COLUMNS`, else 80.
 pub fn terminal_width() -> usize {
-    let mut size = libc::winsize { ws_row: 0, ws_col: 0, ws_xpixel: 0, ws_ypixel: 0 };
-    // SAFETY: TIOCGWINSZ writes one `winsize` into `size`, which outlives the call.
-    let answered = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
-    if answered && size.ws_col > 0 {
-        return size.ws_col.into();
+    if let Some(width) = crate::platform::terminal_width() {
+        return width;
     }
     std::env::var("COLUMNS").ok().and_then(|columns| columns.trim().parse().ok()).filter(|&c| c > 0).unwrap_or(80)
 }

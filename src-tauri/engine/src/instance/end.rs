@@ -81,16 +81,10 @@ pub fn end(session: &Session) -> Result<Ended, EndError> {
         return Err(EndError::Protected(agent.pid, why));
     }
     let pid = i32::try_from(agent.pid).map_err(|_| EndError::Unknown)?;
-    // SAFETY: getpgid/getsid/getpgrp only read the kernel's process table.
-    let (group, session_id, ours) = unsafe { (libc::getpgid(pid), libc::getsid(pid), libc::getpgrp()) };
     // The agent leads its own group (a job of its shell, or started in its own group): the group is
     // the agent and its tools. A group it only shares (its shell's, tmux's pane, ours) is not.
-    let own_group = group == pid && group != ours && session_id != pid;
-    let (target, ended) = if own_group { (-group, Ended::Group(group)) } else { (pid, Ended::Process(pid)) };
-    // SAFETY: kill(2) sends a signal; no memory is touched.
-    if unsafe { libc::kill(target, libc::SIGTERM) } != 0 {
-        return Err(EndError::Refused(std::io::Error::last_os_error().to_string()));
-    }
+    let own_group = crate::platform::terminate(agent.pid).map_err(|error| EndError::Refused(error.to_string()))?;
+    let ended = if own_group { Ended::Group(pid) } else { Ended::Process(pid) };
     tracing::info!(session = %session.session_id, ?ended, "ended the agent from Switchboard");
     Ok(ended)
 }

@@ -287,15 +287,7 @@ fn frame(frame: &LinkFrame) -> Option<Bytes> {
 
 /// This machine's name, for the board's host groups.
 fn host_name() -> String {
-    let mut name = [0u8; 256];
-    // SAFETY: gethostname writes at most `len` bytes into the buffer we own.
-    let ok = unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len()) } == 0;
-    let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
-    if ok && end > 0 {
-        String::from_utf8_lossy(&name[..end]).into_owned()
-    } else {
-        "localhost".to_owned()
-    }
+    crate::platform::host_name().unwrap_or_else(|| "localhost".to_owned())
 }
 
 #[cfg(test)]

@@ -2,7 +2,6 @@
 //! about the agent's process, bring its tmux pane or its terminal window forward; when neither
 //! is possible, hand back the command that resumes the session, for the user to paste.
 
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -43,15 +42,12 @@ pub fn jump_remote(session: &Session, reach: &[String]) -> Jump {
     let (argv, is_ssh) = remote_command(session, reach);
     let command = argv.iter().map(|word| shell_quote(word)).collect::<Vec<_>>().join(" ");
     let opened = is_ssh
-        && Command::new("x-terminal-emulator")
-            .arg("-e")
-            .args(&argv)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .is_ok();
+        && crate::platform::own_group(
+            Command::new("x-terminal-emulator").arg("-e").args(&argv).stdin(Stdio::null()).stdout(Stdio::null()),
+        )
+        .stderr(Stdio::null())
+        .spawn()
+        .is_ok();
     Jump::Remote { host: session.host.clone(), command, opened }
 }
 
@@ -160,14 +156,8 @@ fn attach_in_terminal(socket: Option<&Path>, pane: &str) -> bool {
     if let Some(socket) = socket {
         command.arg("-S").arg(socket);
     }
-    command
-        .args(["attach-session", "-t", pane])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .is_ok()
+    command.args(["attach-session", "-t", pane]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    crate::platform::own_group(&mut command).spawn().is_ok()
 }
 
 /// Gives the X11 window the input focus (and asks the window manager to raise it).

@@ -163,12 +163,7 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, LaunchError> {
 
 fn on_path(program: &str) -> bool {
     std::env::var_os("PATH").is_some_and(|path| {
-        std::env::split_paths(&path).any(|dir| {
-            let candidate = dir.join(program);
-            std::fs::metadata(&candidate).is_ok_and(|meta| {
-                meta.is_file() && std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0
-            })
-        })
+        std::env::split_paths(&path).any(|dir| crate::platform::program_in(&dir, program).is_some())
     })
 }
 

@@ -9,9 +9,9 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
+
+use crate::platform;
 
 pub const LOCK_FILE: &str = "instance.lock";
 
@@ -38,24 +38,15 @@ impl InstanceLock {
     pub fn acquire(state_dir: &Path) -> Result<Self, LockError> {
         let io_error = |source| LockError::Io { dir: state_dir.to_path_buf(), source };
         make_private(state_dir).map_err(io_error)?;
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
-            .open(state_dir.join(LOCK_FILE))
-            .map_err(io_error)?;
-        // SAFETY: flock on a descriptor we own; LOCK_NB makes it return at once.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-            let error = io::Error::last_os_error();
-            if error.raw_os_error() == Some(libc::EWOULDBLOCK) {
-                let mut pid = String::new();
-                let _ = file.read_to_string(&mut pid);
-                return Err(LockError::Held { dir: state_dir.to_path_buf(), pid: pid.trim().to_owned() });
-            }
-            return Err(io_error(error));
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        platform::create_mode(&mut options, 0o600);
+        let mut file =
+            platform::open_flags(&mut options, false, true).open(state_dir.join(LOCK_FILE)).map_err(io_error)?;
+        if !platform::try_lock(&file).map_err(io_error)? {
+            let mut pid = String::new();
+            let _ = file.read_to_string(&mut pid);
+            return Err(LockError::Held { dir: state_dir.to_path_buf(), pid: pid.trim().to_owned() });
         }
         // Ours now: say who holds it, for the refusal message of the next one.
         let _ = file.set_len(0).and_then(|()| file.rewind()).and_then(|()| write!(file, "{}", std::process::id()));
@@ -65,7 +56,7 @@ impl InstanceLock {
 
 /// The state directory 0700 and the files in it 0600, tightening what is looser.
 pub fn make_private(state_dir: &Path) -> io::Result<()> {
-    fs::DirBuilder::new().recursive(true).mode(0o700).create(state_dir)?;
+    platform::create_private_dir(state_dir)?;
     tighten(state_dir, 0o700)?;
     for entry in fs::read_dir(state_dir)? {
         let entry = entry?;
@@ -80,16 +71,13 @@ pub fn make_private(state_dir: &Path) -> io::Result<()> {
 }
 
 fn tighten(path: &Path, mode: u32) -> io::Result<()> {
-    let current = fs::symlink_metadata(path)?.permissions().mode() & 0o777;
-    if current & !mode != 0 {
-        fs::set_permissions(path, fs::Permissions::from_mode(current & mode))?;
-    }
-    Ok(())
+    platform::tighten(path, mode)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn a_second_lock_on_the_same_directory_is_refused_until_the_first_is_dropped() {

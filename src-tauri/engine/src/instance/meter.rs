@@ -6,16 +6,16 @@
 //!   records go to `switchboard_core::usage::Meter` (which says, per CLI, which fields count).
 //!   Prices come from `pricing.json` in the state folder: written from the built-in table when
 //!   missing, re-read when the user edits it.
-//! - **Footprint.** Every [`FOOTPRINT_EVERY`], one pass over `/proc` gives each live agent's
-//!   process tree: CPU since the last sample, resident memory, how many processes, since when.
-//!   Only sessions whose agent process is known and alive are sampled.
+//! - **Footprint.** Every [`FOOTPRINT_EVERY`], one pass over the process table (`/proc` on
+//!   Linux) gives each live agent's process tree: CPU since the last sample, resident memory,
+//!   how many processes, since when. Only sessions whose agent process is known and alive are
+//!   sampled.
 //! - **Git.** The branch, worktree and uncommitted changes of a session's folder, looked at when
 //!   it is first seen and whenever a turn ends, on a thread of its own (git may be slow; it runs
 //!   with `GIT_OPTIONAL_LOCKS=0`, so it never takes a lock the agent's own git needs).
 
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TrySendError};
@@ -77,8 +77,8 @@ impl Pricing {
         let path = state_dir.map(|dir| dir.join(PRICING_FILE));
         if let Some(path) = path.as_deref().filter(|path| !path.exists()) {
             // A state file like the others: the user's alone (0600).
-            let private = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o600);
-            if let Err(error) = crate::files::write_atomic(path, usage::DEFAULT_PRICES.as_bytes(), Some(private)) {
+            let private = crate::platform::permissions(0o600);
+            if let Err(error) = crate::files::write_atomic(path, usage::DEFAULT_PRICES.as_bytes(), private) {
                 tracing::warn!(%error, path = %path.display(), "cannot write the pricing table");
             }
         }
@@ -335,16 +335,16 @@ impl Reader {
     /// Feeds what was appended to `meter`; `true` when its usage changed.
     fn read(&mut self, meter: &mut usage::Meter) -> bool {
         let Ok(meta) = std::fs::metadata(&self.path) else { return false };
-        if !meta.is_file() || meta.len() == self.offset && meta.ino() == self.inode {
+        if !meta.is_file() || meta.len() == self.offset && crate::platform::file_id(&meta) == self.inode {
             return false;
         }
         let mut changed = false;
-        if meta.ino() != self.inode || meta.len() < self.offset {
+        if crate::platform::file_id(&meta) != self.inode || meta.len() < self.offset {
             if self.inode != 0 {
                 *meter = switchboard_core::agent::meter(meter.agent());
                 changed = true;
             }
-            (self.inode, self.offset, self.skipping) = (meta.ino(), 0, false);
+            (self.inode, self.offset, self.skipping) = (crate::platform::file_id(&meta), 0, false);
         }
         let Ok(mut file) = open_regular(&self.path) else { return changed };
         let mut bytes = Vec::new();

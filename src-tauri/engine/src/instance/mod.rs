@@ -251,27 +251,7 @@ fn open_store(state_dir: &Path) -> (Option<Store>, Vec<switchboard_core::Restore
     (Some(store), restored, notices)
 }
 
-/// Resolves at SIGINT or SIGTERM; both are listened for from the call on (not the first poll).
-fn shutdown_signal() -> impl std::future::Future<Output = ()> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let terminate = signal(SignalKind::terminate()).ok();
-    let interrupt = signal(SignalKind::interrupt()).ok();
-    async move {
-        tokio::select! {
-            () = received(terminate) => {}
-            () = received(interrupt) => {}
-        }
-    }
-}
-
-async fn received(signal: Option<tokio::signal::unix::Signal>) {
-    match signal {
-        Some(mut signal) => {
-            signal.recv().await;
-        }
-        None => std::future::pending().await,
-    }
-}
+use crate::platform::shutdown_signal;
 
 /// A restored session whose agent died while no instance ran (issue 33.4): its process is checked
 /// (pid and start time) before anything shows a pid, a footprint or End agent for it.

@@ -202,13 +202,6 @@ impl Waiting {
     }
 }
 
-/// Whether the notification server renders markup in bodies (`body-markup`); asked once.
-fn reads_markup() -> bool {
-    static MARKUP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *MARKUP
-        .get_or_init(|| notify_rust::get_capabilities().is_ok_and(|caps| caps.iter().any(|cap| cap == "body-markup")))
-}
-
 fn show_with_deadline(
     Job { session_id, text, decision, jumpable }: Job,
     on_click: Option<OnAction>,
@@ -218,29 +211,22 @@ fn show_with_deadline(
     let (done, shown) = mpsc::channel();
     let awaiting = Arc::clone(awaiting);
     let spawned = std::thread::Builder::new().name("notification".into()).spawn(move || {
-        let mut notification = notify_rust::Notification::new();
-        // What a session says is text, never markup: escaped where the server reads markup.
-        let body = if reads_markup() {
-            crate::text::notification_body(&text.body)
-        } else {
-            crate::text::printable(&text.body)
-        };
-        notification.appname("Switchboard").summary(&crate::text::printable_line(&text.summary)).body(&body);
+        let mut actions = Vec::new();
         if on_click.is_some() {
-            notification.action("default", "Show");
+            actions.push(("default", "Show"));
             // A held permission can be answered from the notification; never "always allow".
             if decision.is_some() {
-                notification.action("allow", "Allow").action("deny", "Deny");
+                actions.extend([("allow", "Allow"), ("deny", "Deny")]);
             }
             if jumpable {
-                notification.action("jump", "Jump to terminal");
+                actions.push(("jump", "Jump to terminal"));
             }
         }
-        let result = notification.show();
+        let result = crate::platform::notify::show(&text.summary, &text.body, &actions);
         let _ = done.send(result.is_ok());
-        if let (Ok(handle), Some(on_click)) = (result, on_click) {
+        if let (Ok(Some(wait)), Some(on_click)) = (result, on_click) {
             awaiting.fetch_add(1, Ordering::Relaxed);
-            handle.wait_for_action(|action| {
+            wait(&mut |action| {
                 let action = match (action, decision) {
                     ("default", _) => Some(Action::Show),
                     ("jump", _) => Some(Action::Jump),
@@ -249,7 +235,7 @@ fn show_with_deadline(
                     _ => None,
                 };
                 if let Some(action) = action {
-                    on_click(session_id, action);
+                    on_click(session_id.clone(), action);
                 }
             });
             awaiting.fetch_sub(1, Ordering::Relaxed);

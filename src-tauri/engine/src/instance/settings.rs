@@ -3,7 +3,6 @@
 //! given the same through `SWITCHBOARD_DECIDE` (see [`crate::config::Config`]).
 
 use std::collections::BTreeSet;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -192,7 +191,7 @@ impl Settings {
     pub fn save(&self, state_dir: &Path) -> Result<(), SettingsError> {
         let path = Self::path(state_dir);
         let json = serde_json::to_vec_pretty(&self.clone().cleaned()).unwrap_or_default();
-        crate::files::write_atomic(&path, &json, Some(std::fs::Permissions::from_mode(0o600)))
+        crate::files::write_atomic(&path, &json, crate::platform::permissions(0o600))
             .map_err(|source| SettingsError::Write { path, source })
     }
 
@@ -236,6 +235,7 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn settings_round_trip_privately_and_bad_values_are_cleaned() {

@@ -10,7 +10,6 @@
 //! The write-behind thread is `store/writer.rs`.
 
 use std::collections::{HashMap, HashSet};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -105,14 +104,10 @@ impl Store {
         let path = Self::path(state_dir);
         // Created 0600 before SQLite sees it: SQLite gives its WAL and shared-memory files the
         // main file's mode, so none of them is ever readable by others, whatever the umask.
-        if let Err(source) = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(&path)
-        {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(false);
+        crate::platform::create_mode(&mut options, 0o600);
+        if let Err(source) = crate::platform::open_flags(&mut options, true, true).open(&path) {
             // A read-only file in a writable directory is SQLite's to report (read-only database).
             if source.kind() != std::io::ErrorKind::PermissionDenied || !path.exists() {
                 return Err(directory(source));

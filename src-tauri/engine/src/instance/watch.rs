@@ -16,7 +16,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 use std::sync::mpsc::RecvTimeoutError;
 
@@ -335,7 +334,7 @@ impl Tail {
         match open_regular(&path) {
             Ok(file) => {
                 let meta = file.metadata().ok()?;
-                Some(Self { path, inode: meta.ino(), offset: meta.len() })
+                Some(Self { path, inode: crate::platform::file_id(&meta), offset: meta.len() })
             }
             // No real file has inode 0: the first look that finds it starts at offset 0.
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => Some(Self { path, inode: 0, offset: 0 }),
@@ -351,8 +350,8 @@ impl Tail {
         if !meta.is_file() {
             return Vec::new();
         }
-        if meta.ino() != self.inode || meta.len() < self.offset {
-            self.inode = meta.ino();
+        if crate::platform::file_id(&meta) != self.inode || meta.len() < self.offset {
+            self.inode = crate::platform::file_id(&meta);
             self.offset = 0;
         }
         if meta.len() == self.offset {

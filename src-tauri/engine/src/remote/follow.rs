@@ -7,7 +7,6 @@
 
 use std::collections::{HashSet, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, sync_channel, RecvTimeoutError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -171,10 +170,7 @@ impl Shared {
     fn hang_up(&self) {
         if let Some((stdin, group)) = lock(&self.link).take() {
             drop(stdin);
-            if let Ok(group) = i32::try_from(group) {
-                // SAFETY: kill(2) with a negative pid signals that process group; no memory is touched.
-                unsafe { libc::kill(-group, libc::SIGTERM) };
-            }
+            crate::platform::terminate_group(group);
         }
     }
 
@@ -301,7 +297,7 @@ fn connect(shared: &Arc<Shared>, inputs: &Inputs, position: &mut Position) -> (b
     command.args(&spec.command[1..]).args(["sh", "-s"]);
     command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     // Its own process group: hanging up ends the whole command (ssh, and what it started).
-    command.process_group(0);
+    crate::platform::own_group(&mut command);
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(error) => return (false, format!("cannot run `{}`: {error}", spec.command[0])),

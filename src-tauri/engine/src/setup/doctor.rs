@@ -16,9 +16,7 @@
 
 use std::ffi::OsString;
 use std::fmt;
-use std::fs;
 use std::io::Cursor;
-use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -241,8 +239,7 @@ fn find_clis(options: &DoctorOptions) -> Vec<(Option<PathBuf>, Option<String>)> 
 fn on_path(name: &str, search_path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
     std::env::split_paths(search_path?)
         .filter(|dir| dir.is_absolute())
-        .map(|dir| dir.join(name))
-        .find(|path| fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0))
+        .find_map(|dir| crate::platform::program_in(&dir, name))
 }
 
 /// The release number in a `--version` output, else its first line (clipped).
@@ -417,6 +414,8 @@ mod tests {
     use super::*;
     use crate::setup::install::{install, InstallOptions};
     use serde_json::Value;
+    use std::fs;
+    use std::os::unix::fs::PermissionsExt;
     use std::path::Path;
 
     struct Machine {

@@ -132,13 +132,13 @@ impl Proof<'_> {
 
     fn holds(&self, pid: u32) -> Holds {
         let mut this = false;
-        if let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) {
-            for target in fds.flatten().filter_map(|fd| std::fs::read_link(fd.path()).ok()) {
-                if Some(target.as_path()) == self.transcript {
-                    this = true;
-                } else if self.is_session_file(&target) {
-                    return Holds::Others;
-                }
+        // Where the OS cannot list a process's open files, nothing proves a pane (and so the
+        // tie is refused with its reason, `Shared`).
+        for target in crate::platform::open_files(pid).unwrap_or_default() {
+            if Some(target.as_path()) == self.transcript {
+                this = true;
+            } else if self.is_session_file(&target) {
+                return Holds::Others;
             }
         }
         if this {

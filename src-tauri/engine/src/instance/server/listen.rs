@@ -20,17 +20,9 @@ pub const BUSY_READ_TIMEOUT: Duration = Duration::from_millis(250);
 /// thousand idle connections) and returns how many connections to serve at once: the limit
 /// less a reserve for the database, transcripts and notifications.
 pub fn connection_cap() -> usize {
-    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: getrlimit/setrlimit with a valid pointer to a local struct.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max {
-            let raised = libc::rlimit { rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
-                limit = raised;
-            }
-        }
-    }
-    let descriptors = usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX).max(256);
+    // Where there is no descriptor limit (Windows), as many as a generous Unix limit allows.
+    let limit = crate::platform::raise_fd_limit().unwrap_or(65_536 + 128);
+    let descriptors = usize::try_from(limit).unwrap_or(usize::MAX).max(256);
     (descriptors - 128).min(65_536)
 }
 

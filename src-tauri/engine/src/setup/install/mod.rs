@@ -61,11 +61,10 @@ pub fn clis_named(target: &str) -> Option<Vec<Cli>> {
 /// Whether `cli` is used on this machine: on `search_path`, or its settings folder exists (the
 /// same test `doctor` uses to tell a CLI that is not installed).
 pub fn used_here(cli: Cli, dirs: &ConfigDirs, search_path: Option<&std::ffi::OsStr>) -> bool {
-    use std::os::unix::fs::PermissionsExt;
     let on_path = search_path.is_some_and(|paths| {
-        std::env::split_paths(paths).filter(|dir| dir.is_absolute()).map(|dir| dir.join(cli.setup().program)).any(
-            |path| std::fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0),
-        )
+        std::env::split_paths(paths)
+            .filter(|dir| dir.is_absolute())
+            .any(|dir| crate::platform::program_in(&dir, cli.setup().program).is_some())
     });
     on_path || dirs.dir(cli).is_dir()
 }
@@ -376,6 +375,11 @@ mod tests {
         assert_eq!(custom.settings_file(codex()), Path::new("/cfg/codex/hooks.json"));
         assert_eq!(custom.settings_file(gemini()), Path::new("/cfg/.gemini/settings.json"));
         assert_eq!(ConfigDirs::from_vars(vars(&[("CODEX_HOME", "/cfg/codex")])), None);
+        // Windows (issue 38): no HOME, the profile folder instead; HOME wins where both are set.
+        let windows = ConfigDirs::from_vars(vars(&[("USERPROFILE", "/users/me")])).unwrap();
+        assert_eq!(windows, ConfigDirs::in_home(Path::new("/users/me")));
+        let both = ConfigDirs::from_vars(vars(&[("HOME", "/home/u"), ("USERPROFILE", "/users/me")])).unwrap();
+        assert_eq!(both, defaults);
     }
 
     #[test]

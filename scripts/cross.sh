@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Builds the switchboard CLI for Windows and macOS from Linux, checks the core, engine and CLI
+# crates for both, and runs the Windows CLI's whole-process smoke tests under Wine (issue 38).
+#
+#   scripts/cross.sh                 # setup, build, wine
+#   STEPS="check" scripts/cross.sh   # check only (no linking; build covers it)
+#
+# Steps (each timed, the times listed at the end):
+#   setup   rustup targets; mingw-w64 and wine (Debian), zig and cargo-zigbuild (PyPI) if missing
+#   check   cargo check of switchboard-core, -engine and -cli for x86_64-pc-windows-gnu,
+#           x86_64-apple-darwin and aarch64-apple-darwin (macOS through cargo-zigbuild)
+#   build   the CLI binary for x86_64-pc-windows-gnu (mingw-w64) and both macOS targets (zig
+#           links them: the macOS code needs nothing from the SDK but libSystem)
+#   wine    the Windows CLI under Wine: install --dry-run against a Windows-shaped profile,
+#           serve, hook, status --json
+#
+# Environment: CARGO_TARGET_DIR (default ./target), PROFILE (cargo profile, default dev),
+# JOBS (cargo -j).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+PROFILE="${PROFILE:-dev}"
+STEPS="${STEPS:-setup build wine}"
+JOBS_ARG=()
+[ -n "${JOBS:-}" ] && JOBS_ARG=(-j "$JOBS")
+WINDOWS=x86_64-pc-windows-gnu
+MACS=(x86_64-apple-darwin aarch64-apple-darwin)
+CRATES=(-p switchboard-core -p switchboard-engine -p switchboard-cli)
+TIMES=()
+
+timed() {
+    local name=$1 start=$SECONDS
+    shift
+    echo "== $name"
+    "$@"
+    TIMES+=("$(printf '%-42s %5d s' "$name" $((SECONDS - start)))")
+}
+
+wants() { [[ " $STEPS " == *" $1 "* ]]; }
+
+setup() {
+    rustup target add "$WINDOWS" "${MACS[@]}"
+    local missing=()
+    command -v x86_64-w64-mingw32-gcc >/dev/null || missing+=(gcc-mingw-w64-x86-64)
+    command -v wine >/dev/null || missing+=(wine wine64)
+    if [ ${#missing[@]} -gt 0 ]; then
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+    command -v cargo-zigbuild >/dev/null || pip install -q ziglang cargo-zigbuild
+}
+
+check_windows() { cargo check "${JOBS_ARG[@]}" --target "$WINDOWS" "${CRATES[@]}"; }
+check_mac() { cargo-zigbuild check "${JOBS_ARG[@]}" --target "$1" "${CRATES[@]}"; }
+build_windows() { cargo build "${JOBS_ARG[@]}" --profile "$PROFILE" --target "$WINDOWS" -p switchboard-cli; }
+build_mac() { cargo-zigbuild zigbuild "${JOBS_ARG[@]}" --profile "$PROFILE" --target "$1" -p switchboard-cli; }
+
+profile_dir() { if [ "$PROFILE" = dev ]; then echo debug; else echo "$PROFILE"; fi; }
+
+# The Windows CLI under Wine, in a prefix of its own: the profile (C:\users\<name>) is the only
+# home it has (HOME unset), as on Windows.
+wine_smoke() {
+    local work
+    work=$(mktemp -d)
+    # Installed under the name the CLIs' settings know it by.
+    mkdir -p "$work/bin"
+    cp "$CARGO_TARGET_DIR/$WINDOWS/$(profile_dir)/switchboard-static.exe" "$work/bin/switchboard.exe"
+    local exe="$work/bin/switchboard.exe"
+    # Wine 8 (Debian 12) has no bcryptprimitives.dll, whose ProcessPrng Rust's std (1.78+) calls
+    # for random bytes: a shim beside the exe supplies it from RtlGenRandom. Wine only; a real
+    # Windows has the DLL.
+    cat >"$work/bcryptprimitives.c" <<'C'
+#include <windows.h>
+#include <ntsecapi.h>
+BOOL WINAPI ProcessPrng(PBYTE data, SIZE_T len) {
+    while (len > 0) {
+        ULONG chunk = len > 0x40000000 ? 0x40000000 : (ULONG)len;
+        if (!RtlGenRandom(data, chunk)) return FALSE;
+        data += chunk;
+        len -= chunk;
+    }
+    return TRUE;
+}
+C
+    x86_64-w64-mingw32-gcc -shared -O2 -o "$work/bin/bcryptprimitives.dll" "$work/bcryptprimitives.c" -ladvapi32
+    export WINEPREFIX="$work/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" WINEARCH=win64
+    wineboot --init >/dev/null 2>&1 || true
+    local sb=(env -u HOME -u XDG_DATA_HOME -u XDG_CONFIG_HOME SWITCHBOARD_NO_NOTIFY=1 wine "$exe")
+    local fail=0
+    ok() { echo "   ok: $1"; }
+    bad() { echo "   FAILED: $1"; fail=1; }
+
+    local version
+    version=$("${sb[@]}" --version 2>&1 | tr -d '\r') && ok "--version: $version" || bad "--version: $version"
+
+    # install --dry-run: the CLIs' folders in the Windows profile, the command with the .exe.
+    local dry
+    dry=$("${sb[@]}" install claude --dry-run --verbose 2>&1 | tr -d '\r') || true
+    if grep -q 'C:\\users\\[^\\]*\\.claude\\settings.json' <<<"$dry" \
+        && grep -q '"command":"[A-Z]:/[^" ]*/bin/switchboard.exe hook claude"' <<<"$dry"; then
+        ok "install --dry-run: C:\\users\\<name>\\.claude\\settings.json, command $(grep -o '[A-Z]:/[^" ]*exe hook claude' <<<"$dry" | head -1)"
+    else
+        bad "install --dry-run"; echo "$dry" | head -40
+    fi
+
+    # serve, then hook, then status --json: the event arrives over loopback.
+    "${sb[@]}" serve --no-notify >"$work/serve.log" 2>&1 &
+    local serve=$!
+    local up=""
+    for _ in $(seq 1 100); do
+        if "${sb[@]}" status --json >"$work/status.json" 2>/dev/null; then up=1; break; fi
+        sleep 0.3
+    done
+    [ -n "$up" ] && ok "serve answers status --json" || { bad "serve did not answer"; cat "$work/serve.log"; }
+    "${sb[@]}" hook codex <tests/fixtures/codex/PermissionRequest.json >"$work/hook.out" 2>&1 \
+        && ok "hook exits 0" || bad "hook exited non-zero: $(cat "$work/hook.out")"
+    local seen=""
+    for _ in $(seq 1 50); do
+        "${sb[@]}" status --json 2>/dev/null | tr -d '\r' >"$work/status.json" || true
+        if grep -q '019fb425-0000-7000-8000-000000000001' "$work/status.json" && grep -q '"blocked"' "$work/status.json"; then
+            seen=1
+            break
+        fi
+        sleep 0.3
+    done
+    [ -n "$seen" ] && ok "the hooked session is in status --json, blocked" || { bad "the session did not arrive"; head -c 2000 "$work/status.json"; echo; }
+    # Ends this prefix's processes (serve) and nothing else.
+    wineserver -k 2>/dev/null || true
+    wait "$serve" 2>/dev/null || true
+    rm -rf "$work"
+    return $fail
+}
+
+wants setup && timed setup setup
+if wants check; then
+    timed "check $WINDOWS" check_windows
+    for mac in "${MACS[@]}"; do timed "check $mac" check_mac "$mac"; done
+fi
+if wants build; then
+    timed "build CLI $WINDOWS ($PROFILE)" build_windows
+    for mac in "${MACS[@]}"; do timed "build CLI $mac ($PROFILE)" build_mac "$mac"; done
+fi
+wants wine && timed "wine smoke" wine_smoke
+
+echo "== times"
+printf '%s\n' "${TIMES[@]}"

@@ -10,14 +10,14 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_BIN := $(HOME)/.cargo/bin
 export PATH := $(CARGO_BIN):$(PATH)
 
-.PHONY: install install-package uninstall static run test deps-build deps-test deps-node ui ui-deps lint test-rust test-ui test-e2e test-real-clis package test-package bench screenshot clean
+.PHONY: install install-package uninstall static run test deps-build deps-test deps-node ui ui-deps lint test-rust test-ui test-e2e test-real-clis test-cross package test-package bench screenshot clean
 
 ## Start the desktop app (needs a display; headless machines: `cargo run -- serve`).
 run: deps-build ui
 	cargo run --bin switchboard
 
 ## Every test: linters, core, engine, whole-process and web-view end-to-end tests.
-test: deps-build deps-test ui lint test-ui test-rust test-e2e test-real-clis test-package
+test: deps-build deps-test ui lint test-ui test-rust test-e2e test-real-clis test-cross test-package
 
 deps-build:
 	@missing=$$(for p in $(BUILD_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -64,11 +64,17 @@ test-rust: static
 test-e2e:
 	xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" dbus-run-session -- cargo test --test e2e -- --test-threads=1
 
-## Claude Code, Codex and Gemini CLI for real (pinned versions from the npm registry, cached in
+## Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI, pi and OpenCode for real (pinned versions from the npm registry, cached in
 ## ~/.cache/switchboard-real-clis), each driven in tmux against a fake model server on loopback.
 test-real-clis:
 	cargo build --bin switchboard
 	python3 tests/real_cli/run.py
+
+## Windows and macOS (issue 38): the CLI built for x86_64-pc-windows-gnu (mingw-w64) and both
+## macOS targets (cargo-zigbuild), and the Windows CLI's smoke tests run under Wine
+## (docs/platforms.md). Installs its tools when missing.
+test-cross:
+	JOBS=2 scripts/cross.sh
 
 ## The Debian package, built by the Tauri bundler (`@tauri-apps/cli` from ui/'s devDependencies,
 ## a prebuilt binary): a release build, then target/release/bundle/deb/switchboard_<version>_amd64.deb

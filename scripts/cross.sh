@@ -38,16 +38,28 @@ timed() {
 
 wants() { [[ " $STEPS " == *" $1 "* ]]; }
 
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO=sudo
+# zig and cargo-zigbuild from PyPI, in a virtual environment of their own (Debian's Python does
+# not take packages system-wide), kept between runs.
+ZIG_VENV="${ZIG_VENV:-$HOME/.cache/switchboard-cross/venv}"
+[ -x "$ZIG_VENV/bin/cargo-zigbuild" ] && export PATH="$ZIG_VENV/bin:$PATH"
+
 setup() {
     rustup target add "$WINDOWS" "${MACS[@]}"
     local missing=()
     command -v x86_64-w64-mingw32-gcc >/dev/null || missing+=(gcc-mingw-w64-x86-64)
     command -v wine >/dev/null || missing+=(wine wine64)
+    python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
     if [ ${#missing[@]} -gt 0 ]; then
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
     fi
-    command -v cargo-zigbuild >/dev/null || pip install -q ziglang cargo-zigbuild
+    if ! command -v cargo-zigbuild >/dev/null; then
+        python3 -m venv "$ZIG_VENV"
+        "$ZIG_VENV/bin/pip" install -q ziglang cargo-zigbuild
+        export PATH="$ZIG_VENV/bin:$PATH"
+    fi
 }
 
 check_windows() { cargo check "${JOBS_ARG[@]}" --target "$WINDOWS" "${CRATES[@]}"; }

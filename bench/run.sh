@@ -30,6 +30,8 @@ RATE_CONNS=${RATE_CONNS:-8}       # the open-loop generator's keep-alive connect
 QUIET_LOAD=${QUIET_LOAD:-0.6}     # 1-minute load average under which the machine counts as quiet
 QUIET_WAIT=${QUIET_WAIT:-900}     # how long to wait for it before measuring anyway (and saying so)
 SERVERS=${SERVERS:-"switchboard switchboard-nopersist node"}
+# `baseline` in SERVERS: another build of `switchboard serve` (BASE_BIN), persistence on, to compare.
+BASE_BIN=${BASE_BIN:-}
 OUT=bench/out
 mkdir -p "$OUT"
 
@@ -92,10 +94,10 @@ start_server() { # name -> SPID PORT HOOK WAL
   STATE=$(mktemp -d)
   WAL=""
   case $1 in
-    switchboard|switchboard-nopersist)
-      local np=""; [ "$1" = switchboard-nopersist ] && np=1
+    switchboard|switchboard-nopersist|baseline)
+      local np="" bin=$SB_BIN; [ "$1" = switchboard-nopersist ] && np=1; [ "$1" = baseline ] && bin=$BASE_BIN
       SWITCHBOARD_HOME=$STATE/home SWITCHBOARD_NO_PERSIST=$np SWITCHBOARD_NO_NOTIFY=1 \
-        "$SB_BIN" serve --no-notify 2>/dev/null &
+        "$bin" serve --no-notify 2>/dev/null &
       SPID=$!
       for _ in $(seq 200); do [ -s "$STATE/home/endpoint.json" ] && break; sleep 0.05; done
       PORT=$(python3 -c "import json; print(json.load(open('$STATE/home/endpoint.json'))['port'])")

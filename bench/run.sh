@@ -30,7 +30,9 @@ RATE_CONNS=${RATE_CONNS:-8}       # the open-loop generator's keep-alive connect
 QUIET_LOAD=${QUIET_LOAD:-0.6}     # 1-minute load average under which the machine counts as quiet
 QUIET_WAIT=${QUIET_WAIT:-900}     # how long to wait for it before measuring anyway (and saying so)
 SERVERS=${SERVERS:-"switchboard switchboard-nopersist node"}
-# `baseline` in SERVERS: another build of `switchboard serve` (BASE_BIN), persistence on, to compare.
+# `baseline` in SERVERS: another build of `switchboard serve` (BASE_BIN), persistence on, to compare;
+# `switchboard-1worker`: the same as `switchboard` on a tokio runtime of one worker thread
+# (TOKIO_WORKER_THREADS=1; the default is one per core).
 BASE_BIN=${BASE_BIN:-}
 OUT=bench/out
 mkdir -p "$OUT"
@@ -94,10 +96,11 @@ start_server() { # name -> SPID PORT HOOK WAL
   STATE=$(mktemp -d)
   WAL=""
   case $1 in
-    switchboard|switchboard-nopersist|baseline)
-      local np="" bin=$SB_BIN; [ "$1" = switchboard-nopersist ] && np=1; [ "$1" = baseline ] && bin=$BASE_BIN
-      SWITCHBOARD_HOME=$STATE/home SWITCHBOARD_NO_PERSIST=$np SWITCHBOARD_NO_NOTIFY=1 \
-        "$bin" serve --no-notify 2>/dev/null &
+    switchboard|switchboard-nopersist|baseline|switchboard-1worker)
+      local np="" bin=$SB_BIN workers=""; [ "$1" = switchboard-nopersist ] && np=1; [ "$1" = baseline ] && bin=$BASE_BIN
+      [ "$1" = switchboard-1worker ] && workers=1
+      env SWITCHBOARD_HOME="$STATE/home" SWITCHBOARD_NO_PERSIST=$np SWITCHBOARD_NO_NOTIFY=1 \
+        ${workers:+TOKIO_WORKER_THREADS=$workers} "$bin" serve --no-notify 2>/dev/null &
       SPID=$!
       for _ in $(seq 200); do [ -s "$STATE/home/endpoint.json" ] && break; sleep 0.05; done
       PORT=$(python3 -c "import json; print(json.load(open('$STATE/home/endpoint.json'))['port'])")

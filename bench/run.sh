@@ -205,6 +205,13 @@ def cell(values, fmt="{:,.0f}"):
 def pick(server, phase, key):
     return [r[key] for r in rows if r["server"] == server and r["phase"] == phase]
 
+dirty = [r for r in rows if r["others_cpu_s"] not in ("-", "") and float(r["others_cpu_s"]) > 1.0]
+if dirty:
+    print(f"**Not quiet during {len(dirty)} of {len(rows)} phases**: other processes used more than 1 CPU second "
+          "while they ran (the \"others\" column); their numbers are not clean.")
+else:
+    print(f"Quiet during every phase: other processes used at most 1 CPU second in each.")
+print()
 print(f"Saturated: wrk -t2 -c{conns} -d{duration}s, bench/post.lua (1,000 sessions, every event a status change). "
       "Median over the runs (min–max, ± half the spread as % of the median).")
 print()

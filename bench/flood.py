@@ -12,6 +12,9 @@
   bench/flood.py pipelined [--count 100000 --sessions 4000]
                                          events pipelined on 8 connections as fast as the socket
                                          takes them; then every session must be in its last status
+  bench/flood.py inflight [--count 300000 --depth 64 --conns 1 --runs 3]
+                                         that many new ids, each connection keeping --depth requests in
+                                         flight (pipelined): serve's RSS high-water (VmHWM) and RSS after
   bench/flood.py forwarder               worst-case wall time of `switchboard hook` (stdin never closes,
                                          a server answering a byte a second, a FIFO endpoint.json)
 """
@@ -183,13 +186,73 @@ def pipelined(args):
     proc.terminate(); proc.wait(); shutil.rmtree(work, ignore_errors=True)
 
 
+def inflight(args):
+    """New ids as fast as the server answers, with `--depth` requests in flight on each of `--conns`
+    keep-alive connections: a new one is written as soon as an answer comes, so the server always has
+    `--depth` waiting per connection however fast it goes. Its RSS high-water is the bound asked for."""
+    for run in range(args.runs):
+        proc, work, env, ep = start(args.bin)
+        base = rss_mib(proc.pid)
+        conns = args.conns or 1
+        per = args.count // conns
+
+        def run_conn(c):
+            s = socket.create_connection(("127.0.0.1", ep["port"]))
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            head = f"POST /hook/custom?key={ep['key']} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+
+            def req(i):
+                body = json.dumps({"sessionId": f"f{run}-{c}-{i}", "status": "working"})
+                return (head + f"Content-Length: {len(body)}\r\n\r\n{body}").encode()
+
+            sent = min(args.depth, per)
+            s.sendall(b"".join(req(i) for i in range(sent)))
+            mark, tail, seen = b"HTTP/1.1 ", b"", 0
+            while seen < per:
+                chunk = s.recv(1 << 16)
+                if not chunk:
+                    break
+                data = tail + chunk
+                got = data.count(mark)
+                tail = data[-(len(mark) - 1):]
+                seen += got
+                more = min(got, per - sent)
+                if more:
+                    s.sendall(b"".join(req(i) for i in range(sent, sent + more)))
+                    sent += more
+            s.close()
+
+        high, stop = [0.0], threading.Event()
+
+        def sample():
+            while not stop.is_set():
+                high[0] = max(high[0], rss_mib(proc.pid))
+                time.sleep(0.05)
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        started = time.time()
+        ts = [threading.Thread(target=run_conn, args=(c,)) for c in range(conns)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        took = time.time() - started
+        time.sleep(2)
+        stop.set(); sampler.join()
+        print(f"run {run + 1}: {per * conns} new ids, {args.depth} in flight on each of {conns} connection(s), "
+              f"in {took:.1f} s ({per * conns / took:,.0f}/s): serve RSS at start {base:.1f} MiB, "
+              f"high-water {rss_mib(proc.pid, 'VmHWM'):.1f} MiB (sampled max {high[0]:.1f}), "
+              f"2 s after {rss_mib(proc.pid):.1f} MiB", flush=True)
+        proc.terminate(); proc.wait(); shutil.rmtree(work, ignore_errors=True)
+
+
 def idle(args):
     proc, work, env, ep = start(args.bin)
     import resource
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     held = []
-    for _ in range(args.conns):
+    for _ in range(args.conns or 3000):
         try:
             held.append(socket.create_connection(("127.0.0.1", ep["port"]), timeout=5))
         except OSError:
@@ -280,11 +343,13 @@ def forwarder(args):
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["ids", "idle", "snapshot", "forwarder", "watch", "pipelined", "sigterm"])
+    ap.add_argument("what", choices=["ids", "inflight", "idle", "snapshot", "forwarder", "watch", "pipelined", "sigterm"])
     ap.add_argument("--sessions", type=int, default=50)
     ap.add_argument("--seconds", type=int, default=60)
     ap.add_argument("--bin", default="target/release/switchboard")
     ap.add_argument("--count", type=int, default=1_000_000)
-    ap.add_argument("--conns", type=int, default=3000)
+    ap.add_argument("--conns", type=int, default=None, help="idle: 3000; inflight: 1")
+    ap.add_argument("--depth", type=int, default=64)
+    ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
-    {"ids": ids, "sigterm": sigterm, "pipelined": pipelined, "idle": idle, "snapshot": snapshot, "forwarder": forwarder, "watch": watch}[args.what](args)
+    {"ids": ids, "inflight": inflight, "sigterm": sigterm, "pipelined": pipelined, "idle": idle, "snapshot": snapshot, "forwarder": forwarder, "watch": watch}[args.what](args)

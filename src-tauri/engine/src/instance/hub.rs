@@ -330,15 +330,22 @@ impl State {
     }
 
     fn publish_change(&mut self, change: Change, history: Option<HistoryEntry>) {
-        let id = change.session.session_id.clone();
+        let id = &change.session.session_id;
         if let Some(entry) = &history {
-            let recent = self.recent.entry(id.clone()).or_default();
-            if recent.len() == RECENT_HISTORY {
-                recent.pop_front();
+            match self.recent.get_mut(id) {
+                Some(recent) => {
+                    if recent.len() == RECENT_HISTORY {
+                        recent.pop_front();
+                    }
+                    recent.push_back(entry.clone());
+                }
+                None => {
+                    self.recent.insert(id.clone(), VecDeque::from([entry.clone()]));
+                }
             }
-            recent.push_back(entry.clone());
         }
-        let saved = self.reducer.saved(&id);
+        // (A whole copy of the session, for its two titles: the reducer has no narrower reader.)
+        let saved = self.reducer.saved(id);
         let (event_title, agent_title) = saved.map(|s| (s.event_title, s.agent_title)).unwrap_or_default();
         self.publish(&Update::Changed(Arc::new(Changed { change, event_title, agent_title, history })));
     }

@@ -39,6 +39,9 @@ const PRICES_EVERY: Duration = Duration::from_secs(10);
 pub const CHUNK: u64 = 4 * 1024 * 1024;
 /// How long git may take before it is given up on.
 const GIT_DEADLINE: Duration = Duration::from_secs(5);
+/// A folder's git state is this fresh at most: a look sooner (sessions sharing a folder, turn
+/// ends in quick succession) takes the last one's answer rather than running git again.
+const GIT_FRESH: Duration = Duration::from_secs(2);
 /// Folders waiting for git, at most (more are dropped: each is looked at again at its next turn end).
 const GIT_QUEUE: usize = 64;
 /// Sessions metered at once; the least recently active are dropped past it.
@@ -130,6 +133,8 @@ struct Metered {
     /// The tree's CPU ticks at the last sample, and when.
     last_cpu: Option<(u64, Instant)>,
     reported_footprint: Option<Footprint>,
+    /// When its folder's git state was last asked for.
+    git_asked: Option<Instant>,
 }
 
 struct Metering {
@@ -173,14 +178,16 @@ impl Metering {
     }
 
     fn observe(&mut self, update: Update) {
-        let session = match update {
+        let changed = match update {
             Update::Removed(id) => {
                 self.sessions.remove(&id);
                 return;
             }
-            Update::Changed(changed) => changed.change.session.clone(),
+            Update::Changed(changed) => changed,
             Update::Notices(_) => return,
         };
+        // Borrowed from the update the hub shares: only what changed is copied.
+        let session = &changed.change.session;
         if session.ended || session.archived || !session.is_local() {
             if let Some(gone) = self.sessions.remove(&session.session_id) {
                 if gone.reported_footprint.is_some() {
@@ -192,7 +199,7 @@ impl Metering {
         self.track(session);
     }
 
-    fn track(&mut self, session: Session) {
+    fn track(&mut self, session: &Session) {
         if !self.sessions.contains_key(&session.session_id) && self.sessions.len() >= MAX_METERED {
             let oldest = self.sessions.iter().min_by_key(|(_, m)| m.last_event_at).map(|(id, _)| id.clone());
             if let Some(oldest) = oldest {
@@ -212,6 +219,7 @@ impl Metering {
             process: None,
             last_cpu: None,
             reported_footprint: session.footprint,
+            git_asked: None,
         });
         if metered.transcript_path != session.transcript_path {
             metered.reader = session.transcript_path.as_deref().map(|path| Reader::new(PathBuf::from(path)));
@@ -222,14 +230,25 @@ impl Metering {
         }
         let turn_ended = metered.status == Some(AgentStatus::Working)
             && matches!(session.status, Some(AgentStatus::Done | AgentStatus::Waiting | AgentStatus::Blocked));
-        let git_due = first_seen || turn_ended || metered.cwd != session.cwd;
+        // A turn end within GIT_FRESH of the last look would get that look's answer from the git
+        // worker's cache: it is not asked again (under a flood of hooks, one status change in two
+        // is a turn end; each was a wake-up of the git thread and an input back to the hub).
+        let git_fresh = metered.git_asked.is_some_and(|asked| asked.elapsed() < GIT_FRESH);
+        let git_due = first_seen || (turn_ended && !git_fresh) || metered.cwd != session.cwd;
         metered.last_event_at = session.last_event_at;
         metered.status = session.status;
-        metered.transcript_path = session.transcript_path;
-        metered.process = session.process;
-        metered.cwd = session.cwd;
+        if metered.transcript_path != session.transcript_path {
+            metered.transcript_path.clone_from(&session.transcript_path);
+        }
+        if metered.process != session.process {
+            metered.process.clone_from(&session.process);
+        }
+        if metered.cwd != session.cwd {
+            metered.cwd.clone_from(&session.cwd);
+        }
         if let (true, Some(cwd), Some(git)) = (git_due, metered.cwd.clone(), &self.git) {
-            if let Err(TrySendError::Full(_)) = git.try_send((session.session_id, cwd)) {
+            metered.git_asked = Some(Instant::now());
+            if let Err(TrySendError::Full(_)) = git.try_send((session.session_id.clone(), cwd)) {
                 tracing::debug!("git queue full; the folder is looked at again at its next turn end");
             }
         }
@@ -378,9 +397,9 @@ fn git_worker(queue: Receiver<(String, String)>, inputs: Inputs) {
     for (session_id, cwd) in queue {
         // Sessions sharing a folder and ending together need one look.
         let fresh =
-            recent.get(&cwd).filter(|(_, at)| at.elapsed() < Duration::from_secs(2)).map(|(git, _)| git.clone());
+            recent.get(&cwd).filter(|(_, at)| at.elapsed() < GIT_FRESH).map(|(git, _)| git.clone());
         let git = fresh.unwrap_or_else(|| git_info(Path::new(&cwd)));
-        recent.retain(|_, (_, at)| at.elapsed() < Duration::from_secs(2));
+        recent.retain(|_, (_, at)| at.elapsed() < GIT_FRESH);
         recent.insert(cwd, (git.clone(), Instant::now()));
         inputs.send(Input::Reading { session_id, reading: Reading::Git(git) });
     }

@@ -169,7 +169,8 @@ impl Waiting {
             }
             Update::Notices(_) => return None,
         };
-        let session = changed.change.session.clone();
+        // Borrowed: most changes call for nothing, and a session is a large copy.
+        let session = &changed.change.session;
         if !(self.picks)(&changed.change) {
             // Anything that changed the held session's done (the interrupt, a read, a new turn)
             // withdraws its "finished". (A done seen with the window focused was never unread.)
@@ -186,10 +187,10 @@ impl Waiting {
             switchboard_core::agent(&session.agent).is_some_and(|agent| agent.turn_end_hides_interrupts);
         let finished = session.status == Some(switchboard_core::AgentStatus::Done) && !session.errored;
         if hides_interrupts && finished {
-            self.held.insert(session.session_id.clone(), (session, now + FINISHED_CONFIRM));
+            self.held.insert(session.session_id.clone(), (session.clone(), now + FINISHED_CONFIRM));
             return None;
         }
-        Some(session)
+        Some(session.clone())
     }
 
     fn next_due(&self) -> Option<Instant> {

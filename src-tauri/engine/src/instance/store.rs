@@ -11,12 +11,13 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
 use switchboard_core::{HistoryEntry, Restored};
 
-use crate::instance::hub::Update;
+use crate::instance::hub::{Changed, Update};
 
 mod writer;
 
@@ -205,8 +206,9 @@ impl Store {
                     forget.execute(params![id])?;
                     self.history_rows.insert(id.clone(), 0);
                 }
-                if let Some(saved) = &pending.state {
-                    upsert.execute(params![id, serde_json::to_string(saved).map_err(json)?, now_millis()])?;
+                if let Some(changed) = &pending.state {
+                    let saved = changed.saved();
+                    upsert.execute(params![id, serde_json::to_string(&saved).map_err(json)?, now_millis()])?;
                 }
                 for entry in &pending.history {
                     let text = serde_json::to_string(entry).map_err(json)?;
@@ -303,8 +305,10 @@ struct Pending {
     order: u64,
     /// Delete the saved row and its history first (a removal; then maybe a return).
     delete: bool,
-    /// The state to save; `None` for a removal.
-    state: Option<Restored>,
+    /// The state to save (the update the hub shares with every subscriber: its session is copied
+    /// out on the writer thread, once per commit, not on the hub's for every change); `None` for a
+    /// removal.
+    state: Option<Arc<Changed>>,
     /// New history entries, oldest first, at most [`HISTORY_LIMIT`].
     history: Vec<HistoryEntry>,
 }
@@ -338,7 +342,7 @@ impl Batch {
             Update::Changed(changed) if !changed.change.session.is_local() => {}
             Update::Changed(changed) => {
                 let pending = self.touch(&changed.change.session.session_id);
-                pending.state = Some(changed.saved());
+                pending.state = Some(Arc::clone(changed));
                 if let Some(entry) = &changed.history {
                     if pending.history.len() == HISTORY_LIMIT {
                         pending.history.remove(0);

@@ -396,8 +396,7 @@ fn git_worker(queue: Receiver<(String, String)>, inputs: Inputs) {
     let mut recent: HashMap<String, (Option<GitInfo>, Instant)> = HashMap::new();
     for (session_id, cwd) in queue {
         // Sessions sharing a folder and ending together need one look.
-        let fresh =
-            recent.get(&cwd).filter(|(_, at)| at.elapsed() < GIT_FRESH).map(|(git, _)| git.clone());
+        let fresh = recent.get(&cwd).filter(|(_, at)| at.elapsed() < GIT_FRESH).map(|(git, _)| git.clone());
         let git = fresh.unwrap_or_else(|| git_info(Path::new(&cwd)));
         recent.retain(|_, (_, at)| at.elapsed() < GIT_FRESH);
         recent.insert(cwd, (git.clone(), Instant::now()));

@@ -106,7 +106,7 @@ start_server() { # name -> SPID PORT HOOK WAL
       PORT=$(python3 -c "import json; print(json.load(open('$STATE/home/endpoint.json'))['port'])")
       local key; key=$(python3 -c "import json; print(json.load(open('$STATE/home/endpoint.json'))['key'])")
       HOOK="/hook/claude?key=$key"
-      [ -z "$np" ] && WAL=$STATE/home/switchboard.db-wal
+      if [ -z "$np" ]; then WAL=$STATE/home/switchboard.db-wal; fi
       ;;
     node)
       node bench/node-peer.js k > "$STATE/port" &

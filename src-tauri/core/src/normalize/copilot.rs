@@ -211,11 +211,7 @@ fn notification(hook: &Hook, base: StatusEvent) -> Option<StatusEvent> {
 }
 
 fn failure_text(hook: &Hook) -> String {
-    let message = hook.fields.get("error").and_then(|error| error.get("message")).and_then(Value::as_str);
-    match message.map(one_line).filter(|text| !text.is_empty()) {
-        Some(text) => format!("The request failed: {text}"),
-        None => "The request failed".to_owned(),
-    }
+    super::request_failed(hook.fields.get("error").and_then(|error| error.get("message")).and_then(Value::as_str))
 }
 
 fn subagent(hook: &Hook, event: StatusEvent) -> StatusEvent {

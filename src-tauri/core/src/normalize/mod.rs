@@ -57,6 +57,11 @@ impl<'a> Hook<'a> {
         self.str(key).map(str::to_owned)
     }
 
+    /// The field's text, trimmed; `None` when absent or blank.
+    pub fn text(&self, key: &str) -> Option<String> {
+        self.str(key).map(str::trim).filter(|text| !text.is_empty()).map(str::to_owned)
+    }
+
     pub fn flag(&self, key: &str) -> bool {
         self.fields.get(key).and_then(Value::as_bool).unwrap_or(false)
     }
@@ -132,6 +137,15 @@ impl<'a> Hook<'a> {
             other => other.to_string(),
         };
         (!text.trim().is_empty()).then_some(text)
+    }
+}
+
+/// What a failed request says on its card: "The request failed: <why, on one line>", or without
+/// the reason when there is none.
+pub(crate) fn request_failed(why: Option<&str>) -> String {
+    match why.map(one_line).filter(|text| !text.is_empty()) {
+        Some(why) => format!("The request failed: {why}"),
+        None => "The request failed".to_owned(),
     }
 }
 

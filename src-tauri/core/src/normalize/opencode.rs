@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 
-use super::{lifecycle, one_line, Hook};
+use super::{lifecycle, one_line, request_failed, Hook};
 use crate::agent::row::{Agent, DecisionReply, Start, Tie, TitleSource, Transcript, Typing};
 use crate::agent::setup::{Bridge, DirVar, Layout, Setup};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
@@ -179,14 +179,12 @@ fn retrying(hook: &Hook) -> Option<String> {
 
 /// The idle that ends a turn, with what the bridge saw of it: Esc, an error, its last answer.
 fn turn_end(hook: &Hook, done: StatusEvent) -> StatusEvent {
-    let said = hook.str("last_assistant_message").map(str::trim).filter(|text| !text.is_empty()).map(str::to_owned);
+    let said = hook.text("last_assistant_message");
     if hook.flag("interrupted") {
         return StatusEvent { interrupted: true, message: said, ..done };
     }
     if hook.str("error_name").is_some() {
-        let why = hook.str("error_message").map(one_line).filter(|text| !text.is_empty());
-        let message = why.map_or_else(|| "The request failed".to_owned(), |why| format!("The request failed: {why}"));
-        return StatusEvent { errored: true, message: Some(message), ..done };
+        return StatusEvent { errored: true, message: Some(request_failed(hook.str("error_message"))), ..done };
     }
     StatusEvent { message: said, ..done }
 }

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 mod transcript;
 
-use super::{lifecycle, one_line, Hook};
+use super::{lifecycle, request_failed, Hook};
 use crate::agent::row::{Agent, DecisionReply, Start, Tie, TitleSource, Transcript, Typing};
 use crate::agent::setup::{Bridge, DirVar, Layout, Setup};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, StatusEvent};
@@ -143,14 +143,11 @@ pub fn normalize_pi(raw: &Value, now: Millis) -> Option<StatusEvent> {
 
 /// `agent_end` by how its last answer stopped: finished, stopped by Esc, or failed.
 fn turn_end(hook: &Hook, done: StatusEvent) -> StatusEvent {
-    let said = hook.str("last_assistant_message").map(str::trim).filter(|text| !text.is_empty()).map(str::to_owned);
+    let said = hook.text("last_assistant_message");
     match hook.str("stop_reason") {
         Some("stop" | "length") => StatusEvent { message: said, ..done },
         Some("error") => {
-            let why = hook.str("error_message").map(one_line).filter(|text| !text.is_empty());
-            let message =
-                why.map_or_else(|| "The request failed".to_owned(), |why| format!("The request failed: {why}"));
-            StatusEvent { errored: true, message: Some(message), ..done }
+            StatusEvent { errored: true, message: Some(request_failed(hook.str("error_message"))), ..done }
         }
         // `aborted`, or Esc while a tool ran (the last answer asked for it).
         _ => StatusEvent { interrupted: true, message: said, ..done },

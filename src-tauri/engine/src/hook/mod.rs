@@ -71,8 +71,11 @@ pub fn forward(
     let Some(body) = read_until(stdin, deadline) else { return Forwarded::Sent };
     let Some(body) = fit(name_event(agent, body, |name| std::env::var(name).ok())) else { return Forwarded::Sent };
     let Some(endpoint) = state_dir.and_then(Endpoint::read) else { return Forwarded::Sent };
-    let permission = is_permission(agent, &body);
-    if endpoint.hold_ms > 0 && endpoint.decide.iter().any(|cli| cli == agent) && permission {
+    let held = endpoint.hold_ms > 0 && endpoint.decide.iter().any(|cli| cli == agent);
+    let asks_only_when_held = switchboard_core::agent(agent).is_some_and(|row| row.asks_only_when_held);
+    // The payload is parsed for this only where it can matter: not for every event of every CLI.
+    let permission = (held || asks_only_when_held) && is_permission(agent, &body);
+    if held && permission {
         match hold(agent, &endpoint, &body) {
             // An instance without `/hold` (an older one still running): send it the plain way.
             Held::Unknown => {}
@@ -85,7 +88,7 @@ pub fn forward(
         }
     }
     // A CLI that never asks on its own (pi): its tool call is no permission unless held.
-    if permission && switchboard_core::agent(agent).is_some_and(|row| row.asks_only_when_held) {
+    if permission && asks_only_when_held {
         return Forwarded::Sent;
     }
     let path = protocol::hook_path(agent, &endpoint.key);

@@ -3,13 +3,12 @@
 //! it has (the watcher's side).
 
 use std::collections::{HashMap, HashSet};
-use std::io::Read;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use switchboard_core::AgentProcess;
 
 use crate::platform;
+/// Where it lives: in the platform room, which runs commands too (lsof, osascript).
+pub use crate::platform::output_within;
 
 /// Shells a CLI may run its hook command through; the agent is the first ancestor past them.
 const SHELLS: [&str; 6] = ["sh", "bash", "dash", "zsh", "fish", "ksh"];
@@ -79,39 +78,6 @@ pub fn tree(table: &HashMap<u32, Usage>, pid: u32) -> Vec<u32> {
     found
 }
 
-/// Runs `command` and returns its standard output if it succeeds within `deadline`; killed
-/// and `None` past it. The output is read while it runs (a full pipe cannot stall it) and kept
-/// up to `MAX_OUTPUT`.
-pub fn output_within(command: &mut Command, deadline: Duration) -> Option<String> {
-    const MAX_OUTPUT: u64 = 1024 * 1024;
-    let mut child = command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().ok()?;
-    let stdout = child.stdout.take()?;
-    let reader = std::thread::spawn(move || {
-        let mut out = Vec::new();
-        let mut stdout = stdout;
-        let _ = (&mut stdout).take(MAX_OUTPUT).read_to_end(&mut out);
-        // Past the cap the rest is drained, so the command is not stalled on a full pipe.
-        let _ = std::io::copy(&mut stdout, &mut std::io::sink());
-        out
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() < deadline => std::thread::sleep(Duration::from_millis(5)),
-            Ok(None) | Err(_) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-        }
-    };
-    // Killed: not waited for, in case something it started still holds the pipe.
-    status.filter(|status| status.success())?;
-    let out = reader.join().ok()?;
-    Some(String::from_utf8_lossy(&out).into_owned())
-}
-
 /// A hook command: `switchboard hook <agent>` itself, or the shell running it.
 fn is_hook(command: &str) -> bool {
     command.contains("switchboard") && command.contains(" hook ")
@@ -120,6 +86,8 @@ fn is_hook(command: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::process::Command;
+    use std::time::Duration;
 
     #[test]
     fn the_tree_holds_the_process_and_all_under_it_and_nothing_else() {

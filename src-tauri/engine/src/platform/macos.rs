@@ -15,7 +15,7 @@ pub use self::libproc::*;
 
 /// `lsof -p <pid> -Fn`: one `n<path>` line per open file.
 pub fn lsof_open_files(pid: u32) -> Option<Vec<PathBuf>> {
-    let output = crate::process::output_within(
+    let output = super::output_within(
         Command::new("lsof").args(["-n", "-P", "-w", "-Fn", "-p", &pid.to_string()]),
         Duration::from_secs(2),
     )?;

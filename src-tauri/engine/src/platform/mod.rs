@@ -37,8 +37,11 @@ use unix as sys;
 #[cfg(windows)]
 use windows as sys;
 
+mod command;
 /// Desktop notifications (the one place that knows which OS can hear their clicks).
 pub mod notify;
+
+pub use command::output_within;
 
 pub use sys::{
     create_mode, create_private_dir, create_with, detach, exec, file_id, is_executable, open_flags, own_group,

@@ -48,7 +48,7 @@ pub fn show(summary: &str, body: &str, _actions: &[(&str, &str)]) -> Result<Opti
 #[cfg(target_os = "macos")]
 pub fn show(summary: &str, body: &str, _actions: &[(&str, &str)]) -> Result<Option<WaitForAction>, String> {
     let script = applescript_notification(&crate::text::printable_line(summary), &crate::text::printable(body));
-    let shown = crate::process::output_within(
+    let shown = super::output_within(
         std::process::Command::new("osascript").args(["-e", &script]),
         std::time::Duration::from_secs(5),
     );

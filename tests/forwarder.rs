@@ -138,3 +138,78 @@ fn a_fifo_or_a_world_writable_endpoint_file_is_not_trusted() {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).unwrap();
     assert!(Endpoint::read(serve.home()).is_none(), "a world-writable endpoint could redirect hooks");
 }
+
+/// Issue 45: an instance too busy to answer (stopped, as a starved process on a loaded machine
+/// is) while 20 hooks fire: each forwarder gives up at its deadline as before, the events wait
+/// in the spool, and once the instance runs again every one is on the board, none applied twice
+/// (the requests still in its socket's backlog and the spooled copies carry the same ids).
+#[test]
+fn events_fired_while_the_instance_is_stopped_all_arrive_once() {
+    let serve = Serve::start();
+    let pid = libc::pid_t::try_from(serve.child.id()).unwrap();
+    // SAFETY: signals to our own child process.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    fire_subagent_starts(serve.home(), 20);
+    assert_eq!(spooled_lines(serve.home()), 20, "each event the instance did not answer is spooled");
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    assert_all_arrived_once(&serve, 20);
+    assert_eq!(spooled_lines(serve.home()), 0, "the spool is taken");
+}
+
+/// The same, with the stopped instance killed and started again: what it never took is taken
+/// by the next one, from the spool.
+#[test]
+fn events_fired_while_the_instance_is_stopped_survive_kill_9_and_a_restart() {
+    let mut serve = Serve::start();
+    let pid = libc::pid_t::try_from(serve.child.id()).unwrap();
+    // SAFETY: signals to our own child process.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    fire_subagent_starts(serve.home(), 20);
+    serve.child.kill().unwrap();
+    serve.child.wait().unwrap();
+    let home = std::mem::replace(&mut serve.home, tempfile::tempdir().unwrap());
+    assert_eq!(spooled_lines(home.path()), 20);
+    // The dead instance's endpoint file is still there (that is the case); the harness waits
+    // for the new instance's own, so it goes first.
+    std::fs::remove_file(Endpoint::path(home.path())).unwrap();
+    let restarted = Serve::start_in(home, &[]);
+    assert_all_arrived_once(&restarted, 20);
+}
+
+/// `count` hooks at once, each a Codex SubagentStart without an agent id for a session of its
+/// own: applied twice, a session would count two running subagents. Every hook still exits 0.
+fn fire_subagent_starts(home: &std::path::Path, count: usize) {
+    let hooks: Vec<_> = (0..count)
+        .map(|n| {
+            let home = home.to_owned();
+            std::thread::spawn(move || {
+                let event =
+                    json!({"hook_event_name": "SubagentStart", "session_id": format!("busy-{n}"), "cwd": "/tmp"});
+                run(&home, &["hook", "codex"], event.to_string().as_bytes())
+            })
+        })
+        .collect();
+    for hook in hooks {
+        let output = hook.join().unwrap();
+        assert!(output.status.success() && output.stdout.is_empty() && output.stderr.is_empty(), "{output:?}");
+    }
+}
+
+fn spooled_lines(home: &std::path::Path) -> usize {
+    let text = std::fs::read_to_string(switchboard_engine::spool::path(home)).unwrap_or_default();
+    text.lines().count()
+}
+
+fn assert_all_arrived_once(serve: &Serve, count: usize) {
+    let busy = |sessions: &serde_json::Value| -> Vec<serde_json::Value> {
+        let all = sessions["sessions"].as_array().cloned().unwrap_or_default();
+        all.into_iter().filter(|s| s["sessionId"].as_str().is_some_and(|id| id.starts_with("busy-"))).collect()
+    };
+    let arrived = crate::support::eventually(std::time::Duration::from_secs(60), || {
+        Some(busy(&serve.sessions())).filter(|sessions| sessions.len() == count)
+    })
+    .unwrap_or_else(|| panic!("not every event arrived: {:?}", busy(&serve.sessions()).len()));
+    for session in &arrived {
+        assert_eq!(session["subagents"], 1, "applied once: {session}");
+    }
+}

@@ -13,6 +13,8 @@ pub mod files;
 pub mod platform;
 pub mod process;
 pub mod protocol;
+/// Hook events the instance could not take in time, kept until it can (issue 45).
+pub mod spool;
 pub mod state_dir;
 /// Text from outside made safe to print (issue 34).
 pub mod text;

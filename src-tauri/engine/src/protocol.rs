@@ -16,6 +16,11 @@ pub const BODY_LIMIT: usize = 256 * 1024;
 /// The header that tells the server which process ran the hook and where it lives (issue "no
 /// stuck badge"): display and watching only. Left out when unknown or not plain ASCII.
 pub const PROCESS_HEADER: &str = "x-switchboard-process";
+/// The header that names one hook event (issue 45: 32 hex digits, random): an event the forwarder
+/// also spooled because the instance did not answer in time is applied once, whichever copy
+/// arrives first.
+pub const EVENT_ID_HEADER: &str = "x-switchboard-event";
+
 /// The longest [`PROCESS_HEADER`] value the server reads.
 pub const PROCESS_HEADER_LIMIT: usize = 2048;
 

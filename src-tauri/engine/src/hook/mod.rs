@@ -17,8 +17,10 @@ use serde_json::{json, Value};
 use crate::client;
 use crate::endpoint::Endpoint;
 use crate::protocol::Verdict;
-use crate::protocol::{self, HoldAnswer, BODY_LIMIT, PROCESS_HEADER};
+use crate::protocol::{self, HoldAnswer, BODY_LIMIT, EVENT_ID_HEADER, PROCESS_HEADER};
+use crate::spool::{self, Spooled};
 use switchboard_core::agent::DecisionReply;
+use switchboard_core::AgentProcess;
 
 /// From start to exit, at most this long (every CLI's hook timeout is far longer).
 pub const DEADLINE: Duration = Duration::from_millis(1_500);
@@ -61,24 +63,33 @@ impl Forwarded {
     }
 }
 
-/// Forwards one hook event. Every failure is swallowed: the command always succeeds.
+/// Forwards one hook event. Every failure is swallowed: the command always succeeds. An event
+/// the instance did not take by the deadline (too busy to answer, or gone with its endpoint
+/// file left behind) goes to the spool, for the instance to take when it can (issue 45).
 pub fn forward(
     agent: &str,
     stdin: impl Read + Send + 'static,
     state_dir: Option<&Path>,
     deadline: Instant,
 ) -> Forwarded {
+    let at = crate::clock::now_millis();
     let Some(body) = read_until(stdin, deadline) else { return Forwarded::Sent };
     let Some(body) = fit(name_event(agent, body, |name| std::env::var(name).ok())) else { return Forwarded::Sent };
-    let Some(endpoint) = state_dir.and_then(Endpoint::read) else { return Forwarded::Sent };
+    let Some(state_dir) = state_dir else { return Forwarded::Sent };
+    let Some(endpoint) = Endpoint::read(state_dir) else { return Forwarded::Sent };
+    let event = Event { agent, id: spool::new_id(), at, body: &body };
     let held = endpoint.hold_ms > 0 && endpoint.decide.iter().any(|cli| cli == agent);
     let asks_only_when_held = switchboard_core::agent(agent).is_some_and(|row| row.asks_only_when_held);
     // The payload is parsed for this only where it can matter: not for every event of every CLI.
     let permission = (held || asks_only_when_held) && is_permission(agent, &body);
     if held && permission {
-        match hold(agent, &endpoint, &body) {
+        match hold(&event, &endpoint) {
             // An instance without `/hold` (an older one still running): send it the plain way.
             Held::Unknown => {}
+            Held::Lost => {
+                event.spool(state_dir, agent_process());
+                return Forwarded::Unanswered;
+            }
             Held::Answered(None) => return Forwarded::Unanswered,
             Held::Answered(Some(answer)) => {
                 let tool_input = || serde_json::from_slice::<Value>(&body).ok()?.get("tool_input").cloned();
@@ -93,9 +104,33 @@ pub fn forward(
     }
     let path = protocol::hook_path(agent, &endpoint.key);
     // A hook run under a supervisor of the CLI's would report that short-lived process.
-    let process = if runs_detached(agent, &body) { String::new() } else { process_header() };
-    post_until(&endpoint, &path, &process, &body, deadline);
+    let process = if runs_detached(agent, &body) { None } else { agent_process() };
+    let headers = event.headers(process.as_ref());
+    if !post_until(&endpoint, &path, &headers, &body, deadline) {
+        event.spool(state_dir, process);
+    }
     Forwarded::Sent
+}
+
+/// One event on its way: its id goes with every copy of it (the request, the spool).
+struct Event<'a> {
+    agent: &'a str,
+    id: String,
+    at: u64,
+    body: &'a [u8],
+}
+
+impl Event<'_> {
+    fn headers(&self, process: Option<&AgentProcess>) -> String {
+        format!("{EVENT_ID_HEADER}: {}\r\n{}", self.id, process.map(process_header).unwrap_or_default())
+    }
+
+    /// Keeps the event for the instance; a body that is not JSON would have been dropped there.
+    fn spool(&self, state_dir: &Path, process: Option<AgentProcess>) {
+        let Ok(body) = serde_json::from_slice::<Value>(self.body) else { return };
+        let spooled = Spooled { v: 1, id: self.id.clone(), agent: self.agent.to_owned(), at: self.at, process, body };
+        let _ = spool::append(state_dir, &spooled);
+    }
 }
 
 /// The payload with what a CLI leaves out and its row says how to find (Copilot CLI): its event's
@@ -134,9 +169,10 @@ fn name_event(agent: &str, body: Vec<u8>, var: impl Fn(&str) -> Option<String>) 
 }
 
 /// Posts the event; again, after a short pause, while the server sheds the connection unanswered
-/// (a flood of idle connections filled its table), until the deadline. A server that is not
-/// there (connection refused: a stale endpoint file) is not tried again.
-fn post_until(endpoint: &Endpoint, path: &str, headers: &str, body: &[u8], deadline: Instant) {
+/// (a flood of idle connections filled its table), until the deadline. Whether the instance
+/// answered: a server that is not there (connection refused: a stale endpoint file) is not
+/// tried again.
+fn post_until(endpoint: &Endpoint, path: &str, headers: &str, body: &[u8], deadline: Instant) -> bool {
     let mut pause = Duration::from_millis(2);
     loop {
         match client::request_until(endpoint.addr(), "POST", path, headers, body, deadline) {
@@ -144,7 +180,8 @@ fn post_until(endpoint: &Endpoint, path: &str, headers: &str, body: &[u8], deadl
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(40));
             }
-            _ => return,
+            Err(_) => return false,
+            Ok(_) => return true,
         }
     }
 }
@@ -167,14 +204,16 @@ fn is_permission(agent: &str, body: &[u8]) -> bool {
 }
 
 /// Sends a permission and waits for the board's answer: at most the hold the user set, plus the
-/// usual deadline for the exchange itself. No answer (timed out, answered at the terminal, no
-/// instance) is `None`: the CLI then asks in its terminal as if Switchboard were not there.
-fn hold(agent: &str, endpoint: &Endpoint, body: &[u8]) -> Held {
+/// usual deadline for the exchange itself. No answer (timed out, answered at the terminal) is
+/// `None`: the CLI then asks in its terminal as if Switchboard were not there. An instance that
+/// never answered at all has not seen the event: [`Held::Lost`].
+fn hold(event: &Event, endpoint: &Endpoint) -> Held {
     let hold = Duration::from_millis(endpoint.hold_ms).min(crate::protocol::MAX_HOLD);
     let deadline = Instant::now() + hold + DEADLINE;
-    let path = protocol::hold_path(agent, &endpoint.key, hold);
-    let Ok(response) = client::request_until(endpoint.addr(), "POST", &path, &process_header(), body, deadline) else {
-        return Held::Answered(None);
+    let path = protocol::hold_path(event.agent, &endpoint.key, hold);
+    let headers = event.headers(agent_process().as_ref());
+    let Ok(response) = client::request_until(endpoint.addr(), "POST", &path, &headers, event.body, deadline) else {
+        return Held::Lost;
     };
     match response.status {
         404 | 405 => Held::Unknown,
@@ -183,20 +222,25 @@ fn hold(agent: &str, endpoint: &Endpoint, body: &[u8]) -> Held {
     }
 }
 
-/// How a hold went: answered (or not) by the instance, or not understood by it.
+/// How a hold went: answered (or not) by the instance, not understood by it, or never answered.
 enum Held {
     Answered(Option<HoldAnswer>),
     Unknown,
+    Lost,
 }
 
 fn verdict_of(body: &[u8]) -> Option<HoldAnswer> {
     serde_json::from_slice::<HoldAnswer>(body).ok()
 }
 
-/// The agent's process for the [`PROCESS_HEADER`]; left out when unknown or not plain ASCII.
-fn process_header() -> String {
-    let Some(process) = crate::process::identify_agent(|name| std::env::var(name).ok()) else { return String::new() };
-    match serde_json::to_string(&process) {
+/// The agent's process, when it can be told.
+fn agent_process() -> Option<AgentProcess> {
+    crate::process::identify_agent(|name| std::env::var(name).ok())
+}
+
+/// The [`PROCESS_HEADER`] line for `process`; left out when not plain ASCII.
+fn process_header(process: &AgentProcess) -> String {
+    match serde_json::to_string(process) {
         Ok(json) if json.bytes().all(|b| (0x20..0x7f).contains(&b)) => format!("{PROCESS_HEADER}: {json}\r\n"),
         _ => String::new(),
     }

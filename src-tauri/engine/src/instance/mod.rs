@@ -128,6 +128,8 @@ impl Instance {
         let push = Push::start(settings.reach.clone(), PushOptions::default());
         push.follow(hub.updates());
         server.set_push(Arc::clone(&push));
+        // Events spooled while no instance could take them: before new ones, then as they come.
+        server.follow_spool(config.state_dir.clone());
         endpoint_for(&server, &settings).write(&config.state_dir)?;
         let (clock, ages) = (inputs.clone(), config.ages);
         let silence = tokio::spawn(async move {

@@ -32,7 +32,10 @@ use super::hub::{Hub, Input, Inputs};
 use super::journal::Journal;
 use super::push::{Push, PushKind};
 use crate::clock::now_millis;
-use crate::protocol::{routes, HoldAnswer, BODY_LIMIT, DEFAULT_HOLD, MAX_HOLD, PROCESS_HEADER, PROCESS_HEADER_LIMIT};
+use crate::protocol::{
+    routes, HoldAnswer, BODY_LIMIT, DEFAULT_HOLD, EVENT_ID_HEADER, MAX_HOLD, PROCESS_HEADER, PROCESS_HEADER_LIMIT,
+};
+use crate::spool::{self, Delivered};
 
 /// A client that has not sent its headers, or its body, by then is cut off.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
@@ -43,6 +46,17 @@ pub const BODY_TIMEOUT: Duration = Duration::from_secs(1);
 /// this fills only if it is wedged; then new events are dropped (and counted) rather than
 /// making an agent wait.
 pub const QUEUE_CAPACITY: usize = 16_384;
+
+/// How often the instance looks for spooled events (one `stat` when there are none).
+pub const SPOOL_EVERY: Duration = Duration::from_secs(1);
+
+fn take_spool(state: &ServerState, state_dir: &std::path::Path) {
+    match spool::take(state_dir) {
+        Ok(Some(taken)) => state.apply_spooled(taken),
+        Ok(None) => {}
+        Err(error) => tracing::warn!("cannot take the spool in {}: {error}", state_dir.display()),
+    }
+}
 
 /// The per-boot secret: 24 random bytes, hex.
 pub fn new_secret() -> String {
@@ -63,6 +77,48 @@ struct ServerState {
     shutdown: CancellationToken,
     /// The push channels, once the instance started them (`POST /push/test`).
     push: std::sync::OnceLock<Arc<Push>>,
+    /// The ids of the events applied lately, from a request or the spool (issue 45).
+    delivered: std::sync::Mutex<Delivered>,
+}
+
+impl ServerState {
+    /// Whether the event with this id (if it has one) is new: an event the forwarder spooled
+    /// after its request did reach the socket comes twice, and is applied once.
+    fn first_delivery(&self, headers: &HeaderMap) -> bool {
+        let Some(id) = headers.get(EVENT_ID_HEADER).and_then(|id| id.to_str().ok()).filter(|id| spool::is_id(id))
+        else {
+            return true;
+        };
+        self.delivered.lock().unwrap_or_else(std::sync::PoisonError::into_inner).first(id)
+    }
+
+    /// Applies what the spool holds, in order, each event once; says how many were dropped.
+    fn apply_spooled(&self, taken: spool::Taken) {
+        let now = now_millis();
+        let mut applied = 0usize;
+        for spooled in taken.events {
+            let first = self.delivered.lock().unwrap_or_else(std::sync::PoisonError::into_inner).first(&spooled.id);
+            let normalize = Some(spooled.agent.as_str()).filter(|agent| is_agent_id(agent)).and_then(normalizer);
+            let Some(normalize) = normalize.filter(|_| first) else { continue };
+            if let Some(mut event) = normalize(&spooled.body, spooled.at.min(now)) {
+                event.process = spooled.process;
+                // Bounded by the spool itself, and already waited for long enough.
+                self.inputs.push(Input::Hook(Box::new(event)));
+                applied += 1;
+            }
+        }
+        if applied > 0 {
+            tracing::info!("took {applied} events from the spool (the instance had not answered them in time)");
+        }
+        if taken.dropped > 0 {
+            let text = format!(
+                "{} hook events were lost while Switchboard could not take them (the spool was full or unreadable): a badge may be out of date until its agent's next event.",
+                taken.dropped
+            );
+            tracing::warn!("{text}");
+            self.inputs.push(Input::Notice { source: "spool", text: Some(text) });
+        }
+    }
 }
 
 /// The routes, testable without a socket.
@@ -135,7 +191,9 @@ async fn accept_hook(
 ) -> StatusCode {
     match read_event(agent, headers, body).await {
         Ok(Some(event)) => {
-            state.inputs.send(Input::Hook(Box::new(event)));
+            if state.first_delivery(headers) {
+                state.inputs.send(Input::Hook(Box::new(event)));
+            }
             StatusCode::NO_CONTENT
         }
         Ok(None) => StatusCode::NO_CONTENT,
@@ -192,6 +250,9 @@ async fn hold(
         Ok(None) => return StatusCode::NO_CONTENT.into_response(),
         Err(status) => return closing(status),
     };
+    if !state.first_delivery(&headers) {
+        return StatusCode::NO_CONTENT.into_response();
+    }
     let permission = event.status == Some(AgentStatus::Blocked) && !event.awaiting_input;
     // A question, for a CLI whose hook can carry its answers (issue 24): its own dialog is drawn
     // all the same, and whichever answer comes first wins.
@@ -379,9 +440,29 @@ impl HookServer {
             journal,
             shutdown: shutdown.clone(),
             push,
+            delivered: std::sync::Mutex::new(Delivered::new(spool::DELIVERED_IDS)),
         });
         let accept = tokio::spawn(accept_loop(listener, router(Arc::clone(&state)), key.clone(), shutdown.clone()));
         Ok(Self { addr, key, shutdown, accept, state })
+    }
+
+    /// Takes the events spooled in `state_dir` now, then whenever the spool has some (issue 45),
+    /// until the server stops.
+    pub fn follow_spool(&self, state_dir: std::path::PathBuf) {
+        take_spool(&self.state, &state_dir);
+        let (state, stop) = (Arc::clone(&self.state), self.shutdown.clone());
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(SPOOL_EVERY);
+            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = every.tick() => {}
+                }
+                let (dir, state) = (state_dir.clone(), Arc::clone(&state));
+                let _ = tokio::task::spawn_blocking(move || take_spool(&state, &dir)).await;
+            }
+        });
     }
 
     /// Lets `POST /push/test` reach the instance's push channels.
@@ -428,6 +509,7 @@ mod tests {
             decisions,
             shutdown: CancellationToken::new(),
             push: std::sync::OnceLock::new(),
+            delivered: std::sync::Mutex::new(Delivered::new(16)),
         }));
         let call = |method: &str, uri: String, body: &'static str| {
             let request = Request::builder().method(method).uri(uri).body(Body::from(body)).unwrap();

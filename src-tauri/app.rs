@@ -14,7 +14,10 @@ fn main() -> std::process::ExitCode {
     match switchboard::run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("switchboard: {}", switchboard_engine::error_text(error.as_ref()));
+            eprintln!(
+                "switchboard: {}",
+                switchboard_engine::text::printable_line(&switchboard_engine::error_text(error.as_ref()))
+            );
             std::process::ExitCode::FAILURE
         }
     }

@@ -11,8 +11,44 @@ use switchboard_engine::client::act::Said;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use switchboard_engine::api;
-// Every text from outside (titles, commands, a box's words) goes through it before a terminal.
-use switchboard_engine::text::{printable, printable_line};
+// A field from outside (a title, a command, a box's words) is one line before it is composed.
+use switchboard_engine::text::printable_line;
+
+/// The one door to the terminal (issue 45): every byte a command prints — its own words and
+/// every field from outside in them — passes the sanitiser (`text::printable`) on its way out;
+/// JSON passes `text::json_safe` instead, which keeps its meaning. Nothing here prints otherwise.
+mod door {
+    use std::io::Write;
+
+    pub fn out(text: &str) {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(switchboard_engine::text::printable(text).as_bytes());
+        let _ = stdout.flush();
+    }
+
+    pub fn err(text: &str) {
+        let _ = std::io::stderr().lock().write_all(switchboard_engine::text::printable(text).as_bytes());
+    }
+
+    /// JSON text on stdout, with the controls serde leaves raw written as `\uXXXX`.
+    pub fn json(text: &str) {
+        out_raw(&format!("{}\n", switchboard_engine::text::json_safe(text)));
+    }
+
+    fn out_raw(text: &str) {
+        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    }
+}
+
+macro_rules! out {
+    ($($arg:tt)*) => { door::out(&format!($($arg)*)) };
+}
+macro_rules! outln {
+    ($($arg:tt)*) => { door::out(&format!("{}\n", format_args!($($arg)*))) };
+}
+macro_rules! errln {
+    ($($arg:tt)*) => { door::err(&format!("{}\n", format_args!($($arg)*))) };
+}
 
 #[derive(Parser)]
 #[command(
@@ -224,7 +260,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("switchboard: {}", printable(&switchboard_engine::error_text(error.as_ref())));
+            errln!("switchboard: {}", printable_line(&switchboard_engine::error_text(error.as_ref())));
             ExitCode::FAILURE
         }
     }
@@ -253,10 +289,10 @@ fn serve(no_notify: bool) -> anyhow::Result<()> {
 fn status(json: bool) -> anyhow::Result<()> {
     let (snapshot, raw) = switchboard_engine::client::status::fetch(&state_dir()?)?;
     if json {
-        println!("{}", String::from_utf8_lossy(&raw));
+        door::json(&String::from_utf8_lossy(&raw));
     } else {
         use switchboard_engine::client::status::{table, terminal_width};
-        print!("{}", table(&snapshot, switchboard_engine::clock::now_millis(), terminal_width()));
+        out!("{}", table(&snapshot, switchboard_engine::clock::now_millis(), terminal_width()));
     }
     Ok(())
 }
@@ -274,9 +310,9 @@ fn decide(session: &str, verdict: VerdictArg) -> anyhow::Result<()> {
     };
     let session = switchboard_engine::client::act::decide(&state_dir()?, session, verdict)?;
     let done = if matches!(verdict, Verdict::Allow) { "Allowed" } else { "Denied" };
-    println!(
+    outln!(
         "{done}: {}",
-        printable(session.command.as_deref().or(session.message.as_deref()).unwrap_or("the permission"))
+        printable_line(session.command.as_deref().or(session.message.as_deref()).unwrap_or("the permission"))
     );
     Ok(())
 }
@@ -289,17 +325,17 @@ fn act(session: &str, said: Said<'_>) -> anyhow::Result<()> {
     let cli = act::cli_name(&session.agent);
     if !matches!(said, Said::Answer(_)) {
         // Typed answers wait for the CLI's own word: say so while it comes.
-        eprintln!("Giving it to {title} ({cli}), waiting for {cli} to take it…");
+        errln!("Giving it to {title} ({cli}), waiting for {cli} to take it…");
     }
     let given = act::answer_session(&state, &session, said)?;
     let typed = printable_line(&given["typed"].to_string());
     if given["throughHook"] == true {
-        println!("Answered {typed} through {title}'s hook.");
+        outln!("Answered {typed} through {title}'s hook.");
     } else if session.is_local() {
         let pane = printable_line(given["pane"].as_str().unwrap_or("?"));
-        println!("{cli} took it: typed {typed} into {title}'s pane {pane}.");
+        outln!("{cli} took it: typed {typed} into {title}'s pane {pane}.");
     } else {
-        println!("{cli} on {} took it: typed {typed} into {title}'s pane there.", printable_line(&session.host));
+        outln!("{cli} on {} took it: typed {typed} into {title}'s pane there.", printable_line(&session.host));
     }
     Ok(())
 }
@@ -307,9 +343,9 @@ fn act(session: &str, said: Said<'_>) -> anyhow::Result<()> {
 fn peek(session: &str, json: bool) -> anyhow::Result<()> {
     let peeked = switchboard_engine::client::act::peek(&state_dir()?, session)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&peeked)?);
+        door::json(&serde_json::to_string_pretty(&peeked)?);
     } else {
-        print!("{}", printable(&switchboard_engine::client::act::peek_text(&peeked)));
+        out!("{}", switchboard_engine::client::act::peek_text(&peeked));
     }
     Ok(())
 }
@@ -318,8 +354,8 @@ fn new_agent(cli: String, cwd: Option<PathBuf>, worktree: Option<String>, prompt
     use switchboard_engine::instance::launch::{launch, Launch};
     let prompt = (!prompt.is_empty()).then(|| prompt.join(" "));
     let launched = launch(&Launch { cli: cli.clone(), cwd, worktree, prompt })?;
-    println!("Started {cli} in {} (tmux pane {}).", launched.cwd, launched.pane);
-    println!("Its terminal: {}", launched.attach);
+    outln!("Started {cli} in {} (tmux pane {}).", launched.cwd, launched.pane);
+    outln!("Its terminal: {}", launched.attach);
     Ok(())
 }
 
@@ -333,17 +369,17 @@ fn end_agent(name: &str, yes: bool) -> anyhow::Result<()> {
         if !std::io::stdin().is_terminal() {
             anyhow::bail!("ending an agent needs a yes: add --yes");
         }
-        print!("End {} ({title}, pid {pid}) and the tools it runs? [y/N] ", printable_line(&session.agent));
+        out!("End {} ({title}, pid {pid}) and the tools it runs? [y/N] ", printable_line(&session.agent));
         std::io::stdout().flush()?;
         let mut answer = String::new();
         std::io::stdin().lock().read_line(&mut answer)?;
         if !matches!(answer.trim(), "y" | "Y" | "yes") {
-            println!("Left running.");
+            outln!("Left running.");
             return Ok(());
         }
     }
     switchboard_engine::client::act::end(&state, &session)?;
-    println!("Sent SIGTERM to {} ({title}, pid {pid}).", printable_line(&session.agent));
+    outln!("Sent SIGTERM to {} ({title}, pid {pid}).", printable_line(&session.agent));
     Ok(())
 }
 
@@ -359,20 +395,20 @@ fn remote(command: RemoteCommand) -> anyhow::Result<()> {
     match command {
         RemoteCommand::Add { name, command } => {
             let spec = manage::add(&state, &name, command)?;
-            println!("Following {} through `{} sh -s`.", spec.name, spec.command.join(" "));
-            println!("If Switchboard is not on it yet: switchboard remote install {}", spec.name);
+            outln!("Following {} through `{} sh -s`.", spec.name, spec.command.join(" "));
+            outln!("If Switchboard is not on it yet: switchboard remote install {}", spec.name);
         }
         RemoteCommand::List { json } => {
             let remotes = manage::list(&state);
             if json {
-                println!("{}", serde_json::to_string_pretty(&remotes)?);
+                door::json(&serde_json::to_string_pretty(&remotes)?);
             } else {
-                print!("{}", printable(&manage::table(&remotes, switchboard_engine::clock::now_millis())));
+                out!("{}", manage::table(&remotes, switchboard_engine::clock::now_millis()));
             }
         }
         RemoteCommand::Remove { name } => {
             manage::remove(&state, &name)?;
-            println!("No longer following {name}.");
+            outln!("No longer following {name}.");
         }
         RemoteCommand::Install { name } => {
             let spec = switchboard_engine::instance::settings::Settings::load(&state)
@@ -385,11 +421,11 @@ fn remote(command: RemoteCommand) -> anyhow::Result<()> {
             let binary = manage::binary_to_send()?;
             let installed = manage::install(&spec, &binary)?;
             if installed.copied {
-                println!("Copied {} to {}:{}.", binary.display(), name, installed.path);
+                outln!("Copied {} to {}:{}.", binary.display(), name, installed.path);
             } else {
-                println!("{name} has this build already ({}).", installed.path);
+                outln!("{name} has this build already ({}).", installed.path);
             }
-            print!("{}", installed.output);
+            out!("{}", installed.output);
         }
     }
     Ok(())
@@ -399,14 +435,14 @@ fn install(name: String, uninstall: bool, dry_run: bool, verbose: bool) -> anyho
     let outcomes = api::install(&name, uninstall, dry_run, api::hook_command(false)?)?;
     for outcome in &outcomes {
         if verbose {
-            println!("{}", outcome.in_full());
+            outln!("{}", outcome.in_full());
         } else {
-            println!("{outcome}");
+            outln!("{outcome}");
         }
     }
     let changes = outcomes.iter().any(|outcome| outcome.result.as_ref().is_ok_and(|report| report.changed()));
     if dry_run && !verbose && changes {
-        println!("(Add --verbose to see every entry in full.)");
+        outln!("(Add --verbose to see every entry in full.)");
     }
     let failed = outcomes.iter().filter(|outcome| outcome.result.is_err()).count();
     if failed > 0 {
@@ -428,14 +464,14 @@ fn doctor(json: bool) -> ExitCode {
     let report = match report {
         Ok(report) => report,
         Err(error) => {
-            eprintln!("switchboard: {}", printable(&switchboard_engine::error_text(error.as_ref())));
+            errln!("switchboard: {}", printable_line(&switchboard_engine::error_text(error.as_ref())));
             return ExitCode::FAILURE;
         }
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+        door::json(&serde_json::to_string_pretty(&report).unwrap_or_default());
     } else {
-        print!("{report}");
+        out!("{report}");
     }
     if report.ok {
         ExitCode::SUCCESS

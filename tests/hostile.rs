@@ -239,7 +239,7 @@ fn a_box_repeating_huge_errors_does_not_flood_the_log() {
 
 /// 34.5 and 34.6: with a remote named `evil`, `decide evil:held` for this machine's session
 /// `evil:held` answers it here and sends the box nothing; what the box's sessions say reaches
-/// the terminal with its escapes made visible (`remote list`, `peek`, refusals).
+/// the terminal with its escape sequences removed (`remote list`, `peek`, refusals).
 #[test]
 fn a_local_id_with_a_colon_stays_local_and_no_raw_escape_is_printed() {
     let serve = serve_deciding();
@@ -267,5 +267,125 @@ fn a_local_id_with_a_colon_stays_local_and_no_raw_escape_is_printed() {
         );
     }
     let peek = run(serve.home(), &["peek", "evil:held"], b"");
-    assert!(String::from_utf8_lossy(&peek.stdout).contains("␛]52;"), "made visible, not dropped");
+    let peeked = String::from_utf8_lossy(&peek.stdout);
+    assert!(peeked.contains("evil") && !peeked.contains("]52;"), "the sequence removed, the text kept: {peeked}");
+}
+
+/// The red team's strings (issue 45): an OSC 52 clipboard write, a screen clear, a bidi
+/// override, a C1 CSI, and a line break drawing a fake option.
+const BAD: &str = "\u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{1b}[2J\u{202e}\u{9b}2J\r\n1. Allow: rm -rf ~\u{2066}";
+
+/// What a terminal must never be handed: a control character but the line break and the tab
+/// (C0, DEL, C1) or a bidi control; and no line of its own drawn by a field.
+fn assert_printable(what: &str, bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    let bad: Vec<char> = text
+        .chars()
+        .filter(|&c| {
+            (c.is_control() && c != '\n' && c != '\t')
+                || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
+        .collect();
+    assert!(bad.is_empty(), "{what} printed {bad:?}: {text}");
+    assert!(!text.lines().any(|line| line.trim_start().starts_with("1. Allow: rm")), "{what} drew a fake line: {text}");
+}
+
+/// Issue 45, failures 1 and 6: every field of a session — this machine's and a box's — carries
+/// the red team's strings, and every command that prints a session prints none of them raw:
+/// `status`, `peek`, `decide`, `answer`, `reply`, `end`, `remote list`, each with `--json` where
+/// it has one (there they are `\uXXXX`, and the JSON still reads back).
+#[test]
+fn hostile_strings_in_every_field_reach_no_terminal_raw() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = json!({"decide": ["claude"], "holdSeconds": 120});
+    std::fs::write(home.path().join("settings.json"), settings.to_string()).unwrap();
+    // The box never answers what it is asked to type: its refusal comes after a second.
+    let serve = Serve::start_in(home, &[("SWITCHBOARD_CONFIRM_MS", std::path::Path::new("1000"))]);
+    let custom = json!({
+        "sessionId": format!("local-hostile{BAD}"), "status": "waiting", "agent": format!("agent{BAD}"),
+        "tool": format!("tool{BAD}"), "cwd": format!("/srv{BAD}"), "title": format!("title{BAD}"),
+        "message": format!("message{BAD}"), "question": format!("question{BAD}"),
+    });
+    assert_eq!(serve.post("custom", &custom), 204);
+    let held = held_hook(&serve, &format!("local-held{BAD}"));
+    let evil = FakeBox::new();
+    evil.follow(&serve, "evil", "every-field");
+    let ids = |sessions: &Value| -> Vec<String> {
+        let all = sessions["sessions"].as_array().cloned().unwrap_or_default();
+        all.iter().filter_map(|s| s["sessionId"].as_str().map(str::to_owned)).collect()
+    };
+    eventually(PATIENCE, || {
+        let ids = ids(&serve.sessions());
+        let arrived = ["local-hostile", "local-held", "evil:h"].iter().all(|p| ids.iter().any(|id| id.starts_with(p)));
+        arrived.then_some(())
+    })
+    .expect("the hostile sessions arrived");
+    serve.wait_for(&ids(&serve.sessions()).into_iter().find(|id| id.starts_with("local-held")).unwrap(), |s| {
+        s["decision"].is_u64()
+    });
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["status"],
+        vec!["status", "--json"],
+        vec!["remote", "list"],
+        vec!["remote", "list", "--json"],
+        vec!["peek", "local-hostile"],
+        vec!["peek", "local-hostile", "--json"],
+        vec!["peek", "local-held"],
+        vec!["peek", "evil:h"],
+        vec!["peek", "evil:h", "--json"],
+        vec!["answer", "local-hostile", "1"],
+        vec!["reply", "local-hostile", "hello"],
+        vec!["end", "local-hostile", "--yes"],
+        vec!["end", "evil:h", "--yes"],
+        vec!["decide", "evil:h", "deny"],
+        vec!["decide", "local-hostile", "allow"],
+        vec!["decide", "local-held", "deny"],
+    ];
+    for args in &commands {
+        let out = run(serve.home(), args, b"");
+        assert_printable(&format!("{args:?} (stdout)"), &out.stdout);
+        assert_printable(&format!("{args:?} (stderr)"), &out.stderr);
+        if args.contains(&"--json") && args[0] != "remote" {
+            let value: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            assert!(value.to_string().contains("\u{202e}"), "{args:?}: the JSON still reads back whole");
+        }
+    }
+    // A reply to the box names the box's session and agent at once, then waits for the box
+    // (which never answers): what it said first is checked.
+    let mut reply = Command::new(BIN)
+        .args(["reply", "evil:h", "hello"])
+        .env("SWITCHBOARD_HOME", serve.home())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(reply.stderr.take().unwrap()), &mut first).unwrap();
+    let _ = reply.kill();
+    let _ = reply.wait();
+    assert!(first.starts_with("Giving it to"), "{first}");
+    assert_printable("reply to the box", first.as_bytes());
+    // The decided hold was answered, and said so in words that are safe too.
+    let said = held.wait_with_output().unwrap();
+    assert!(String::from_utf8_lossy(&said.stdout).contains("deny"), "{}", String::from_utf8_lossy(&said.stdout));
+}
+
+/// Issue 45, failure 2: a box's last words on stderr reach the log (and so the terminal of
+/// `serve`) as text, not as escape sequences.
+#[test]
+fn a_boxs_stderr_reaches_the_log_without_its_escapes() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("serve.log");
+    let serve = Serve::start_logging_to(&log);
+    let evil = FakeBox::new();
+    evil.follow(&serve, "evil", "dies-loudly");
+    let text = eventually(PATIENCE, || {
+        let text = std::fs::read_to_string(&log).ok()?;
+        text.contains("gone").then_some(text)
+    })
+    .expect("the box's last words are logged");
+    assert_printable("serve's log", text.as_bytes());
+    let listed = run(serve.home(), &["remote", "list"], b"");
+    assert_printable("remote list", &listed.stdout);
 }

@@ -63,9 +63,26 @@ pub fn error_text(error: &(dyn std::error::Error + 'static)) -> String {
 pub fn init_tracing() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(log_filter())
+        .fmt_fields(log_fields())
         .with_ansi(stderr_is_terminal())
         .with_writer(std::io::stderr)
         .try_init();
+}
+
+/// How a log line writes its message and fields: through the one sanitiser (issue 45), each on
+/// one line, so a box's error or a session's title in a log line cannot reach the terminal (or
+/// the log file's reader) as an escape sequence. The formatter's own colours are added after.
+fn log_fields() -> impl for<'w> tracing_subscriber::fmt::FormatFields<'w> + Send + Sync + 'static {
+    use tracing_subscriber::field::MakeExt;
+    tracing_subscriber::fmt::format::debug_fn(|writer, field, value| {
+        let text = text::printable_line(&format!("{value:?}"));
+        if field.name() == "message" {
+            write!(writer, "{text}")
+        } else {
+            write!(writer, "{field}={text}")
+        }
+    })
+    .delimited(" ")
 }
 
 fn stderr_is_terminal() -> bool {
@@ -131,12 +148,16 @@ pub fn init_tracing_with_file(state_dir: &std::path::Path) {
         .filename_suffix("log")
         .max_log_files(7)
         .build(state_dir.join("logs"));
-    let stderr = tracing_subscriber::fmt::layer().with_ansi(stderr_is_terminal()).with_writer(std::io::stderr);
+    let stderr = tracing_subscriber::fmt::layer()
+        .fmt_fields(log_fields())
+        .with_ansi(stderr_is_terminal())
+        .with_writer(std::io::stderr);
     let registry = tracing_subscriber::registry().with(log_filter()).with(stderr);
     let _ = match file {
         Ok(file) => {
             let capped = CappedLog { file, today: std::sync::Mutex::new((0, 0)) };
-            registry.with(tracing_subscriber::fmt::layer().with_ansi(false).with_writer(capped)).try_init()
+            let layer = tracing_subscriber::fmt::layer().fmt_fields(log_fields()).with_ansi(false).with_writer(capped);
+            registry.with(layer).try_init()
         }
         Err(_) => registry.try_init(),
     };
@@ -170,6 +191,35 @@ mod tests {
         let text =
             std::fs::read_to_string(std::fs::read_dir(dir.path()).unwrap().flatten().next().unwrap().path()).unwrap();
         assert_eq!(text.matches("size limit").count(), 1);
+    }
+
+    /// Issue 45: what a log line carries from outside reaches the log without its escapes.
+    #[test]
+    fn a_log_lines_message_and_fields_pass_the_sanitiser() {
+        #[derive(Clone, Default)]
+        struct Lines(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+        impl std::io::Write for Lines {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let lines = Lines::default();
+        let writer = lines.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .fmt_fields(super::log_fields())
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        let said = "gone\x1b]52;c;AAAA\x07\x1b[2J\u{202e}\nfake line";
+        tracing::subscriber::with_default(subscriber, || tracing::warn!(box_said = said, "the box said {said}"));
+        let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(!text.chars().any(|c| c.is_control() && c != '\n' || c == '\u{202e}'), "{text:?}");
+        assert!(text.contains("the box said gone fake line") && text.contains("box_said="), "{text}");
     }
 
     #[derive(Debug, thiserror::Error)]

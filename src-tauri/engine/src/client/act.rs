@@ -56,9 +56,13 @@ fn refusal(status: u16, body: &[u8]) -> ActError {
     ActError::Refused(said.unwrap_or_else(|| format!("the instance answered HTTP {status}")))
 }
 
-/// The CLI's own name (`Codex CLI`) for an agent id, for messages.
-pub fn cli_name(agent: &str) -> &str {
-    switchboard_core::agent(agent).map_or(agent, |cli| cli.name)
+/// The CLI's own name (`Codex CLI`) for an agent id, for messages; an agent this build does not
+/// know (a box's, a `custom` label) is said as one printable line of at most 40 characters.
+pub fn cli_name(agent: &str) -> std::borrow::Cow<'_, str> {
+    match switchboard_core::agent(agent) {
+        Some(cli) => cli.name.into(),
+        None => crate::text::clip_chars(&crate::text::printable_line(agent), 40).into(),
+    }
 }
 
 /// Allow or deny the permission the session holds for the board.
@@ -151,30 +155,33 @@ pub fn peek_text(peeked: &Value) -> String {
     let Ok(session) = serde_json::from_value::<Session>(peeked["session"].clone()) else {
         return "the instance sent no session\n".into();
     };
+    // Each field from the agent is one line here: a title or a command cannot draw a line of
+    // its own (a fake "1. Allow: …") between the ones this prints.
+    let line = crate::text::printable_line;
     let mut out = format!(
         "{} · {} · {}\n",
-        session.title.as_deref().unwrap_or(&session.session_id),
-        session.agent,
+        line(session.title.as_deref().unwrap_or(&session.session_id)),
+        line(&session.agent),
         session.status.map_or("no status yet".into(), |status| format!("{status:?}").to_lowercase())
     );
     if let Some(cwd) = &session.cwd {
-        out.push_str(&format!("in {cwd}\n"));
+        out.push_str(&format!("in {}\n", line(cwd)));
     }
     for question in &session.questions {
-        out.push_str(&format!("\nAsks: {}\n", question.question));
+        out.push_str(&format!("\nAsks: {}\n", line(&question.question)));
         for (n, option) in question.options.iter().enumerate() {
-            let about = option.description.as_deref().map(|d| format!(" — {d}")).unwrap_or_default();
-            out.push_str(&format!("  {}. {}{about}\n", n + 1, option.label));
+            let about = option.description.as_deref().map(|d| format!(" — {}", line(d))).unwrap_or_default();
+            out.push_str(&format!("  {}. {}{about}\n", n + 1, line(&option.label)));
         }
         if !question.options.is_empty() {
             out.push_str(&format!("  (switchboard answer {} N)\n", short(&session.session_id)));
         }
     }
     if let Some(command) = &session.command {
-        out.push_str(&format!("\nWants to run: {command}\n"));
+        out.push_str(&format!("\nWants to run: {}\n", line(command)));
     }
     if let Some(message) = &session.message {
-        out.push_str(&format!("\nLast message: {message}\n"));
+        out.push_str(&format!("\nLast message: {}\n", line(message)));
     }
     let turn: Vec<switchboard_core::turn::TurnItem> =
         peeked["lastTurn"].as_array().map(|items| items.iter().filter_map(turn_item).collect()).unwrap_or_default();

@@ -384,8 +384,10 @@ fn finish(shared: &Shared, mut child: Child, tail: &Mutex<VecDeque<u8>>, why: St
     let _ = child.kill();
     let _ = child.wait();
     shared.fail_pending(&why);
+    // The box's own words, on their way to the log, the board and `remote list`: one line,
+    // nothing a terminal would act on (issue 45: an OSC 52 once reached the user's clipboard).
     let said = String::from_utf8_lossy(lock(tail).make_contiguous()).trim().to_owned();
-    let said = said.lines().last().unwrap_or_default().to_owned();
+    let said = crate::text::printable_line(said.lines().last().unwrap_or_default()).trim().to_owned();
     if said.is_empty() {
         why
     } else {

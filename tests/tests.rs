@@ -11,6 +11,7 @@ mod hostile;
 mod installer;
 mod launch;
 mod link;
+mod notify;
 mod observed;
 mod persistence;
 mod push;

@@ -152,12 +152,12 @@ async fn the_notification_jumps_to_the_agents_tmux_pane() {
     app.post("codex", &hook("codex/PermissionRequest.json", "nowhere", Some("/src/else")));
     let plain = server.wait_for_summary("else — needs permission");
     assert!(!plain.actions.iter().any(|a| a == "jump"), "{:?}", plain.actions);
-    // The app subscribes to the actions after Notify returns: click until it is taken (bounded).
+    // One click, at once: the app listens for it before the notification is shown (issue 46).
+    server.invoke_action(notice.id, "jump").await;
     let started = std::time::Instant::now();
     while tmux(&["display", "-p", "#{pane_id}"]) != target {
         assert!(started.elapsed() < Duration::from_secs(10), "the notification's jump was never taken");
-        server.invoke_action(notice.id, "jump").await;
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     app.close().await;
 }

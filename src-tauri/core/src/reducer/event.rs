@@ -17,7 +17,9 @@ pub(super) enum Commit {
 /// At most [`MAX_TEXT`] characters (an ellipsis marks the cut).
 pub(crate) fn clip(text: &Option<String>) -> Option<String> {
     let text = text.as_ref()?;
-    if text.len() <= MAX_TEXT {
+    // Bytes first (cheap, and never fewer than characters), then characters: CJK text well
+    // under the limit in characters is three times it in bytes, and is not cut.
+    if text.len() <= MAX_TEXT || text.chars().nth(MAX_TEXT).is_none() {
         return Some(text.clone());
     }
     let mut clipped: String = text.chars().take(MAX_TEXT - 1).collect();

@@ -839,6 +839,21 @@ fn long_texts_are_clipped_and_subagents_are_bounded() {
     assert!(normalize("custom", &json!({"sessionId": long_id}), 1).is_none());
 }
 
+/// Issue 46: the limit is in characters. CJK text under it in characters (three times it in
+/// bytes) is kept whole, with no ellipsis; over it, it is cut to the limit, ellipsis included.
+#[test]
+fn clipping_counts_characters_not_bytes() {
+    let mut reducer = Reducer::new();
+    for (chars, kept) in [(MAX_TEXT - 10, MAX_TEXT - 10), (MAX_TEXT, MAX_TEXT), (MAX_TEXT + 1, MAX_TEXT)] {
+        let text = "漢".repeat(chars);
+        let done = normalize("custom", &json!({"sessionId": "cjk", "status": "done", "message": text}), 1).unwrap();
+        reducer.apply(&done, false);
+        let message = reducer.get("cjk").unwrap().message.clone().unwrap();
+        assert_eq!(message.chars().count(), kept, "{chars} characters");
+        assert_eq!(message.ends_with('…'), chars > MAX_TEXT, "{chars} characters");
+    }
+}
+
 const MAX_ID_LEN_FOR_TEST: usize = crate::normalize::MAX_ID_LEN;
 
 // --- Act from the board: a held permission ----------------------------------------------------

@@ -11,18 +11,88 @@ pub type WaitForAction = Box<dyn FnOnce(&mut dyn FnMut(&str)) + Send>;
 /// notification server took it.
 #[cfg(all(unix, not(target_os = "macos")))]
 pub fn show(summary: &str, body: &str, actions: &[(&str, &str)]) -> Result<Option<WaitForAction>, String> {
-    let mut notification = notify_rust::Notification::new();
     // What a session says is text, never markup: escaped where the server reads markup.
     let body = if reads_markup() { crate::text::notification_body(body) } else { crate::text::printable(body) };
-    notification.appname("Switchboard").summary(&crate::text::printable_line(summary)).body(&body);
-    for (id, label) in actions {
-        notification.action(id, label);
+    let summary = crate::text::printable_line(summary);
+    let shown = async { freedesktop::show(zbus::Connection::session().await?, &summary, &body, actions).await };
+    zbus::block_on(shown).map_err(|error| error.to_string())
+}
+
+#[cfg(all(unix, not(target_os = "macos")))]
+pub use freedesktop::show as show_on;
+
+/// The freedesktop notification server over D-Bus, spoken to directly.
+#[cfg(all(unix, not(target_os = "macos")))]
+mod freedesktop {
+    use futures_util::StreamExt;
+
+    use super::WaitForAction;
+
+    const NAME: &str = "org.freedesktop.Notifications";
+    const PATH: &str = "/org/freedesktop/Notifications";
+
+    /// `Notify` on `connection`'s bus, with the signals that report a click (or the closing)
+    /// already subscribed to: a click the instant the notification is drawn is heard, not lost
+    /// (issue 46).
+    pub async fn show(
+        connection: zbus::Connection,
+        summary: &str,
+        body: &str,
+        actions: &[(&str, &str)],
+    ) -> zbus::Result<Option<WaitForAction>> {
+        let signals = if actions.is_empty() {
+            None
+        } else {
+            let bus = zbus::fdo::DBusProxy::new(&connection).await?;
+            for member in ["ActionInvoked", "NotificationClosed"] {
+                let rule =
+                    zbus::MatchRule::builder().msg_type(zbus::message::Type::Signal).interface(NAME).member(member);
+                bus.add_match_rule(rule.build()?).await?;
+            }
+            Some(zbus::MessageStream::from(&connection))
+        };
+        let actions: Vec<&str> = actions.iter().flat_map(|(id, label)| [*id, *label]).collect();
+        let hints = std::collections::HashMap::<&str, zbus::Variant<'_>>::new();
+        let arguments = ("Switchboard", 0u32, "", summary, body, actions, hints, -1i32);
+        let reply = connection.call_method(Some(NAME), PATH, Some(NAME), "Notify", &arguments).await?;
+        let id: u32 = reply.body().deserialize()?;
+        let Some(signals) = signals else { return Ok(None) };
+        Ok(Some(Box::new(move |on_action: &mut dyn FnMut(&str)| {
+            zbus::block_on(wait_for_action(connection, signals, id, on_action))
+        })))
     }
-    let handle = notification.show().map_err(|error| error.to_string())?;
-    if actions.is_empty() {
-        return Ok(None);
+
+    /// Hands the clicked action's id to `on_action`; returns when the notification is closed.
+    async fn wait_for_action(
+        _connection: zbus::Connection,
+        mut signals: zbus::MessageStream,
+        id: u32,
+        on_action: &mut dyn FnMut(&str),
+    ) {
+        while let Some(Ok(message)) = signals.next().await {
+            let header = message.header();
+            if header.message_type() != zbus::message::Type::Signal {
+                continue;
+            }
+            let member = header.member().map(|member| member.as_str());
+            match member {
+                Some("ActionInvoked") => {
+                    if let Ok((notice, action)) = message.body().deserialize::<(u32, String)>() {
+                        if notice == id {
+                            on_action(&action);
+                            return;
+                        }
+                    }
+                }
+                Some("NotificationClosed")
+                    if message.body().deserialize::<(u32, u32)>().is_ok_and(|(notice, _)| notice == id) =>
+                {
+                    return;
+                }
+                _ => {}
+            }
+        }
     }
-    Ok(Some(Box::new(move |on_action: &mut dyn FnMut(&str)| handle.wait_for_action(|action| on_action(action)))))
 }
 
 /// Whether the notification server renders markup in bodies (`body-markup`); asked once.

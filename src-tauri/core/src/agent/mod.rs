@@ -70,6 +70,22 @@ mod tests {
         assert!(normalize("nope", &stop, 1).is_none());
     }
 
+    /// A row leaves out what it shares with [`Agent::BASE`], never what makes it itself.
+    #[test]
+    fn every_row_sets_what_the_base_cannot_know() {
+        for agent in AGENTS {
+            let named = !agent.id.is_empty() && !agent.name.is_empty() && !agent.short_name.is_empty();
+            assert!(named && agent.letter != Agent::BASE.letter, "{}: names and letter", agent.id);
+            let stop = serde_json::json!({"hook_event_name": "Stop", "session_id": "s"});
+            let _ = (agent.normalize)(&stop, 1);
+            if let Some(setup) = &agent.setup {
+                let said = [setup.dir, setup.file, setup.program, setup.install_hint, setup.next_step];
+                assert!(said.iter().all(|field| !field.is_empty()), "{}: its setup's own fields", agent.id);
+                assert!(!agent.hook_events.is_empty(), "{}: what is installed", agent.id);
+            }
+        }
+    }
+
     #[test]
     fn ids_are_unique_route_segments_and_every_installed_agent_says_how_to_resume() {
         for (n, agent) in AGENTS.iter().enumerate() {

@@ -148,6 +148,38 @@ pub struct Agent {
 }
 
 impl Agent {
+    /// What a row says by leaving a field out (`..Agent::BASE`): nothing started, installed,
+    /// decided or read; a tie by the hook's own process; digits pick options. A new capability
+    /// is one field here with its default, not an edit of every CLI's row. A row always sets
+    /// its own `id`, names, `letter`, `normalize` and `typing`.
+    pub const BASE: Agent = Agent {
+        id: "",
+        name: "",
+        short_name: "",
+        letter: '\0',
+        held_note: None,
+        start: None,
+        normalize: |_, _| None,
+        ignored: &[],
+        hook_events: &[],
+        decision_event: None,
+        decision_reply: DecisionReply::Nested,
+        why_not_decided: None,
+        answers_in_hook: false,
+        turn_end_hides_interrupts: false,
+        screen_cancel: None,
+        silent_reply: None,
+        resume: None,
+        title: TitleSource::None,
+        transcript: Transcript::NONE,
+        tie: Tie::HookProcess,
+        typing: Typing { prompts: &[], enter_after_ms: 150, pasted: None, options_by_digit: true },
+        setup: None,
+        detached_events: &[],
+        asks_only_when_held: false,
+        unanswered_reply: None,
+    };
+
     /// Whether `event` is the permission this agent lets the board decide.
     pub fn decides_with(&self, event: &str) -> bool {
         self.decision_event == Some(event)

@@ -55,6 +55,34 @@ pub struct Setup {
     pub bridge: Option<Bridge>,
 }
 
+impl Setup {
+    /// What a row's setup says by leaving a field out (`..Setup::BASE`): hooks in groups under
+    /// `command`/`timeout` (seconds), no switches to watch, nothing introduced late, no bridge.
+    /// A setup always sets its own `dir`, `file`, `program`, `install_hint` and `next_step`.
+    pub const BASE: Setup = Setup {
+        dir: "",
+        dir_var: None,
+        file: "",
+        program: "",
+        install_hint: "",
+        every_tool: &[],
+        timeout_in_ms: false,
+        layout: Layout::Groups,
+        command_key: "command",
+        timeout_key: "timeout",
+        event_env: None,
+        transcript_in: None,
+        hook_name: None,
+        comments: false,
+        all_off: None,
+        switch_on: None,
+        disabled_list: None,
+        introduced: &[],
+        next_step: "",
+        bridge: None,
+    };
+}
+
 /// A file of Switchboard's own that a CLI loads (pi's extension) to run the hooks of the hooks
 /// file: written whole by `install` (never over a file that is not ours), removed by `--uninstall`.
 #[derive(Clone, Copy, Debug)]

@@ -5,8 +5,8 @@ use serde_json::Value;
 mod transcript;
 
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, DecisionReply, Start, Tie, TitleSource, Transcript, Typing};
-use crate::agent::setup::{DirVar, Layout, Setup, Switch, Version};
+use crate::agent::row::{Agent, Start, TitleSource, Transcript, Typing};
+use crate::agent::setup::{DirVar, Setup, Switch, Version};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 const AGENT_ID: &str = "claude";
@@ -72,19 +72,13 @@ pub static AGENT: Agent = Agent {
     hook_events: HOOK_EVENTS,
     // It takes `hookSpecificOutput.decision.behavior` = allow | deny (checked by the real-CLI harness).
     decision_event: Some("PermissionRequest"),
-    decision_reply: DecisionReply::Nested,
-    why_not_decided: None,
     // Claude Code 2.1.332 reads AskUserQuestion's `updatedInput.answers` from an allowing
     // PermissionRequest hook; its own dialog is drawn ~0.4 s later all the same, and an answer
     // given there wins (the hook's later answer is ignored).
     answers_in_hook: true,
-    turn_end_hides_interrupts: false,
-    screen_cancel: None,
-    silent_reply: None,
     resume: Some("claude --resume {id}"),
     title: TitleSource::Transcript,
     transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: transcript::settles },
-    tie: Tie::HookProcess,
     typing: Typing { prompts: &["❯", ">"], enter_after_ms: 50, pasted: Some("[Pasted text"), options_by_digit: true },
     setup: Some(Setup {
         dir: ".claude",
@@ -93,14 +87,6 @@ pub static AGENT: Agent = Agent {
         program: "claude",
         install_hint: "npm install -g @anthropic-ai/claude-code",
         every_tool: &["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"],
-        layout: Layout::Groups,
-        command_key: "command",
-        timeout_key: "timeout",
-        event_env: None,
-        transcript_in: None,
-        timeout_in_ms: false,
-        hook_name: None,
-        comments: false,
         all_off: Some(Switch {
             path: &["disableAllHooks"],
             off: true,
@@ -108,18 +94,14 @@ pub static AGENT: Agent = Agent {
                       until you set it to false",
             fix: "set \"disableAllHooks\": false in {file}",
         }),
-        switch_on: None,
-        disabled_list: None,
         // Claude Code refuses a settings file with an unknown hook event as a whole ("Invalid key
         // in record"). Changelog 2.1.78 (anthropics/claude-code#35620).
         introduced: &[("StopFailure", Version(2, 1, 78))],
         next_step: "new Claude Code sessions report to Switchboard; in a session already running, open /hooks to \
                     accept the change (or restart it)",
-        bridge: None,
+        ..Setup::BASE
     }),
-    detached_events: &[],
-    asks_only_when_held: false,
-    unanswered_reply: None,
+    ..Agent::BASE
 };
 
 pub fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {

@@ -6,8 +6,8 @@ mod transcript;
 
 use super::claude::permission_request;
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, DecisionReply, Start, Tie, TitleSource, Transcript, Typing};
-use crate::agent::setup::{DirVar, Layout, Setup};
+use crate::agent::row::{Agent, Start, Tie, TitleSource, Transcript, Typing};
+use crate::agent::setup::{DirVar, Setup};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 const AGENT_ID: &str = "codex";
@@ -53,12 +53,6 @@ pub static AGENT: Agent = Agent {
     hook_events: HOOK_EVENTS,
     // Like Claude's (exit 0 only), and Codex draws its own prompt only after the hook returns.
     decision_event: Some("PermissionRequest"),
-    decision_reply: DecisionReply::Nested,
-    why_not_decided: None,
-    answers_in_hook: false,
-    turn_end_hides_interrupts: false,
-    screen_cancel: None,
-    silent_reply: None,
     resume: Some("codex resume {id}"),
     title: TitleSource::SessionIndex,
     transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: transcript::settles },
@@ -81,25 +75,11 @@ pub static AGENT: Agent = Agent {
         // An omitted matcher matches everything in every release (older ones compile a matcher as
         // a regex, where `*` is invalid).
         every_tool: &[],
-        layout: Layout::Groups,
-        command_key: "command",
-        timeout_key: "timeout",
-        event_env: None,
-        transcript_in: None,
-        timeout_in_ms: false,
-        hook_name: None,
-        comments: false,
-        all_off: None,
-        switch_on: None,
-        disabled_list: None,
-        introduced: &[],
         next_step: "Codex runs a new or changed hook only after you trust it: start Codex and choose to trust the \
                     hooks when it says they need review, or run /hooks and trust Switchboard's",
-        bridge: None,
+        ..Setup::BASE
     }),
-    detached_events: &[],
-    asks_only_when_held: false,
-    unanswered_reply: None,
+    ..Agent::BASE
 };
 
 pub fn normalize_codex(raw: &Value, now: Millis) -> Option<StatusEvent> {

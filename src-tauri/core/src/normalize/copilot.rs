@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 mod transcript;
 
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, DecisionReply, Start, Tie, TitleSource, Transcript, Typing};
+use crate::agent::row::{Agent, DecisionReply, Start, Transcript, Typing};
 use crate::agent::setup::{DirVar, Layout, Setup};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
@@ -58,15 +58,8 @@ pub static AGENT: Agent = Agent {
     // it draws a dialog (checked by the real-CLI harness).
     decision_event: Some("permissionRequest"),
     decision_reply: DecisionReply::Flat,
-    why_not_decided: None,
-    answers_in_hook: false,
-    turn_end_hides_interrupts: false,
-    screen_cancel: None,
-    silent_reply: None,
     resume: Some("copilot --resume {id}"),
-    title: TitleSource::None,
     transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: transcript::settles },
-    tie: Tie::HookProcess,
     // Its ask_user form picks with ↑/↓ from wherever its cursor is, not by number: an option is
     // not typed from the board (checked on 1.0.102).
     typing: Typing { prompts: &["❯", ">"], enter_after_ms: 150, pasted: Some("[Paste"), options_by_digit: false },
@@ -80,27 +73,19 @@ pub static AGENT: Agent = Agent {
         install_hint: "npm install -g @github/copilot",
         // Its matcher is a regex anchored on the tool's name: "*" is invalid, none matches all.
         every_tool: &[],
-        timeout_in_ms: false,
         layout: Layout::Flat { version: 1 },
         command_key: "bash",
         timeout_key: "timeoutSec",
         event_env: Some("SWITCHBOARD_HOOK_EVENT"),
         // Only agentStop names it, and an Esc before the first one must still be seen there.
         transcript_in: Some("session-state/{id}/events.jsonl"),
-        hook_name: None,
-        comments: false,
         // `disableAllHooks` lives in its settings.json, not in this file.
         all_off: None,
-        switch_on: None,
-        disabled_list: None,
-        introduced: &[],
         next_step: "new Copilot CLI sessions report to Switchboard (from their first prompt); restart the ones \
                     already running",
-        bridge: None,
+        ..Setup::BASE
     }),
-    detached_events: &[],
-    asks_only_when_held: false,
-    unanswered_reply: None,
+    ..Agent::BASE
 };
 
 /// Its camelCase payload in the shared snake_case shape (the event's name was added by the

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::agent::row::{Agent, DecisionReply, Tie, TitleSource, Transcript, Typing};
+use crate::agent::row::{Agent, Typing};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
 /// Scripts and tools that speak Switchboard's own event (SPEC 1.4): not installed, not decided.
@@ -12,27 +12,10 @@ pub static AGENT: Agent = Agent {
     name: "Custom",
     short_name: "Custom",
     letter: '?',
-    held_note: None,
-    start: None,
     normalize: normalize_custom,
-    ignored: &[],
-    hook_events: &[],
-    decision_event: None,
-    decision_reply: DecisionReply::Nested,
     why_not_decided: Some("a custom agent has no permission hook"),
-    answers_in_hook: false,
-    turn_end_hides_interrupts: false,
-    screen_cancel: None,
-    silent_reply: None,
-    resume: None,
-    title: TitleSource::None,
-    transcript: Transcript::NONE,
-    tie: Tie::HookProcess,
     typing: Typing { prompts: &[">"], enter_after_ms: 50, pasted: None, options_by_digit: true },
-    setup: None,
-    detached_events: &[],
-    asks_only_when_held: false,
-    unanswered_reply: None,
+    ..Agent::BASE
 };
 
 pub fn normalize_custom(raw: &Value, now: Millis) -> Option<StatusEvent> {

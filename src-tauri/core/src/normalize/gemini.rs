@@ -5,8 +5,8 @@ use serde_json::Value;
 mod transcript;
 
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, DecisionReply, Start, Tie, TitleSource, Transcript, Typing};
-use crate::agent::setup::{DirVar, Layout, Setup, Switch};
+use crate::agent::row::{Agent, Start, Transcript, Typing};
+use crate::agent::setup::{DirVar, Setup, Switch};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, StatusEvent};
 
 const AGENT_ID: &str = "gemini";
@@ -36,24 +36,19 @@ pub static AGENT: Agent = Agent {
     name: "Gemini CLI",
     short_name: "Gemini",
     letter: 'G',
-    held_note: None,
     start: Some(Start { program: "gemini", prompt_flag: Some("--prompt-interactive") }),
     normalize: normalize_gemini,
     ignored: IGNORED,
     hook_events: HOOK_EVENTS,
-    decision_event: None,
     // 0.61.0: BeforeTool runs before every tool (not only those that will ask), ignores "allow",
     // and hides the confirmation while it runs.
-    decision_reply: DecisionReply::Nested,
+    decision_event: None,
     why_not_decided: Some("no hook of Gemini CLI 0.61 can approve a tool"),
-    answers_in_hook: false,
     turn_end_hides_interrupts: true,
     screen_cancel: Some("Request cancelled."),
     silent_reply: Some("{}"),
     resume: Some("gemini --resume {id}"),
-    title: TitleSource::None,
     transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: transcript::settles },
-    tie: Tie::HookProcess,
     typing: Typing { prompts: &[">", "*"], enter_after_ms: 150, pasted: None, options_by_digit: true },
     setup: Some(Setup {
         dir: ".gemini",
@@ -62,11 +57,6 @@ pub static AGENT: Agent = Agent {
         program: "gemini",
         install_hint: "npm install -g @google/gemini-cli",
         every_tool: &["BeforeTool", "AfterTool"],
-        layout: Layout::Groups,
-        command_key: "command",
-        timeout_key: "timeout",
-        event_env: None,
-        transcript_in: None,
         timeout_in_ms: true,
         hook_name: Some("switchboard"),
         // It reads settings through strip-json-comments: rewriting would lose them.
@@ -86,13 +76,10 @@ pub static AGENT: Agent = Agent {
                       switchboard` in Gemini CLI) for Gemini sessions to appear",
             fix: "run /hooks enable switchboard in Gemini CLI",
         }),
-        introduced: &[],
         next_step: "new Gemini CLI sessions report to Switchboard; restart the ones already running",
-        bridge: None,
+        ..Setup::BASE
     }),
-    detached_events: &[],
-    asks_only_when_held: false,
-    unanswered_reply: None,
+    ..Agent::BASE
 };
 
 pub fn normalize_gemini(raw: &Value, now: Millis) -> Option<StatusEvent> {

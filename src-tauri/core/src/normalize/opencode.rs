@@ -13,7 +13,7 @@
 use serde_json::Value;
 
 use super::{lifecycle, one_line, request_failed, Hook};
-use crate::agent::row::{Agent, DecisionReply, Start, Tie, TitleSource, Transcript, Typing};
+use crate::agent::row::{Agent, DecisionReply, Start, Typing};
 use crate::agent::setup::{Bridge, DirVar, Layout, Setup};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
@@ -82,15 +82,7 @@ pub static AGENT: Agent = Agent {
     // The bridge replies through OpenCode's own server, as its dialog does.
     decision_event: Some("permission.asked"),
     decision_reply: DecisionReply::Flat,
-    why_not_decided: None,
-    answers_in_hook: false,
-    turn_end_hides_interrupts: false,
-    screen_cancel: None,
-    silent_reply: None,
     resume: Some("opencode -s {id}"),
-    title: TitleSource::None,
-    transcript: Transcript::NONE,
-    tie: Tie::HookProcess,
     typing: Typing { prompts: &["┃"], enter_after_ms: 200, pasted: None, options_by_digit: true },
     setup: Some(Setup {
         dir: ".config/opencode",
@@ -98,29 +90,16 @@ pub static AGENT: Agent = Agent {
         file: "switchboard-hooks.json",
         program: "opencode",
         install_hint: "npm install -g opencode-ai",
-        every_tool: &[],
         layout: Layout::Flat { version: 1 },
-        command_key: "command",
-        timeout_key: "timeout",
-        event_env: None,
-        transcript_in: None,
-        timeout_in_ms: false,
-        hook_name: None,
-        comments: false,
-        all_off: None,
-        switch_on: None,
-        disabled_list: None,
-        introduced: &[],
         next_step: "new OpenCode sessions report to Switchboard; restart the ones already running",
         bridge: Some(Bridge {
             file: "plugin/switchboard.js",
             source: include_str!("opencode/bridge.js"),
             mark: "Switchboard's bridge for OpenCode",
         }),
+        ..Setup::BASE
     }),
-    detached_events: &[],
-    asks_only_when_held: false,
-    unanswered_reply: None,
+    ..Agent::BASE
 };
 
 pub fn normalize_opencode(raw: &Value, now: Millis) -> Option<StatusEvent> {

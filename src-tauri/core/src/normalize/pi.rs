@@ -14,7 +14,7 @@ use serde_json::Value;
 mod transcript;
 
 use super::{lifecycle, request_failed, Hook};
-use crate::agent::row::{Agent, DecisionReply, Start, Tie, TitleSource, Transcript, Typing};
+use crate::agent::row::{Agent, DecisionReply, Start, Transcript, Typing};
 use crate::agent::setup::{Bridge, DirVar, Layout, Setup};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, StatusEvent};
 
@@ -72,15 +72,8 @@ pub static AGENT: Agent = Agent {
     // The bridge blocks the call on `{"behavior":"deny"}` and lets it run on allow.
     decision_event: Some("tool_call"),
     decision_reply: DecisionReply::Flat,
-    why_not_decided: None,
-    answers_in_hook: false,
-    turn_end_hides_interrupts: false,
-    screen_cancel: None,
-    silent_reply: None,
     resume: Some("pi --session {id}"),
-    title: TitleSource::None,
     transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: |_| false },
-    tie: Tie::HookProcess,
     typing: Typing { prompts: &[], enter_after_ms: 150, pasted: Some("[paste #"), options_by_digit: true },
     setup: Some(Setup {
         dir: ".pi/agent",
@@ -88,29 +81,18 @@ pub static AGENT: Agent = Agent {
         file: "switchboard-hooks.json",
         program: "pi",
         install_hint: "npm install -g @mariozechner/pi-coding-agent",
-        every_tool: &[],
         layout: Layout::Flat { version: 1 },
-        command_key: "command",
-        timeout_key: "timeout",
-        event_env: None,
-        transcript_in: None,
-        timeout_in_ms: false,
-        hook_name: None,
-        comments: false,
-        all_off: None,
-        switch_on: None,
-        disabled_list: None,
-        introduced: &[],
         next_step: "new pi sessions report to Switchboard; in a session already running, type /reload",
         bridge: Some(Bridge {
             file: "extensions/switchboard.ts",
             source: include_str!("pi/bridge.ts"),
             mark: "Switchboard's bridge for pi",
         }),
+        ..Setup::BASE
     }),
-    detached_events: &[],
     asks_only_when_held: true,
     unanswered_reply: Some(r#"{"behavior":"ask"}"#),
+    ..Agent::BASE
 };
 
 pub fn normalize_pi(raw: &Value, now: Millis) -> Option<StatusEvent> {

@@ -12,7 +12,7 @@ use serde_json::Value;
 mod transcript;
 
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, DecisionReply, Start, Tie, TitleSource, Transcript, Typing};
+use crate::agent::row::{Agent, Start, Transcript, Typing};
 use crate::agent::setup::{DirVar, Layout, Setup, Switch};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
@@ -65,17 +65,10 @@ pub static AGENT: Agent = Agent {
     // It takes Claude's `hookSpecificOutput.decision.behavior` = allow | deny before it draws its
     // dialog (checked by the real-CLI harness).
     decision_event: Some("PermissionRequest"),
-    decision_reply: DecisionReply::Nested,
-    why_not_decided: None,
     // An allowing hook is ignored for a tool that needs the user (its question dialog shows anyway).
     answers_in_hook: false,
-    turn_end_hides_interrupts: false,
-    screen_cancel: None,
-    silent_reply: None,
     resume: Some("qwen --resume {id}"),
-    title: TitleSource::None,
     transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: |_| false },
-    tie: Tie::HookProcess,
     typing: Typing { prompts: &[">", "*"], enter_after_ms: 150, pasted: Some("[Pasted text"), options_by_digit: true },
     setup: Some(Setup {
         dir: ".qwen",
@@ -86,12 +79,6 @@ pub static AGENT: Agent = Agent {
         every_tool: &["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"],
         // Seconds (values of 1000 and more keep an old meaning in milliseconds).
         layout: Layout::Groups,
-        command_key: "command",
-        timeout_key: "timeout",
-        event_env: None,
-        transcript_in: None,
-        timeout_in_ms: false,
-        hook_name: None,
         comments: true,
         all_off: Some(Switch {
             path: &["disableAllHooks"],
@@ -100,15 +87,11 @@ pub static AGENT: Agent = Agent {
                       until you set it to false",
             fix: "set \"disableAllHooks\": false in {file}",
         }),
-        switch_on: None,
-        disabled_list: None,
-        introduced: &[],
         next_step: "new Qwen Code sessions report to Switchboard; restart the ones already running",
-        bridge: None,
+        ..Setup::BASE
     }),
     detached_events: &["StopFailure", "MessageDisplay", "SessionDelete"],
-    asks_only_when_held: false,
-    unanswered_reply: None,
+    ..Agent::BASE
 };
 
 pub fn normalize_qwen(raw: &Value, now: Millis) -> Option<StatusEvent> {

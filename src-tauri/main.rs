@@ -80,7 +80,7 @@ enum Command {
     },
     /// Forward one hook event from stdin to the running instance (what the CLIs run)
     Hook {
-        /// The CLI that sent it: claude, codex, gemini or custom
+        /// The CLI that sent it: its id, as `install` wrote it, or custom
         agent: String,
     },
     /// Show the sessions of the running instance
@@ -91,7 +91,7 @@ enum Command {
     },
     /// Register Switchboard's hooks in the CLIs' settings
     Install {
-        /// A CLI's id (claude, codex, gemini), or all
+        /// A CLI's id (a wrong one lists them all), or all
         #[arg(default_value = "all", value_parser = install_target)]
         target: String,
         /// Remove Switchboard's hooks instead
@@ -144,7 +144,7 @@ enum Command {
     /// Start an agent CLI in Switchboard's own tmux server (`tmux -L switchboard`): its node
     /// appears with its first event, and it outlives the app
     New {
-        /// The CLI's id (claude, codex, gemini)
+        /// The CLI's id (a wrong one lists them all)
         #[arg(value_parser = startable_cli)]
         cli: String,
         /// The folder it works in (default: this one)

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Runs the real-CLI scenarios: `run.py [claude|codex|gemini ...]` (default: all three).
+"""Runs the real-CLI scenarios: `run.py [claude|codex|gemini ...]` (default: every CLI the
+installer connects, in the registry's order: Rust's table as ui/src/bindings/agents.ts has it).
 
 Each CLI module exposes PACKAGE, VERSION and `run(ctx, report)`. The closing line counts the
 scenarios per CLI; the exit status is non-zero when any scenario failed.
@@ -8,6 +9,7 @@ scenarios per CLI; the exit status is non-zero when any scenario failed.
 from __future__ import annotations
 
 import importlib
+import re
 import shutil
 import sys
 import traceback
@@ -16,7 +18,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 
-CLIS = ["claude", "codex", "gemini", "qwen", "copilot", "pi", "opencode"]
+
+def installed_clis() -> list[str]:
+    """The ids of the registry's CLIs that get hooks (each has its module here, `<id>.py`)."""
+    agents = Path(__file__).resolve().parents[2] / "ui/src/bindings/agents.ts"
+    rows = re.findall(r'\{ id: "([a-z-]+)".*installs: (true|false) \}', agents.read_text())
+    return [cli for cli, installs in rows if installs == "true"]
+
+
+CLIS = installed_clis()
 # The build's binary, before any Context points SWITCHBOARD_BIN at its private copy.
 BUILT = harness.switchboard_bin()
 

@@ -93,7 +93,7 @@ pub fn hook_command(beside_app: bool) -> Result<PathBuf, ApiError> {
 }
 
 /// `switchboard install <target>` and the app's "Connect my CLIs": registers (or removes) the
-/// hooks of `target` (`claude`, `codex`, `gemini` or `all`). One outcome per CLI, each with its
+/// hooks of `target` (a CLI's id, or `all`). One outcome per CLI, each with its
 /// own result.
 pub fn install(
     target: &str,

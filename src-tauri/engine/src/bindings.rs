@@ -47,13 +47,6 @@ fn generated() -> Vec<(&'static str, String)> {
         ("RemoteState.ts", file(RemoteState::decl(), &["LinkState"])),
         ("Verdict.ts", file(Verdict::decl(), &[])),
         ("ErrorKind.ts", file(ErrorKind::decl(), &[])),
-        (
-            "deciding.ts",
-            format!(
-                "{header}\n/** The CLIs whose permission prompts can wait for Allow / Deny from Switchboard. */\nexport const DECIDING_CLIS: readonly string[] = {:?};\n",
-                switchboard_core::agent::deciding().collect::<Vec<_>>()
-            ),
-        ),
         ("agents.ts", agents(header)),
     ]
 }

@@ -1,32 +1,39 @@
-//! Normalizers: one per CLI, one signature, one table (SPEC 1.4).
+//! The CLIs, one module each (`<cli>.rs` and its folder `<cli>/`), and the one table of them:
+//! a new CLI is its module and two lines here — its `mod` and its row in [`AGENTS`]
+//! (docs/ARCHITECTURE.md, "An eighth CLI").
 //!
-//! A normalizer turns a CLI's raw hook JSON into a [`StatusEvent`], or `None` for input that is
-//! malformed or not in its table. It never panics and never reports an error: a hook must never
-//! fail the agent, so bad input is simply dropped.
+//! Each module's normalizer turns the CLI's raw hook JSON into a [`StatusEvent`], or `None` for
+//! input that is malformed or not in its table. It never panics and never reports an error: a
+//! hook must never fail the agent, so bad input is simply dropped.
 
 pub(crate) mod claude;
 pub(crate) mod codex;
 pub(crate) mod copilot;
 pub(crate) mod custom;
-pub mod edit;
 pub(crate) mod gemini;
-pub mod observed;
 pub(crate) mod opencode;
 pub(crate) mod pi;
 pub(crate) mod qwen;
 
+pub mod edit;
+pub mod observed;
+
 use serde_json::{Map, Value};
 
+use crate::agent::Agent;
 use crate::status::{Lifecycle, Millis, SessionKind, StatusEvent};
 
-pub use claude::normalize_claude;
-pub use codex::normalize_codex;
-pub use copilot::normalize_copilot;
-pub use custom::normalize_custom;
-pub use gemini::normalize_gemini;
-pub use opencode::normalize_opencode;
-pub use pi::normalize_pi;
-pub use qwen::normalize_qwen;
+/// Every agent Switchboard understands, in the order the board and the installer list them.
+pub static AGENTS: &[&Agent] = &[
+    &claude::AGENT,
+    &codex::AGENT,
+    &gemini::AGENT,
+    &qwen::AGENT,
+    &copilot::AGENT,
+    &pi::AGENT,
+    &opencode::AGENT,
+    &custom::AGENT,
+];
 
 /// Longest session id accepted (real ids are 36 characters); longer ones are dropped.
 pub const MAX_ID_LEN: usize = 256;

@@ -446,16 +446,28 @@ mod tests {
         Machine { home, bin, options }
     }
 
+    /// Each CLI's program as it says its version (the formats differ), and the version read.
+    const VERSIONS: &[(&str, &str, &str)] = &[
+        ("claude", "echo '2.1.332 (Claude Code)'", "2.1.332"),
+        ("codex", "echo 'codex-cli 0.171.0'", "0.171.0"),
+        ("gemini", "echo 0.61.0", "0.61.0"),
+        ("qwen", "echo 0.24.4", "0.24.4"),
+        ("copilot", "echo 'GitHub Copilot CLI 1.0.102.'", "1.0.102"),
+        ("pi", "echo 0.73.1", "0.73.1"),
+        ("opencode", "echo 1.18.33", "1.18.33"),
+    ];
+
+    /// Every CLI of the registry on PATH; one not in [`VERSIONS`] says `1.0.0`.
     fn all_clis() -> Machine {
-        machine(&[
-            ("claude", "echo '2.1.332 (Claude Code)'"),
-            ("codex", "echo 'codex-cli 0.171.0'"),
-            ("gemini", "echo 0.61.0"),
-            ("qwen", "echo 0.24.4"),
-            ("copilot", "echo 'GitHub Copilot CLI 1.0.102.'"),
-            ("pi", "echo 0.73.1"),
-            ("opencode", "echo 1.18.33"),
-        ])
+        let stubs: Vec<(&str, &str)> = Cli::all()
+            .map(|cli| {
+                let program = cli.setup().program;
+                let said =
+                    VERSIONS.iter().find(|(id, ..)| *id == cli.agent()).map_or("echo 1.0.0", |(_, said, _)| said);
+                (program, said)
+            })
+            .collect();
+        machine(&stubs)
     }
 
     fn install_all(machine: &Machine) {
@@ -499,7 +511,7 @@ mod tests {
         let machine = all_clis();
         let report = examine_quietly(&machine.options);
         assert!(!report.ok);
-        for agent in ["claude", "codex", "gemini", "qwen", "copilot", "pi", "opencode"] {
+        for agent in Cli::all().map(Cli::agent) {
             let path = check(&report, &format!("{agent}.path"));
             assert_eq!(path.outcome, Outcome::Pass, "{path:?}");
             let hooks = check(&report, &format!("{agent}.hooks"));
@@ -507,18 +519,10 @@ mod tests {
             assert_eq!(hooks.fix.as_deref(), Some(format!("switchboard install {agent}").as_str()));
         }
         let versions: Vec<_> = report.agents.iter().map(|agent| agent.version.as_deref()).collect();
-        assert_eq!(
-            versions,
-            [
-                Some("2.1.332"),
-                Some("0.171.0"),
-                Some("0.61.0"),
-                Some("0.24.4"),
-                Some("1.0.102"),
-                Some("0.73.1"),
-                Some("1.18.33")
-            ]
-        );
+        let expected: Vec<_> = Cli::all()
+            .map(|cli| Some(VERSIONS.iter().find(|(id, ..)| *id == cli.agent()).map_or("1.0.0", |(.., read)| read)))
+            .collect();
+        assert_eq!(versions, expected);
         assert_eq!(report.agents[0].path.as_deref(), Some(machine.bin.path().join("claude").to_str().unwrap()));
         assert_eq!(check(&report, "codex.trust").outcome, Outcome::Skip);
         assert_eq!(check(&report, "gemini.folder").outcome, Outcome::Fail);

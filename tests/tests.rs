@@ -4,6 +4,7 @@
 mod answer;
 mod cli;
 mod decide;
+mod docs;
 mod doctor;
 mod forwarder;
 mod hook_server;

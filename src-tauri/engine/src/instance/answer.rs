@@ -231,6 +231,10 @@ pub fn deliver(session: &Session, answer: &Answer) -> Result<Delivered, AnswerEr
     let pane = tied_pane(session)?;
     let typed = match &keys {
         Keys::Digit(digit) => {
+            if let (Answer::Option(n), Some(question)) = (answer, session.questions.first()) {
+                let option = question.options.get(n - 1).map_or("", |option| option.label.as_str());
+                typing::await_settled(&pane, option);
+            }
             if !tmux::type_literally(pane.socket(), &pane.id, digit) {
                 return Err(typing::TypingError::Failed(pane.id).into());
             }

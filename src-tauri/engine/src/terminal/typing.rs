@@ -57,6 +57,36 @@ pub fn type_line(pane: &Pane, text: &str, typing: &Typing) -> Result<(), TypingE
     Ok(())
 }
 
+/// How long a question's dialog may take to be drawn and to stop changing before its option is
+/// typed anyway (a spinner elsewhere on screen never lets it stand still).
+const SETTLE_WITHIN: Duration = Duration::from_secs(3);
+/// How long the screen must stay the same, the option on it, before the dialog takes keys.
+const SETTLED_FOR: Duration = Duration::from_millis(250);
+
+/// Waits until the pane shows `option` and its screen has stopped changing (issue 46): a key
+/// typed the instant a dialog is drawn, before the TUI listens to it, is lost — so the option is
+/// typed once, when the dialog stands still, not again when it was not taken. `false` when the
+/// screen never settled within [`SETTLE_WITHIN`] (the caller types all the same).
+pub fn await_settled(pane: &Pane, option: &str) -> bool {
+    let head: String = option.trim().chars().take(HEAD_CHARS).collect();
+    let started = Instant::now();
+    let mut last: Option<(String, Instant)> = None;
+    while started.elapsed() < SETTLE_WITHIN {
+        let Some(screen) = tmux::capture(pane.socket(), &pane.id, 0) else { return false };
+        let now = Instant::now();
+        match &last {
+            Some((seen, since)) if *seen == screen => {
+                if screen.contains(&head) && now.duration_since(*since) >= SETTLED_FOR {
+                    return true;
+                }
+            }
+            _ => last = Some((screen, now)),
+        }
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    false
+}
+
 /// What the composer's line holds beside the typed text.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Composer {
@@ -112,6 +142,66 @@ fn strip_prompt<'a>(text: &'a str, prompts: &[&str]) -> &'a str {
 
 #[cfg(test)]
 mod tests {
+    /// A pane on a tmux server of the test's own, running `script`.
+    struct Tmux {
+        socket: tempfile::TempDir,
+        pane: Pane,
+    }
+
+    impl Tmux {
+        fn run(script: &str) -> Self {
+            let socket = tempfile::tempdir().unwrap();
+            let path = socket.path().join("tmux");
+            let started = std::process::Command::new("tmux")
+                .arg("-S")
+                .arg(&path)
+                .args([
+                    "-f",
+                    "/dev/null",
+                    "new-session",
+                    "-d",
+                    "-x",
+                    "80",
+                    "-y",
+                    "20",
+                    "-P",
+                    "-F",
+                    "#{pane_id}",
+                    "sh",
+                    "-c",
+                ])
+                .arg(script)
+                .output()
+                .expect("tmux (package tmux)");
+            let id = String::from_utf8_lossy(&started.stdout).trim().to_owned();
+            assert!(id.starts_with('%'), "{started:?}");
+            Self { pane: Pane { id, socket: Some(path) }, socket }
+        }
+    }
+
+    impl Drop for Tmux {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("tmux")
+                .arg("-S")
+                .arg(self.socket.path().join("tmux"))
+                .arg("kill-server")
+                .status();
+        }
+    }
+
+    /// Issue 46: the option is typed once the dialog stands still with the option on it — not
+    /// while it is being drawn, and never again.
+    #[test]
+    fn an_option_waits_for_its_dialog_to_be_drawn_and_still() {
+        let dialog = Tmux::run("sleep 0.6; printf 'Which color?\\n  1. Red\\n  2. Blue\\n'; sleep 60");
+        assert!(await_settled(&dialog.pane, "Blue"));
+        let screen = tmux::capture(dialog.pane.socket(), &dialog.pane.id, 0).unwrap();
+        assert!(screen.contains("2. Blue"), "typed only once the option is on screen: {screen}");
+        // A screen that never stands still: given up on (the option is typed all the same).
+        let busy = Tmux::run("while true; do date +%N; sleep 0.05; done");
+        assert!(!await_settled(&busy.pane, "Blue"));
+    }
+
     use super::*;
 
     const TYPING: Typing =

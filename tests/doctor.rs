@@ -9,7 +9,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 use switchboard_engine::api;
-use switchboard_engine::setup::doctor::{self, DoctorOptions, DoctorReport};
+use switchboard_engine::setup::doctor::{self, DoctorReport};
 
 use crate::support::{Serve, BIN};
 
@@ -69,10 +69,11 @@ impl Machine {
         let env = self.env(state_dir);
         let var = |name: &str| env.iter().find(|(key, _)| *key == name).map(|(_, value)| value.clone().into());
         let command_path = fs::canonicalize(BIN).unwrap();
-        let options = DoctorOptions::from_vars(var, command_path, state_dir.to_owned(), None).unwrap();
-        doctor::examine(&options, |session_id| {
+        // The very function the app's command calls, on this machine's environment.
+        api::doctor_in(var, command_path, state_dir.to_owned(), None, |session_id| {
             api::remove_through_instance(state_dir, session_id);
         })
+        .unwrap()
     }
 
     /// What Codex's "Trust all and continue" writes.

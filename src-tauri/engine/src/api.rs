@@ -145,7 +145,18 @@ pub fn doctor(
     folder: Option<PathBuf>,
     remove_test_session: impl FnOnce(&str),
 ) -> Result<DoctorReport, ApiError> {
-    let options = DoctorOptions::from_env(command_path, state_dir, folder).ok_or_else(ApiError::no_home)?;
+    doctor_in(|name| std::env::var_os(name), command_path, state_dir, folder, remove_test_session)
+}
+
+/// [`doctor`] on the environment `var` reads (a test's machine rather than the test's own).
+pub fn doctor_in(
+    var: impl Fn(&str) -> Option<std::ffi::OsString>,
+    command_path: PathBuf,
+    state_dir: PathBuf,
+    folder: Option<PathBuf>,
+    remove_test_session: impl FnOnce(&str),
+) -> Result<DoctorReport, ApiError> {
+    let options = DoctorOptions::from_vars(var, command_path, state_dir, folder).ok_or_else(ApiError::no_home)?;
     Ok(doctor::examine(&options, remove_test_session))
 }
 

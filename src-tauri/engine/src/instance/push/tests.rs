@@ -399,9 +399,10 @@ fn a_receiver_that_never_answers_delays_no_hook_and_not_the_board() {
     assert_eq!(waiting, OUTBOX);
 }
 
-/// A report, not an assertion: hook "needs you" → the push received, over 50 sessions.
+/// Fifty sessions that newly need the user, one after another, are each pushed once, in order,
+/// as blocked; how long each took from hook to receiver is reported (a figure, not a bound).
 #[test]
-fn report_hook_to_push_latency() {
+fn each_of_fifty_hooks_that_need_the_user_is_pushed_once_in_order() {
     let receiver = Receiver::answering(200);
     let board = Board::start();
     let push = Push::start(Reach { webhook: channel(receiver.url("/hook"), false), ..Reach::default() }, options());
@@ -410,10 +411,19 @@ fn report_hook_to_push_latency() {
     let mut latencies = Vec::new();
     for n in 0..50 {
         let sent = Instant::now();
-        board.hook(&client, &format!("latency-{n:02}"), "blocked");
+        board.hook(&client, &format!("{n:02}-latency"), "blocked");
         let received = receiver.wait_for(n + 1);
         latencies.push(received[n].at.duration_since(sent));
     }
+    let pushed: Vec<(String, String)> = receiver
+        .wait_for(50)
+        .iter()
+        .map(|request| serde_json::from_str::<serde_json::Value>(&request.body).unwrap())
+        .map(|body| (body["session"].as_str().unwrap_or_default().to_owned(), body["status"].to_string()))
+        .collect();
+    let expected: Vec<(String, String)> =
+        (0..50).map(|n| (format!("{n:02}-latency").chars().take(8).collect(), "\"blocked\"".to_owned())).collect();
+    assert_eq!(pushed, expected);
     latencies.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     eprintln!(

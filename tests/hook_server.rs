@@ -1,4 +1,4 @@
-//! SPEC 3, bullet by bullet, against a real server on loopback.
+//! docs/model.md §3, bullet by bullet, against a real server on loopback.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};

@@ -1,4 +1,5 @@
-//! SPEC 7 through real `serve` processes: restarts, `kill -9`, damaged and newer databases.
+//! docs/model.md §7 through real `serve` processes: restarts, `kill -9`, damaged and newer
+//! databases.
 
 use std::time::{Duration, Instant};
 

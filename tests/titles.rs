@@ -1,4 +1,4 @@
-//! Node titles from the agents' own files (SPEC 4), through a running `serve`.
+//! Node titles from the agents' own files (docs/model.md §4), through a running `serve`.
 
 use serde_json::json;
 

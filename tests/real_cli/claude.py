@@ -1,10 +1,10 @@
 """The real Claude Code, driven in tmux against a fake Anthropic API, reporting to a private
 `switchboard serve` through the hooks `switchboard install claude` registered.
 
-Expectations are SPEC §8's. Besides Switchboard's own hooks, the project's settings carry a
-recorder hook on every event the binary knows (events/claude.txt) that appends each payload to
-`events.jsonl`: it tells the test when an event has fired (the late Notification, PostCompact)
-and gives every failed check the event sequence behind it.
+Expectations are those of docs/model.md §8. Besides Switchboard's own hooks, the project's
+settings carry a recorder hook on every event the binary knows (events/claude.txt) that appends
+each payload to `events.jsonl`: it tells the test when an event has fired (the late Notification,
+PostCompact) and gives every failed check the event sequence behind it.
 
 Where no hook fires (a refused permission, Esc), the status the hooks left is asserted, the
 scenario is noted pending, and the lines Claude appended to its transcript are saved to
@@ -244,8 +244,8 @@ class ClaudeSession:
         return ok
 
     def no_hook(self, session_id: str, hook_left: str, pending: str):
-        """After an action that fires no hook (SPEC §8): the second source (the transcript's
-        interrupt record) must settle the turn as done + interrupted within 2 s."""
+        """After an action that fires no hook (docs/model.md §8): the second source (the
+        transcript's interrupt record) must settle the turn as done + interrupted within 2 s."""
         settled = harness.wait_until(
             lambda: (lambda s: s if s and s["status"] == "done" and s["interrupted"] else None)(self.sb(session_id)), 2)
         last = self.sb(session_id)

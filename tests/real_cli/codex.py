@@ -2,7 +2,8 @@
 
 Run: `python3 tests/real_cli/run.py codex`. One interactive Codex (`--no-daemon`: hooks run in
 its own process and SessionEnd comes at /exit, not ~60 s later) carries most scenarios as turns of
-one session; /clear, /exit and `codex resume` follow. Expected statuses are SPEC 8's.
+one session; /clear, /exit and `codex resume` follow. Expected statuses are those of
+docs/model.md §8.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 One `gemini` process runs most scenarios as successive prompts in one session (start-up costs a
 few seconds); /clear, /quit and `--resume latest` close the run. Each step waits on the screen
-(what the user sees) and then asserts Switchboard's view of the session (SPEC 8 for Gemini).
+(what the user sees) and then asserts Switchboard's view of the session (docs/model.md §8 for
+Gemini).
 """
 
 from __future__ import annotations

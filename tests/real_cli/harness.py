@@ -236,7 +236,7 @@ class Report:
         return ok
 
     def note_pending(self, what: str):
-        """Something no hook settles (SPEC 8 'No hook at all'): recorded, not failed."""
+        """Something no hook settles (docs/model.md §8, 'No hook at all'): recorded, not failed."""
         self.pending[self.current] = what
         print(f"    [pending] {what}", flush=True)
 

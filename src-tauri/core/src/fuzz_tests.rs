@@ -505,7 +505,7 @@ fn chars(text: &Option<String>) -> usize {
     text.as_deref().map_or(0, |text| text.chars().count())
 }
 
-/// The rules of SPEC 2 that hold for any event, checked on one applied event.
+/// The rules of docs/model.md §2 that hold for any event, checked on one applied event.
 fn check_change(
     event: &StatusEvent,
     before: Option<&Session>,

@@ -1,4 +1,4 @@
-//! Switchboard's pure status core (SPEC sections 1 and 2).
+//! Switchboard's pure status core (docs/model.md §1 and §2).
 //!
 //! Everything here is a function of its inputs: no IO, no clock, no async. Time arrives as a
 //! parameter (Unix milliseconds), so every rule — the 3 s done holdoff included — is testable

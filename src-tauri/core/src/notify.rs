@@ -1,5 +1,5 @@
-//! The notify policy (SPEC 2.3): the one function that decides whether a transition deserves
-//! the user's attention.
+//! The notify policy (docs/model.md §2.3): the one function that decides whether a transition
+//! deserves the user's attention.
 
 use crate::status::AgentStatus;
 
@@ -83,7 +83,8 @@ pub fn notification_text(session: &crate::session::Session) -> Option<Notificati
         AgentStatus::Waiting => session.question.clone().or_else(|| session.message.clone()).unwrap_or_default(),
         AgentStatus::Done => session.message.clone().unwrap_or_default(),
     };
-    // An interrupted turn never notifies (SPEC 2.1.5); its words are the plain "finished".
+    // An interrupted turn never notifies (docs/model.md §2.1, rule 5); its words are the
+    // plain "finished".
     let reason = if session.interrupted && !session.errored { "finished" } else { crate::view::reason(session)? };
     Some(NotificationText { summary: format!("{name} — {reason}"), body: crate::view::clip(&detail, BODY_CHARS) })
 }

@@ -1,7 +1,7 @@
 //! Every recorded session of the real CLIs (`tests/fixtures/real/<cli>-<version>/`) replayed
-//! through the normalizers and the reducer, to the statuses SPEC 8 implies. Scenarios that no hook
-//! can settle (a refused permission, Esc) are named `pending`: the hooks leave them where they
-//! were, and the second source (transcripts, process liveness) must settle them.
+//! through the normalizers and the reducer, to the statuses docs/model.md §8 implies. Scenarios
+//! that no hook can settle (a refused permission, Esc) are named `pending`: the hooks leave them
+//! where they were, and the second source (transcripts, process liveness) must settle them.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -91,7 +91,7 @@ const fn interrupted() -> Expect {
 const fn errored() -> Expect {
     Expect { status: Some(Done), interrupted: false, errored: true, pending: false }
 }
-/// No hook settles it (SPEC 8 "No hook at all"): the hooks leave this status behind.
+/// No hook settles it (docs/model.md §8, "No hook at all"): the hooks leave this status behind.
 const fn pending(status: AgentStatus) -> Expect {
     Expect { status: Some(status), interrupted: false, errored: false, pending: true }
 }
@@ -133,7 +133,8 @@ fn expectations() -> Vec<(&'static str, &'static str, Expect)> {
         (GEMINI, "b4-large-write-permission", settled(Done)),
         (GEMINI, "c-ask-user", settled(Done)),
         (GEMINI, "c2-plain-text-question", settled(Done)),
-        // Esc while streaming: an ordinary AfterAgent with the partial text, no marker (SPEC 8).
+        // Esc while streaming: an ordinary AfterAgent with the partial text, no marker
+        // (docs/model.md §8).
         (GEMINI, "d-interrupt-stream", settled(Done)),
         (GEMINI, "d2-interrupt-tool", interrupted()),
         // HTTP 400/429: Gemini retries, then ends the turn with "[no response text]", no failure hook.

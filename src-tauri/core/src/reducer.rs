@@ -1,11 +1,11 @@
-//! The reducer (SPEC 2): folds the normalized event stream into per-session state.
+//! The reducer (docs/model.md §2): folds the normalized event stream into per-session state.
 //!
 //! Its output is a [`Change`] per accepted event — the new session snapshot, the status before,
 //! and whether the change deserves a notification — which the shell persists, emits and
 //! notifies on. Time comes from the events (`ts`, stamped by the normalizer's clock).
 //!
-//! How one event folds into one session (SPEC 2.1–2.2's rules) is `reducer/event.rs`; a
-//! remote's sessions, `reducer/mirror.rs`; the tests, `reducer/tests.rs`.
+//! How one event folds into one session (the rules of docs/model.md §2.1–2.2) is
+//! `reducer/event.rs`; a remote's sessions, `reducer/mirror.rs`; the tests, `reducer/tests.rs`.
 
 use std::collections::HashMap;
 
@@ -91,9 +91,9 @@ impl SessionState {
     }
 
     /// A transcript's interrupt that lands just after the turn's end hook: Gemini CLI fires an
-    /// ordinary AfterAgent when the user presses Esc while the answer streams (SPEC 8), and its
-    /// chat file says "Request cancelled." around the same moment. Within [`DONE_HOLDOFF_MS`] of the
-    /// done, with no new turn since, the done was the user's interrupt.
+    /// ordinary AfterAgent when the user presses Esc while the answer streams (docs/model.md §8),
+    /// and its chat file says "Request cancelled." around the same moment. Within
+    /// [`DONE_HOLDOFF_MS`] of the done, with no new turn since, the done was the user's interrupt.
     fn late_settle(&self, event: &StatusEvent) -> bool {
         let session = &self.session;
         crate::agent::agent(&session.agent).is_some_and(|agent| agent.turn_end_hides_interrupts)

@@ -1,12 +1,13 @@
-//! The session as everyone outside the reducer sees it (SPEC 6): the snapshot, the changes the
-//! reducer reports, the history entries and what the store keeps. Fields are only ever added.
+//! The session as everyone outside the reducer sees it (docs/model.md §6): the snapshot, the
+//! changes the reducer reports, the history entries and what the store keeps. Fields are only
+//! ever added.
 
 use serde::{Deserialize, Serialize};
 
 use crate::status::{AgentProcess, AgentStatus, Millis, SessionKind};
 
-/// One session as the UI, `GET /sessions` and `status --json` see it (SPEC 6). Fields are only
-/// ever added beside these, never renamed.
+/// One session as the UI, `GET /sessions` and `status --json` see it (docs/model.md §6). Fields are
+/// only ever added beside these, never renamed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -200,7 +201,7 @@ impl Default for Ages {
     }
 }
 
-/// One status change in a session's history (SPEC 7): what, when, and why.
+/// One status change in a session's history (docs/model.md §7): what, when, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]

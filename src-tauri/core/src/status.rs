@@ -64,8 +64,8 @@ pub enum Lifecycle {
     Compact,
 }
 
-/// How the reducer must treat an event beyond its status. The tables of SPEC 1 have a few rows
-/// whose effect depends on the session's current state, which a normalizer cannot see.
+/// How the reducer must treat an event beyond its status. The tables of docs/model.md §1 have a few
+/// rows whose effect depends on the session's current state, which a normalizer cannot see.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Cue {
@@ -75,21 +75,22 @@ pub enum Cue {
     /// and the interrupted/errored flags.
     NewTurn,
     /// Done + interrupted, but only for a session still `working`: Claude's `idle_prompt`, and a
-    /// finished manual compaction (SPEC 8: `/compact` ends with no Stop).
+    /// finished manual compaction (docs/model.md §8: `/compact` ends with no Stop).
     IdleRescue,
     /// An untyped Claude notification (older Claude): waiting, except on a `done` session.
     IdleReminder,
-    /// Claude's generic `permission_prompt` notification (SPEC 8): it follows the
+    /// Claude's generic `permission_prompt` notification (docs/model.md §8): it follows the
     /// PermissionRequest that already said which command, and it also follows a question
     /// (AskUserQuestion). It never turns a question into `blocked` and never replaces the
     /// blocked command with its generic text.
     PermissionNotice,
-    /// Codex's PreModelRequest (SPEC 8), which fires around every model call: it changes the
-    /// status only when it proves the previous state over — a question tool that returned
+    /// Codex's PreModelRequest (docs/model.md §8), which fires around every model call: it changes
+    /// the status only when it proves the previous state over — a question tool that returned
     /// (rejected or answered: the model is called again) or a failed attempt being retried.
     ModelCall,
-    /// A second source (the agent's transcript) saw the turn end where no hook fires (SPEC 8:
-    /// Esc, a refused permission): done + interrupted, only for a session `working` or `blocked`.
+    /// A second source (the agent's transcript) saw the turn end where no hook fires
+    /// (docs/model.md §8: Esc, a refused permission): done + interrupted, only for a session
+    /// `working` or `blocked`.
     Settle,
     /// The agent's process started a child that is not a hook while the session was `blocked`:
     /// the user approved and the tool runs. `working`, only for a `blocked` session.

@@ -1,9 +1,9 @@
 //! Fuzzing the hook server (issue "hardening"): arbitrary methods, paths, queries, headers and
 //! bodies against a real `HookServer` on loopback, its hub draining the queue. Whatever comes in,
-//! the answer is one of the statuses SPEC 3 allows (204, 401, 404, 405, 408, 413; 200 only for
-//! `GET /sessions`, `/updates` and `/remotes` with the key; 400/409 only for `POST /decision/…`
-//! with the key: issue 14), and the
-//! server keeps serving. Held permissions (`/hold/…`) are fuzzed with a 20 ms hold.
+//! the answer is one of the statuses docs/model.md §3 allows (204, 401, 404, 405, 408, 413; 200
+//! only for `GET /sessions`, `/updates` and `/remotes` with the key; 400/409 only for
+//! `POST /decision/…` with the key: issue 14), and the server keeps serving. Held permissions
+//! (`/hold/…`) are fuzzed with a 20 ms hold.
 //!
 //! Bodies grow from the recorded hook payloads (`tests/fixtures`) by random byte edits. The
 //! requests are well-framed HTTP/1.1, so a status outside the list is the server's, not hyper's

@@ -8,7 +8,7 @@ use crate::status::{Millis, StatusEvent};
 /// `(raw hook JSON, now) -> event`. `now` is the injected clock's reading, in Unix ms.
 pub type Normalizer = fn(&Value, Millis) -> Option<StatusEvent>;
 
-/// Where the agent's own name for a session lives (SPEC 4, "node title").
+/// Where the agent's own name for a session lives (docs/model.md §4, the card's title).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TitleSource {
     /// None: the event's title, else the folder's name.
@@ -58,7 +58,8 @@ pub struct Transcript {
     pub turn: fn(&Value) -> Vec<crate::turn::TurnItem>,
     /// Counts a record's tokens into the meter; `true` when its usage changed.
     pub usage: fn(&mut crate::usage::Meter, &Value) -> bool,
-    /// Whether a record ends the turn where no hook fires (an interrupt, a refusal: SPEC 8).
+    /// Whether a record ends the turn where no hook fires (an interrupt, a refusal:
+    /// docs/model.md §8).
     pub settles: fn(&Value) -> bool,
 }
 
@@ -100,7 +101,7 @@ pub struct Agent {
     pub held_note: Option<&'static str>,
     /// How `switchboard new` starts it; `None`: it is not started from Switchboard.
     pub start: Option<Start>,
-    /// Its hook JSON → a status event (SPEC 1).
+    /// Its hook JSON → a status event (docs/model.md §1).
     pub normalize: Normalizer,
     /// Events it fires that are deliberately not a status (beside the ones its table maps).
     pub ignored: &'static [&'static str],

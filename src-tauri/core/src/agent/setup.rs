@@ -1,7 +1,7 @@
-//! How a CLI is connected (SPEC 5): where it keeps its hooks, how Switchboard's hook is spelled
-//! in them, what switches them off, and what the user still does in the CLI. Part of the CLI's
-//! row ([`super::Agent::setup`]); the installer, `doctor` and the Connections panel read only this.
-//! A leaf, like the row.
+//! How a CLI is connected (docs/model.md §5): where it keeps its hooks, how Switchboard's hook is
+//! spelled in them, what switches them off, and what the user still does in the CLI. Part of the
+//! CLI's row ([`super::Agent::setup`]); the installer, `doctor` and the Connections panel read only
+//! this. A leaf, like the row.
 
 use std::fmt;
 

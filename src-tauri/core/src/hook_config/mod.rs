@@ -1,4 +1,4 @@
-//! Registering Switchboard's hook in a CLI's own settings (SPEC 5), as pure planning.
+//! Registering Switchboard's hook in a CLI's own settings (docs/model.md §5), as pure planning.
 //!
 //! Given the parsed settings of Claude Code (`settings.json`), Codex (`hooks.json`) or Gemini CLI
 //! (`settings.json`) and the path of the `switchboard` binary, [`plan_install`] returns the new

@@ -1,4 +1,5 @@
-//! Claude Code (`/hook/claude`), SPEC 1.1 as corrected by what Claude Code 2.1.332 sends (SPEC 8).
+//! Claude Code (`/hook/claude`), docs/model.md §1.1 as corrected by what Claude Code 2.1.332
+//! sends (§8).
 
 use serde_json::Value;
 
@@ -120,7 +121,7 @@ pub fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {
             StatusEvent { interrupted: true, ..status(AgentStatus::Done) }
         }
         "PostToolUseFailure" => status(AgentStatus::Working),
-        // `/compact` ends with no Stop (SPEC 8): a finished manual compaction settles the
+        // `/compact` ends with no Stop (docs/model.md §8): a finished manual compaction settles the
         // session it set working. An automatic one happens inside a turn, which goes on.
         "PostCompact" if hook.str("trigger") == Some("manual") => StatusEvent {
             interrupted: true,

@@ -1,4 +1,4 @@
-//! Codex CLI (`/hook/codex`), SPEC 1.2 as corrected by what Codex 0.171.0 sends (SPEC 8).
+//! Codex CLI (`/hook/codex`), docs/model.md §1.2 as corrected by what Codex 0.171.0 sends (§8).
 
 use serde_json::Value;
 
@@ -13,7 +13,7 @@ use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEven
 const AGENT_ID: &str = "codex";
 /// Codex's question tool. Interactive Codex blocks inside it and reports the answer in
 /// PostToolUse; headless `codex exec` of older versions returned at once and left the question
-/// open across the turn's Stop (SPEC 2.2), which the reducer keeps as the hold.
+/// open across the turn's Stop (docs/model.md §2.2), which the reducer keeps as the hold.
 const REQUEST_USER_INPUT: &str = "request_user_input";
 
 /// Events Codex fires that carry no status of their own: listed so that every event the pinned
@@ -89,8 +89,8 @@ pub fn normalize_codex(raw: &Value, now: Millis) -> Option<StatusEvent> {
     let event = match hook.event_name {
         "SessionStart" => lifecycle(&hook, AGENT_ID, now, Lifecycle::Start),
         "SessionEnd" => lifecycle(&hook, AGENT_ID, now, Lifecycle::End),
-        // `/compact` ends with no Stop (SPEC 8): a finished manual compaction settles a session
-        // left working; otherwise compaction is lifecycle only.
+        // `/compact` ends with no Stop (docs/model.md §8): a finished manual compaction settles a
+        // session left working; otherwise compaction is lifecycle only.
         "PostCompact" if hook.str("trigger") == Some("manual") => StatusEvent {
             interrupted: true,
             cue: Cue::IdleRescue,
@@ -108,7 +108,7 @@ pub fn normalize_codex(raw: &Value, now: Millis) -> Option<StatusEvent> {
         },
         "PostToolUse" if hook.tool_name() == Some(REQUEST_USER_INPUT) => {
             // Today's Codex reports the user's answers as a JSON string: the question is closed,
-            // answered or not (SPEC 8). Without one (older exec) it is still open (SPEC 2.2).
+            // answered or not (docs/model.md §8). Without one (older exec) it is still open (§2.2).
             if !hook.fields.get("tool_response").is_some_and(Value::is_string) {
                 return None;
             }
@@ -123,7 +123,7 @@ pub fn normalize_codex(raw: &Value, now: Millis) -> Option<StatusEvent> {
         "PermissionRequest" => permission_request(&hook, base),
         // Around every model call. A call proves a returned question tool or a retry.
         "PreModelRequest" => StatusEvent { cue: Cue::ModelCall, ..status(AgentStatus::Working) },
-        // A failed call that ends the turn fires nothing else (SPEC 8); a retried one is
+        // A failed call that ends the turn fires nothing else (docs/model.md §8); a retried one is
         // followed by the next PreModelRequest.
         "PostModelRequest" if hook.str("status") == Some("failed") => StatusEvent {
             errored: true,

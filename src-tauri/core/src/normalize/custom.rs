@@ -1,12 +1,13 @@
 //! `custom` (`/hook/custom`): Switchboard's own canonical event, for scripts and tools that have
-//! no normalizer of their own (SPEC 1.4).
+//! no normalizer of their own (docs/model.md §1.4).
 
 use serde_json::{Map, Value};
 
 use crate::agent::row::{Agent, Typing};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
-/// Scripts and tools that speak Switchboard's own event (SPEC 1.4): not installed, not decided.
+/// Scripts and tools that speak Switchboard's own event (docs/model.md §1.4): not installed,
+/// not decided.
 pub static AGENT: Agent = Agent {
     id: "custom",
     name: "Custom",

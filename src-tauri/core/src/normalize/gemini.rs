@@ -1,4 +1,5 @@
-//! Gemini CLI (`/hook/gemini`), SPEC 1.3 as corrected by what Gemini CLI 0.61.0 sends (SPEC 8).
+//! Gemini CLI (`/hook/gemini`), docs/model.md §1.3 as corrected by what Gemini CLI 0.61.0
+//! sends (§8).
 
 use serde_json::Value;
 
@@ -97,14 +98,15 @@ pub fn normalize_gemini(raw: &Value, now: Millis) -> Option<StatusEvent> {
             questions: hook.questions(),
             ..status(AgentStatus::Waiting)
         },
-        // Esc while a tool runs: the tool reports the cancel and no AfterAgent follows (SPEC 8).
+        // Esc while a tool runs: the tool reports the cancel and no AfterAgent follows
+        // (docs/model.md §8).
         "AfterTool" if cancelled_by_user(&hook) => StatusEvent { interrupted: true, ..status(AgentStatus::Done) },
         "BeforeTool" | "AfterTool" => status(AgentStatus::Working),
         "AfterAgent" => StatusEvent { message: hook.str("prompt_response").map(ungarble), ..status(AgentStatus::Done) },
         "Notification" if hook.str("notification_type") == Some("ToolPermission") => tool_permission(&hook, status),
         "SessionStart" => lifecycle(&hook, AGENT_ID, now, Lifecycle::Start),
         "SessionEnd" => lifecycle(&hook, AGENT_ID, now, Lifecycle::End),
-        // Fires before every model call with `trigger: auto` (SPEC 8): never a status.
+        // Fires before every model call with `trigger: auto` (docs/model.md §8): never a status.
         "PreCompress" => lifecycle(&hook, AGENT_ID, now, Lifecycle::Compact),
         _ => return None,
     };

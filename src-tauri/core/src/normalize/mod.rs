@@ -90,7 +90,8 @@ impl<'a> Hook<'a> {
         }
     }
 
-    /// Marks the event as a subagent's when the payload carries a string `agent_id` (SPEC 2.1.2).
+    /// Marks the event as a subagent's when the payload carries a string `agent_id`
+    /// (docs/model.md §2.1, rule 2).
     pub fn with_agent_id(&self, mut event: StatusEvent) -> StatusEvent {
         if let Some(agent_id) = self.string("agent_id") {
             event.kind = SessionKind::Subagent;

@@ -1,8 +1,8 @@
 //! The second source of truth (issue "no stuck badge"): what Switchboard observes of an agent
-//! beside its hooks — the records its CLI writes to its own transcript, and its process. These
-//! are typed inputs with their own rows, like a CLI's hooks, and settle only what no hook does
-//! (SPEC 8 "No hook at all"); the reducer's cues make sure a hook and a record of the same
-//! moment neither double-count nor notify twice.
+//! beside its hooks — the records its CLI writes to its own transcript, and its process. These are
+//! typed inputs with their own rows, like a CLI's hooks, and settle only what no hook does
+//! (docs/model.md §8, "No hook at all"); the reducer's cues make sure a hook and a record of the
+//! same moment neither double-count nor notify twice.
 //!
 //! Transcript records that end a turn without a hook, learnt by running the pinned CLIs
 //! (`tests/fixtures/real-transcripts/`):

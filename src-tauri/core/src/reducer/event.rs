@@ -1,4 +1,4 @@
-//! How one accepted event folds into one session (SPEC 2.1 and 2.2): its metadata, its
+//! How one accepted event folds into one session (docs/model.md §2.1 and §2.2): its metadata, its
 //! subagents, what status it commits (the holdoff, the hold, the cues), the notify policy's
 //! verdict, and the permission it holds for the board.
 

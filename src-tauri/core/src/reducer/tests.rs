@@ -1,4 +1,4 @@
-//! One test per reducer rule of SPEC 2, fed with the shared fixture payloads.
+//! One test per reducer rule of docs/model.md §2, fed with the shared fixture payloads.
 
 use serde_json::{json, Value};
 
@@ -553,7 +553,7 @@ fn a_blocked_message_carries_the_command_and_the_tool() {
     assert_eq!(run.session().message.as_deref(), Some("rm -rf node_modules"));
 }
 
-// --- the snapshot (SPEC 6) -------------------------------------------------------------------
+// --- the snapshot (docs/model.md §6) ----------------------------------------------------------
 
 #[test]
 fn the_snapshot_has_the_public_field_names_in_camel_case() {
@@ -606,7 +606,7 @@ fn last_folder_takes_the_final_path_component() {
     assert_eq!(last_folder("/"), None);
 }
 
-// --- persistence and stale detection (SPEC 7) ------------------------------------------------
+// --- persistence and stale detection (docs/model.md §7) ---------------------------------------
 
 #[test]
 fn a_working_session_silent_for_the_threshold_is_flagged_stale_until_it_reports() {

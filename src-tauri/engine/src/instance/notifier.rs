@@ -53,8 +53,8 @@ pub struct Notifier {
 
 impl Notifier {
     /// Subscribes notifications to the hub's updates: every change the notify policy picked
-    /// (SPEC 2.3) raises one — a "finished" of a CLI whose turn end hides an Esc (Gemini) after
-    /// [`FINISHED_CONFIRM`], unless the turn turned out to be the user's interrupt by then.
+    /// (docs/model.md §2.3) raises one — a "finished" of a CLI whose turn end hides an Esc (Gemini)
+    /// after [`FINISHED_CONFIRM`], unless the turn turned out to be the user's interrupt by then.
     pub fn follow(updates: super::mailbox::Updates, on_action: Option<OnAction>) {
         let notifier = Self::start(on_action);
         follow_held("notify-updates", updates, |change| change.notify, move |session| notifier.notify(session));

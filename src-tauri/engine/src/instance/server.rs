@@ -1,5 +1,5 @@
-//! The hook server (SPEC 3): loopback only, a per-boot secret, fail-closed to spoofing and
-//! fail-open to the CLI. The answer never waits on the reducer: accepted events go into the
+//! The hook server (docs/model.md §3): loopback only, a per-boot secret, fail-closed to spoofing
+//! and fail-open to the CLI. The answer never waits on the reducer: accepted events go into the
 //! hub's bounded input queue.
 
 use std::net::{Ipv4Addr, SocketAddr};

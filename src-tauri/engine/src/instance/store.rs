@@ -1,4 +1,4 @@
-//! The store (SPEC 7): sessions and a bounded per-session history in an embedded SQLite
+//! The store (docs/model.md §7): sessions and a bounded per-session history in an embedded SQLite
 //! database in the state directory, so the agents that need you survive a restart.
 //!
 //! Writes are behind the ingestion path: the store subscribes to the hub's updates, and a

@@ -1,5 +1,5 @@
-//! Session titles from the agents' own files (SPEC 4): the name the user (or the agent) gave the
-//! session, read from the tail of a file that only grows.
+//! Session titles from the agents' own files (docs/model.md §4): the name the user (or the agent)
+//! gave the session, read from the tail of a file that only grows.
 //!
 //! Which file is read is the CLI's row (`TitleSource`); this module reads the two shapes:
 //! - a transcript (`*.jsonl`, Claude Code's): the latest `custom-title` record (`customTitle`,

@@ -77,7 +77,7 @@ pub(crate) fn usage(meter: &mut Meter, record: &Value) -> bool {
     }
 }
 
-/// Whether the record ends the turn where no hook fires (SPEC 8).
+/// Whether the record ends the turn where no hook fires (docs/model.md §8).
 pub(crate) fn settles(record: &Value) -> bool {
     record.get("type").and_then(Value::as_str) == Some("event_msg")
         && record.pointer("/payload/type").and_then(Value::as_str) == Some("turn_aborted")

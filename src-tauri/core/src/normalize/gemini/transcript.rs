@@ -71,7 +71,7 @@ pub(crate) fn usage(meter: &mut Meter, record: &Value) -> bool {
     changed
 }
 
-/// Whether the record ends the turn where no hook fires (SPEC 8).
+/// Whether the record ends the turn where no hook fires (docs/model.md §8).
 pub(crate) fn settles(record: &Value) -> bool {
     record.get("type").and_then(Value::as_str) == Some("info")
         && record.get("content").and_then(Value::as_str) == Some("Request cancelled.")

@@ -1,6 +1,7 @@
-//! `switchboard install` (SPEC 5): registers `"<switchboard>" hook <agent>` in each CLI's own
-//! settings, or takes it out again, without putting the user's config at risk. (About 400 lines:
-//! the options, the per-CLI config places and the errors the user is told are one vocabulary.)
+//! `switchboard install` (docs/model.md §5): registers `"<switchboard>" hook <agent>` in each
+//! CLI's own settings, or takes it out again, without putting the user's config at risk. (About
+//! 400 lines: the options, the per-CLI config places and the errors the user is told are one
+//! vocabulary.)
 //!
 //! What the settings become is planned in `switchboard_core::hook_config`; this module is the IO
 //! around that plan, one stage a file:

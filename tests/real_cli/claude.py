@@ -87,7 +87,7 @@ def run(ctx, report):
 
 
 def prepare_home(home: Path, project: Path, recorder: Path):
-    """Onboarding done, the key approved, the folder trusted (REAL-CLIS.md); prompts for
+    """Onboarding done, the key approved, the folder trusted (as tests/real_cli/harness.py sets it up); prompts for
     permissions; a slow script allowed for the Esc-during-a-tool scenario; the recorder hook."""
     (home / ".claude").mkdir(parents=True)
     (project / ".claude").mkdir(parents=True)

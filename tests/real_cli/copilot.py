@@ -1,6 +1,6 @@
 """GitHub Copilot CLI, driven in its interactive screen against a fake OpenAI-compatible server
 (fake_openai.py): it runs with no GitHub account in its offline mode with a local provider
-(`COPILOT_OFFLINE`, `COPILOT_PROVIDER_BASE_URL`), as `../shared/real-clis/copilot.md` found. The
+(`COPILOT_OFFLINE`, `COPILOT_PROVIDER_BASE_URL`), as docs/model.md §1.6 found. The
 scenarios are `openai_tui.py`'s; what is Copilot's own is here.
 """
 

@@ -1,5 +1,5 @@
 """OpenCode (`opencode-ai`), driven in its interactive screen against a fake OpenAI-compatible
-server (fake_openai.py) as a custom provider, offline, as `../shared/real-clis/opencode.md` found it
+server (fake_openai.py) as a custom provider, offline, as docs/model.md §1.8 found it
 runs. OpenCode runs no hook commands: `switchboard install opencode` writes Switchboard's plugin,
 which runs them. Its permission dialog is drawn at once, also while the board holds the
 permission (whichever answer comes first wins); it keeps its sessions in SQLite, so there is no

@@ -1,6 +1,6 @@
 """pi (`@mariozechner/pi-coding-agent`), driven in its interactive screen against a fake
 OpenAI-compatible server (fake_openai.py) as a custom provider, offline (`PI_OFFLINE`), as
-`../shared/real-clis/pi.md` found it runs. pi runs no hook commands: `switchboard install pi`
+docs/model.md §1.7 found it runs. pi runs no hook commands: `switchboard install pi`
 writes Switchboard's extension, which runs them. pi never asks before a tool and has no question
 tool, so its tool scenario checks the tool runs unasked, and its board scenarios check the hold the
 extension makes when the user turned Allow / Deny on for pi. The scenarios are `openai_tui.py`'s.

@@ -1,5 +1,5 @@
 """Qwen Code, driven in its interactive screen against a fake OpenAI-compatible server
-(fake_openai.py), as `../shared/real-clis/qwen.md` found it runs offline. The scenarios are
+(fake_openai.py), as docs/model.md §1.5 found it runs offline. The scenarios are
 `openai_tui.py`'s; what is Qwen's own is here.
 """
 

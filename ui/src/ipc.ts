@@ -25,7 +25,7 @@ import type { Screen } from "./bindings/Screen";
 import type { TerminalEnded } from "./bindings/TerminalEnded";
 import { CHIME, FOCUS_SESSION, NOTICES_CHANGED, SESSIONS_CHANGED } from "./bindings/events";
 
-/** The shape every error that reaches the UI has (see STYLE.md), generated from Rust; besides
+/** The shape every error that reaches the UI has (`{kind, message}`), generated from Rust; besides
  * the app's own kinds, "unavailable" (not inside the app) and "error" (anything unexpected). */
 export type IpcError = Omit<CommandError, "kind"> & { kind: ErrorKind | "unavailable" | "error" };
 

@@ -68,7 +68,7 @@ pub fn body_shows_command(session: &crate::session::Session, body: &str) -> bool
     }
 }
 
-/// The words of an OS notification for a session that needs the user (UI.md): the title names
+/// The words of an OS notification for a session that needs the user (docs/model.md §4): the title names
 /// the session and the reason, the body says what exactly, whitespace-collapsed and clipped.
 pub fn notification_text(session: &crate::session::Session) -> Option<NotificationText> {
     const BODY_CHARS: usize = 180;

@@ -1,5 +1,5 @@
-//! GitHub Copilot CLI (`/hook/copilot`), as Copilot CLI 1.0.102 sends it (`../shared/real-clis/
-//! copilot.md`, checked by `tests/real_cli/copilot.py`).
+//! GitHub Copilot CLI (`/hook/copilot`), as Copilot CLI 1.0.102 sends it (docs/model.md §1.6,
+//! checked by `tests/real_cli/copilot.py`).
 //!
 //! Its camelCase hooks send camelCase payloads that do not name their event (`sessionId`,
 //! `toolName`, `toolArgs`, …): the installer's hook entry sets `SWITCHBOARD_HOOK_EVENT`, and the

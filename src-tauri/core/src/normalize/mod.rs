@@ -186,7 +186,7 @@ pub(crate) mod fixtures {
     use serde_json::Value;
     use std::path::PathBuf;
 
-    /// The shared fixture payloads (`../shared/fixtures`), read as the CLIs write them.
+    /// The shared fixture payloads (`tests/fixtures`), read as the CLIs write them.
     pub fn fixture(name: &str) -> Value {
         let path = dir().join(name);
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

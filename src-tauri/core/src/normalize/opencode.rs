@@ -1,6 +1,6 @@
 //! OpenCode (`/hook/opencode`), as OpenCode 1.18.33 (`opencode-ai`) sends it through Switchboard's
 //! bridge (`opencode/bridge.js`, a plugin the installer writes: OpenCode runs no hook commands).
-//! `../shared/real-clis/opencode.md` has what was found; `tests/real_cli/opencode.py` checks it.
+//! docs/model.md §1.8 has what was found; `tests/real_cli/opencode.py` checks it.
 //!
 //! What differs: the events are OpenCode's own bus events (`session.status`, `permission.asked`,
 //! `question.asked`, `session.idle`, …) and its `chat.message` plugin hook, with the session's id

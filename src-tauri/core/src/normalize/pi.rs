@@ -1,6 +1,6 @@
 //! pi (`/hook/pi`), as pi 0.73.1 (`@mariozechner/pi-coding-agent`) sends it through Switchboard's
 //! bridge (`pi/bridge.ts`, an extension the installer writes: pi runs no hook commands itself).
-//! `../shared/real-clis/pi.md` has what was found; `tests/real_cli/pi.py` checks it.
+//! docs/model.md §1.7 has what was found; `tests/real_cli/pi.py` checks it.
 //!
 //! What differs: the events are pi's own (`input`, `agent_start`, `tool_execution_start`,
 //! `tool_call`, `agent_end`, …) with the session's id, file, name and folder added by the bridge;

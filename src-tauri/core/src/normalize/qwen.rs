@@ -1,5 +1,5 @@
 //! Qwen Code (`/hook/qwen`), as Qwen Code 0.24.4 sends it (a Gemini CLI fork with Claude Code's
-//! hook dialect: `../shared/real-clis/qwen.md`, checked by `tests/real_cli/qwen.py`).
+//! hook dialect: docs/model.md §1.5, checked by `tests/real_cli/qwen.py`).
 //!
 //! What differs from Claude Code: `UserPromptSubmit` fires again with an empty prompt after every
 //! tool batch (the continuation request: not a new turn); `Notification(idle_prompt)` fires each

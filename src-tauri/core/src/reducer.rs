@@ -133,7 +133,7 @@ impl SessionState {
             }
             Cue::Approved => status != Some(AgentStatus::Blocked),
             Cue::Exited => false,
-            Cue::Plain => {
+            Cue::Plain | Cue::SubagentStart => {
                 event.status == Some(AgentStatus::Working)
                     && !event.is_subagent()
                     && self.done_at.is_some_and(|done_at| event.ts.saturating_sub(done_at) < DONE_HOLDOFF_MS)

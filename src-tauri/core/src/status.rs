@@ -98,6 +98,10 @@ pub enum Cue {
     /// The agent's process is gone without a SessionEnd: the session ends; a turn still open
     /// (working, blocked, waiting) is closed as an interrupted done.
     Exited,
+    /// A subagent started, from a CLI that says so with a status (Qwen Code's SubagentStart,
+    /// Copilot CLI's subagentStart, OpenCode's child session): counted among the running
+    /// subagents like a status-less SubagentStart; its `working` applies as any subagent's does.
+    SubagentStart,
 }
 
 /// Who sent a hook, as the forwarder found it: the agent CLI's process and where it runs.

@@ -175,7 +175,7 @@ pub fn normalize_copilot(raw: &Value, now: Millis) -> Option<StatusEvent> {
         "errorOccurred" => {
             StatusEvent { errored: true, message: Some(failure_text(&hook)), ..status(AgentStatus::Done) }
         }
-        "subagentStart" => subagent(&hook, status(AgentStatus::Working)),
+        "subagentStart" => StatusEvent { cue: Cue::SubagentStart, ..subagent(&hook, status(AgentStatus::Working)) },
         "subagentStop" => subagent(&hook, status(AgentStatus::Done)),
         "sessionStart" => lifecycle(&hook, AGENT_ID, now, Lifecycle::Start),
         "sessionEnd" => lifecycle(&hook, AGENT_ID, now, Lifecycle::End),

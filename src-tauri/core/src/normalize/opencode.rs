@@ -111,7 +111,7 @@ pub fn normalize_opencode(raw: &Value, now: Millis) -> Option<StatusEvent> {
     let subagent = base.kind == SessionKind::Subagent;
     let status = |status| StatusEvent { status: Some(status), ..base.clone() };
     let event = match hook.event_name {
-        "session.created" if subagent => status(AgentStatus::Working),
+        "session.created" if subagent => StatusEvent { cue: Cue::SubagentStart, ..status(AgentStatus::Working) },
         "session.created" => StatusEvent { title: title(&hook), ..lifecycle(&hook, AGENT_ID, now, Lifecycle::Start) },
         "session.updated" if subagent => return None,
         "session.updated" => StatusEvent { title: Some(title(&hook)?), ..base },

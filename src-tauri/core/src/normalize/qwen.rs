@@ -127,7 +127,7 @@ pub fn normalize_qwen(raw: &Value, now: Millis) -> Option<StatusEvent> {
         "Notification" => notification(&hook, base)?,
         "Stop" => hook.stop(status(AgentStatus::Done)),
         "StopFailure" => StatusEvent { errored: true, message: Some(failure_text(&hook)), ..status(AgentStatus::Done) },
-        "SubagentStart" => subagent(&hook, status(AgentStatus::Working)),
+        "SubagentStart" => StatusEvent { cue: Cue::SubagentStart, ..subagent(&hook, status(AgentStatus::Working)) },
         "SubagentStop" => {
             StatusEvent { message: hook.string("last_assistant_message"), ..subagent(&hook, status(AgentStatus::Done)) }
         }

@@ -69,8 +69,9 @@ pub(super) fn apply_metadata(state: &mut SessionState, event: &StatusEvent) {
 
 /// SubagentStart adds to the running subagents; a subagent's done removes it.
 pub(super) fn track_subagent(state: &mut SessionState, event: &StatusEvent) {
+    let started = event.cue == Cue::SubagentStart || (event.status.is_none() && event.lifecycle.is_none());
     match (event.status, event.lifecycle) {
-        (None, None) => {
+        _ if started => {
             let id = event.subagent_id.clone().unwrap_or_default();
             if state.subagents.len() < MAX_SUBAGENTS && (id.is_empty() || !state.subagents.contains(&id)) {
                 state.subagents.push(id);

@@ -142,6 +142,42 @@ fn subagent_start_and_stop_count_running_subagents() {
     assert_eq!(run.session().subagents, 0);
 }
 
+/// The CLIs whose subagent start carries a status (Qwen Code, Copilot CLI, OpenCode) count their
+/// running subagents too: two started, one stopped, one left.
+#[test]
+fn a_subagent_start_with_a_status_is_counted_too() {
+    let cases = [
+        (
+            "qwen",
+            json!({"hook_event_name": "SubagentStart", "session_id": "p", "agent_id": "a1"}),
+            json!({"hook_event_name": "SubagentStart", "session_id": "p", "agent_id": "a2"}),
+            json!({"hook_event_name": "SubagentStop", "session_id": "p", "agent_id": "a1"}),
+        ),
+        (
+            "copilot",
+            json!({"hook_event_name": "subagentStart", "agentName": "explore", "agentId": "a1", "parentAgentId": "p"}),
+            json!({"hook_event_name": "subagentStart", "agentName": "explore", "agentId": "a2", "parentAgentId": "p"}),
+            json!({"hook_event_name": "subagentStop", "agentName": "explore", "agentId": "a1", "parentAgentId": "p"}),
+        ),
+        (
+            "opencode",
+            json!({"hook_event_name": "session.created", "session_id": "p", "subagent_id": "a1"}),
+            json!({"hook_event_name": "session.created", "session_id": "p", "subagent_id": "a2"}),
+            json!({"hook_event_name": "session.idle", "session_id": "p", "subagent_id": "a1"}),
+        ),
+    ];
+    for (agent, first, second, stop) in cases {
+        let mut reducer = Reducer::new();
+        for (n, raw) in [first, second].iter().enumerate() {
+            let event = normalize(agent, raw, T0 + n as u64).unwrap_or_else(|| panic!("{agent}: {raw}"));
+            reducer.apply(&event, false);
+        }
+        assert_eq!(reducer.get("p").map(|s| s.subagents), Some(2), "{agent}: two running");
+        reducer.apply(&normalize(agent, &stop, T0 + 10).unwrap_or_else(|| panic!("{agent}: {stop}")), false);
+        assert_eq!(reducer.get("p").map(|s| s.subagents), Some(1), "{agent}: one stopped");
+    }
+}
+
 #[test]
 fn a_subagents_done_never_sets_the_nodes_status() {
     let mut run = Run::codex();

@@ -42,10 +42,17 @@ pub(super) fn apply(bridge: &Bridge, (action, path): &(EditAction, PathBuf)) -> 
     if *action == EditAction::Remove {
         return fs::remove_file(path).map_err(|error| io_error("remove", path, error));
     }
+    // Folders it makes are 0700 and a new bridge 0600, whatever the umask; an update keeps the
+    // mode the user gave the file (issue 45).
     if let Some(folder) = path.parent() {
-        fs::create_dir_all(folder).map_err(|error| io_error("create", folder, error))?;
+        crate::platform::create_private_dir(folder).map_err(|error| io_error("create", folder, error))?;
     }
-    crate::files::write_atomic(path, bridge.source.as_bytes(), None).map_err(|error| io_error("write", path, error))
+    let permissions = match fs::metadata(path) {
+        Ok(existing) => Some(existing.permissions()),
+        Err(_) => crate::platform::permissions(0o600),
+    };
+    crate::files::write_atomic(path, bridge.source.as_bytes(), permissions)
+        .map_err(|error| io_error("write", path, error))
 }
 
 #[cfg(all(test, unix))]

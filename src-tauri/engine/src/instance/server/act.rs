@@ -161,7 +161,8 @@ pub(super) async fn peek(
     .into_response()
 }
 
-/// `POST /end/<session>?key=…`: SIGTERM to its agent (issue 25). `204`, `404`, or `409` with why.
+/// `POST /end/<session>?key=…&caller=<pid>:<start>`: SIGTERM to its agent (issue 25), never to
+/// the caller or what it runs under (issue 45). `204`, `404`, or `409` with why.
 pub(super) async fn end_agent(
     State(state): State<Arc<ServerState>>,
     id: Result<Path<String>, PathRejection>,
@@ -171,7 +172,11 @@ pub(super) async fn end_agent(
         Ok(session) => session,
         Err(status) => return status.into_response(),
     };
-    match crate::instance::end::end(&session) {
+    let caller = match crate::protocol::end_caller(query.as_deref().unwrap_or_default()) {
+        Ok(caller) => caller.map(|(pid, start)| crate::instance::end::Caller { pid, start }),
+        Err(why) => return (StatusCode::BAD_REQUEST, axum::Json(serde_json::json!({ "error": why }))).into_response(),
+    };
+    match crate::instance::end::end(&session, caller) {
         Ok(_) => StatusCode::NO_CONTENT.into_response(),
         Err(refused) => conflict(&refused),
     }

@@ -362,3 +362,39 @@ fn end_stops_the_agent_and_its_tools_and_nothing_else() {
     let _ = sibling.kill();
     let _ = sibling.wait();
 }
+
+/// Issue 45: a shell that runs `switchboard end` on its own session (the agent the session
+/// reports is that shell) survives, and the command says why it refused.
+#[test]
+fn end_from_the_agents_own_shell_is_refused_and_the_shell_survives() {
+    use std::io::{BufRead, BufReader, Write};
+    let serve = Serve::start();
+    // The "agent": a shell that, once told, runs `switchboard end` on its own session.
+    let script = format!("read go; '{}' end own --yes 2>&1; echo \"exit $?\"; cat >/dev/null", crate::support::BIN);
+    let mut shell = Command::new("sh")
+        .args(["-c", &script])
+        .env("SWITCHBOARD_HOME", serve.home())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    post_from(&serve, &claude("UserPromptSubmit", "own"), &reported(shell.id(), None, Path::new("/")));
+    serve.wait_for("own", |s| s["status"] == "working");
+    let mut stdin = shell.stdin.take().unwrap();
+    stdin.write_all(b"go\n").unwrap();
+    let mut said = Vec::new();
+    for line in BufReader::new(shell.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        let done = line.starts_with("exit ");
+        said.push(line);
+        if done {
+            break;
+        }
+    }
+    let said = said.join("\n");
+    assert!(said.ends_with("exit 1"), "{said}");
+    assert!(said.contains(&format!("pid {}", shell.id())) && said.contains("its shell"), "{said}");
+    assert!(shell.try_wait().unwrap().is_none(), "the shell that asked survives");
+    drop(stdin);
+    assert!(shell.wait().unwrap().success(), "it ends on its own, not by a signal");
+}

@@ -13,6 +13,7 @@ mod launch;
 mod link;
 mod observed;
 mod persistence;
+mod private_files;
 mod push;
 mod remote;
 mod support;

@@ -1,0 +1,128 @@
+//! Issue 45: under `umask 000` every file Switchboard creates is 0600 and every folder 0700 (or a
+//! file it rewrites keeps the mode it had), and a link planted at its log's path is not followed.
+//! Each command runs as the real binary under `sh -c 'umask 000; exec …'`.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::support::{eventually, BIN};
+
+/// `switchboard <args>` under `umask 000`, with `env`.
+fn under_umask_000(bin: &str, args: &[&str], env: &[(&str, &Path)]) -> Command {
+    let mut command = Command::new("sh");
+    command.args(["-c", "umask 000; exec \"$@\"", "sh", bin]).args(args).envs(env.iter().copied());
+    command.stdin(Stdio::null());
+    command
+}
+
+fn output(mut command: Command) -> Output {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// Every file and folder under `root` (links not followed), with its permission bits.
+fn modes(root: &Path) -> BTreeMap<PathBuf, (bool, u32)> {
+    let mut found = BTreeMap::new();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+            let meta = std::fs::symlink_metadata(entry.path()).unwrap();
+            found.insert(entry.path(), (meta.is_dir(), meta.permissions().mode() & 0o777));
+            if meta.is_dir() {
+                folders.push(entry.path());
+            }
+        }
+    }
+    found
+}
+
+/// Asserts every entry not in `before` is 0700 (folders) or 0600 (anything else).
+fn assert_private(root: &Path, before: &BTreeMap<PathBuf, (bool, u32)>) -> usize {
+    let after = modes(root);
+    let created: Vec<(&PathBuf, &(bool, u32))> = after.iter().filter(|(path, _)| !before.contains_key(*path)).collect();
+    for (path, (folder, mode)) in &created {
+        let wanted = if *folder { 0o700 } else { 0o600 };
+        assert_eq!(*mode, wanted, "{} is {mode:o}; every entry: {after:#?}", path.display());
+    }
+    created.len()
+}
+
+#[test]
+fn remote_add_with_no_instance_leaves_a_private_home() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("state");
+    output(under_umask_000(BIN, &["remote", "add", "box", "--", "ssh", "box"], &[("SWITCHBOARD_HOME", &home)]));
+    let root_mode = std::fs::metadata(&home).unwrap().permissions().mode() & 0o777;
+    assert_eq!(root_mode, 0o700);
+    assert!(assert_private(&home, &BTreeMap::new()) >= 1, "the settings were written");
+}
+
+#[test]
+fn install_writes_new_files_0600_in_0700_folders_and_keeps_an_existing_files_mode() {
+    let home = tempfile::tempdir().unwrap();
+    // The CLIs are "used here" (their folders exist, as their owner made them).
+    for dir in [".claude", ".codex", ".gemini", ".pi/agent", ".config/opencode"] {
+        std::fs::create_dir_all(home.path().join(dir)).unwrap();
+    }
+    // Claude's settings exist already, readable by the group: the mode the user chose stays.
+    let claude = home.path().join(".claude/settings.json");
+    std::fs::write(&claude, "{\"model\": \"opus\"}\n").unwrap();
+    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let before = modes(home.path());
+    let mut command = under_umask_000(BIN, &["install", "all"], &[("HOME", home.path())]);
+    command.env_remove("CLAUDE_CONFIG_DIR").env_remove("CODEX_HOME").env_remove("GEMINI_CLI_HOME");
+    command.env_remove("XDG_CONFIG_HOME").env_remove("PI_CODING_AGENT_DIR").env("PATH", "/usr/bin:/bin");
+    let installed = output(command);
+    let said = String::from_utf8_lossy(&installed.stdout);
+    assert!(said.contains("pi") && said.contains("OpenCode"), "{said}");
+    // Its settings were rewritten, their mode kept; the backup no looser than the original.
+    let after = modes(home.path());
+    assert_eq!(after[&claude], (false, 0o640));
+    let backup = home.path().join(".claude/settings.json.switchboard.bak");
+    assert_eq!(after[&backup].1 & !0o640, 0, "{:o}", after[&backup].1);
+    let before = before.into_iter().chain([(backup, (false, 0))]).collect();
+    let created = assert_private(home.path(), &before);
+    // Codex's and Gemini's hooks, pi's and OpenCode's hooks files, the bridges and their folders.
+    assert!(created >= 8, "{created} created: {after:#?}");
+    for bridge in [".pi/agent/extensions/switchboard.ts", ".config/opencode/plugin/switchboard.js"] {
+        assert_eq!(after[&home.path().join(bridge)], (false, 0o600), "{bridge}");
+    }
+}
+
+#[test]
+fn serve_keeps_its_home_database_and_endpoint_private() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("state");
+    let mut command = under_umask_000(BIN, &["serve", "--no-notify"], &[("SWITCHBOARD_HOME", &home)]);
+    let mut serve = command.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let endpoint = eventually(Duration::from_secs(20), || switchboard_engine::endpoint::Endpoint::read(&home))
+        .expect("endpoint.json appears");
+    // An event, so the store writes (its WAL and shared memory too).
+    let path = format!("/hook/custom?key={}", endpoint.key);
+    let body = json!({"sessionId": "modes", "status": "working"}).to_string();
+    let (status, _) = crate::support::request(endpoint.addr(), "POST", &path, body.as_bytes());
+    assert_eq!(status, 204);
+    let saved = eventually(Duration::from_secs(20), || {
+        switchboard_engine::instance::store::saved_state(&home, "modes").filter(|state| state.contains("working"))
+    });
+    assert!(saved.is_some(), "the store wrote the session");
+    let root_mode = std::fs::metadata(&home).unwrap().permissions().mode() & 0o777;
+    assert_eq!(root_mode, 0o700);
+    let created = assert_private(&home, &BTreeMap::new());
+    assert!(created >= 3, "{:#?}", modes(&home));
+    // SAFETY: sends SIGTERM to our own child process.
+    unsafe { libc::kill(libc::pid_t::try_from(serve.id()).unwrap(), libc::SIGTERM) };
+    assert!(serve.wait().unwrap().success());
+    assert_private(&home, &BTreeMap::new());
+}

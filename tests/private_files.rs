@@ -126,3 +126,43 @@ fn serve_keeps_its_home_database_and_endpoint_private() {
     assert!(serve.wait().unwrap().success());
     assert_private(&home, &BTreeMap::new());
 }
+
+/// The desktop app as far as it gets without a display: it sets up its log and writes its first
+/// line before the window fails to open.
+fn app_without_a_display(home: &Path) {
+    let mut command = under_umask_000(env!("CARGO_BIN_EXE_switchboard-app"), &[], &[("SWITCHBOARD_HOME", home)]);
+    command.env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY").stdout(Stdio::null()).stderr(Stdio::null());
+    let mut app = command.spawn().unwrap();
+    let ended = eventually(Duration::from_secs(60), || app.try_wait().unwrap());
+    if ended.is_none() {
+        let _ = app.kill();
+        let _ = app.wait();
+        panic!("the app ran on with no display");
+    }
+}
+
+fn todays_log(home: &Path) -> PathBuf {
+    let log = switchboard_engine::log_file::DailyFile::new(&home.join("logs")).unwrap();
+    log.path_of(switchboard_engine::clock::now_millis() / 86_400_000)
+}
+
+#[test]
+fn the_apps_log_is_private_and_a_link_planted_at_its_path_is_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("state");
+    app_without_a_display(&home);
+    // Before anything here touches the folder.
+    assert_private(&home, &BTreeMap::new());
+    assert!(std::fs::read_to_string(todays_log(&home)).unwrap().contains("the desktop app starts"));
+
+    // Another user planted a link at today's name, pointing at the user's ~/.bashrc.
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("state");
+    let bashrc = dir.path().join(".bashrc");
+    std::fs::write(&bashrc, "# mine\n").unwrap();
+    let log = todays_log(&home);
+    std::os::unix::fs::symlink(&bashrc, &log).unwrap();
+    app_without_a_display(&home);
+    assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), "# mine\n", "the link's target is unchanged");
+    assert!(std::fs::symlink_metadata(&log).unwrap().file_type().is_symlink());
+}

@@ -99,8 +99,7 @@ fn back_up(path: &Path, original: &Original) -> Result<Option<PathBuf>, InstallE
 /// the user's alone (`0600`), whatever the umask (issue 45).
 fn replace_atomically(target: &Path, bytes: &[u8], permissions_of: Option<&Metadata>) -> Result<(), InstallError> {
     let permissions = permissions_of.map(Metadata::permissions).or_else(|| crate::platform::permissions(0o600));
-    crate::files::write_atomic(target, bytes, permissions)
-        .map_err(|error| io_error("write", target, error))
+    crate::files::write_atomic(target, bytes, permissions).map_err(|error| io_error("write", target, error))
 }
 
 #[cfg(all(test, unix))]

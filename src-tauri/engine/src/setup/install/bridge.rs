@@ -108,6 +108,21 @@ mod tests {
     }
 
     #[test]
+    fn the_first_install_does_not_warn_that_the_bridge_it_writes_is_missing() {
+        for agent in ["pi", "opencode"] {
+            let home = home();
+            let cli = Cli::from_agent(agent).unwrap();
+            for dry_run in [true, false] {
+                let outcome = run(&InstallOptions { dry_run, ..options(&home, cli) });
+                let report = outcome.result.as_ref().unwrap();
+                assert_eq!(report.bridge.as_ref().map(|(action, _)| *action), Some(EditAction::Add), "{outcome}");
+                assert!(report.warnings.is_empty(), "{agent}, dry run {dry_run}: {outcome}");
+                assert!(!outcome.to_string().contains("missing"), "{outcome}");
+            }
+        }
+    }
+
+    #[test]
     fn a_dry_run_names_the_extension_and_writes_nothing() {
         let home = home();
         let outcome = run(&InstallOptions { dry_run: true, ..options(&home, pi()) });

@@ -269,3 +269,23 @@ fn a_local_id_with_a_colon_stays_local_and_no_raw_escape_is_printed() {
     let peek = run(serve.home(), &["peek", "evil:held"], b"");
     assert!(String::from_utf8_lossy(&peek.stdout).contains("␛]52;"), "made visible, not dropped");
 }
+
+/// Issue 45: `decide` for a box that never answers says so, after the link's own 5 s wait — not
+/// the route's `HTTP 408`, which used to fire at the same moment.
+#[test]
+fn decide_for_a_silent_box_says_the_box_did_not_answer() {
+    let serve = Serve::start();
+    let silent = FakeBox::new();
+    silent.follow(&serve, "silent", "quiet");
+    eventually(PATIENCE, || serve.session("silent:held").filter(|s| s["decision"].is_u64()))
+        .expect("the box's held session arrived");
+    let started = Instant::now();
+    let decided = run(serve.home(), &["decide", "silent:held", "allow"], b"");
+    let took = started.elapsed();
+    let said = String::from_utf8_lossy(&decided.stderr);
+    assert!(!decided.status.success());
+    assert!(said.contains("silent did not answer within 5 s"), "{said}");
+    assert!(!said.contains("408"), "{said}");
+    assert!(silent.received().contains("\"decide\""), "the box was asked: {}", silent.received());
+    println!("decide for a silent box: refused after {} ms: {said}", took.as_millis());
+}

@@ -289,3 +289,25 @@ fn decide_for_a_silent_box_says_the_box_did_not_answer() {
     assert!(silent.received().contains("\"decide\""), "the box was asked: {}", silent.received());
     println!("decide for a silent box: refused after {} ms: {said}", took.as_millis());
 }
+
+/// Issue 45: this machine's session `near:x` is shown even while box `near` holds its own `x`
+/// (the same id on this board); the box's frames never take it back.
+#[test]
+fn a_local_id_is_never_hidden_by_a_boxs_session() {
+    let serve = Serve::start();
+    let near = FakeBox::new();
+    near.follow(&serve, "near", "quiet");
+    eventually(PATIENCE, || serve.session("near:x").filter(|s| s["host"] == "near")).expect("the box's x arrived");
+    let mut mine = fixture("claude/UserPromptSubmit.json");
+    mine["session_id"] = json!("near:x");
+    assert_eq!(serve.post("claude", &mine), 204);
+    let shown = serve.wait_for("near:x", |s| s["host"] == "local");
+    assert_eq!(shown["status"], "working");
+    // One `near:x` on the board, this machine's (the box's later frames are refused: core's
+    // reducer tests try them).
+    let sessions = serve.sessions();
+    let named: Vec<&Value> =
+        sessions["sessions"].as_array().unwrap().iter().filter(|s| s["sessionId"] == "near:x").collect();
+    assert_eq!(named.len(), 1, "{named:?}");
+    assert_eq!(named[0]["host"], "local");
+}

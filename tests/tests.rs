@@ -11,6 +11,7 @@ mod hostile;
 mod installer;
 mod launch;
 mod link;
+mod needs_you;
 mod observed;
 mod persistence;
 mod private_files;

@@ -19,4 +19,5 @@ mod push;
 mod remote;
 mod support;
 mod titles;
+mod transcripts;
 mod usage;

@@ -42,7 +42,8 @@ fn tighten_inside(folder: &Path, depth: u8) -> io::Result<()> {
         } else if kind.is_dir() {
             platform::tighten(&entry.path(), 0o700)?;
             if depth > 0 {
-                tighten_inside(&entry.path(), depth - 1)?;
+                // Best effort below the top (old logs): the folder itself is private already.
+                let _ = tighten_inside(&entry.path(), depth - 1);
             }
         }
     }

@@ -398,3 +398,32 @@ fn end_from_the_agents_own_shell_is_refused_and_the_shell_survives() {
     drop(stdin);
     assert!(shell.wait().unwrap().success(), "it ends on its own, not by a signal");
 }
+
+/// Issue 45: with the instance running as root, a session whose agent is another user's process
+/// is not ended (root could signal it; the user the instance runs as does not own it).
+#[test]
+fn end_refuses_another_users_process() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return; // Only root can start a process as another user here.
+    }
+    let serve = Serve::start();
+    let mut theirs = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "sleep", "600"])
+        .spawn()
+        .unwrap();
+    let pid = theirs.id();
+    let exec_done = eventually(Duration::from_secs(30), || {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        status.lines().any(|line| line.starts_with("Uid:\t65534")).then_some(())
+    });
+    assert!(exec_done.is_some(), "the process runs as nobody");
+    post_from(&serve, &claude("UserPromptSubmit", "theirs"), &reported(pid, None, Path::new("/")));
+    serve.wait_for("theirs", |s| s["status"] == "working");
+    let refused = run(serve.home(), &["end", "theirs", "--yes"], b"");
+    assert!(!refused.status.success());
+    assert!(said(&refused).contains("another user's process"), "{}", said(&refused));
+    assert!(theirs.try_wait().unwrap().is_none(), "it runs on");
+    let _ = theirs.kill();
+    let _ = theirs.wait();
+}

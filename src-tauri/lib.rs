@@ -91,6 +91,16 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
                 Notifier::follow(hub.updates(), Some(on_action));
             }
             single_instance::answer_focus_requests(handle.clone(), &state_dir);
+            // The window-state plugin keeps its file in the app's config folder: private too,
+            // whatever the umask (issue 45).
+            if let Err(error) = app
+                .path()
+                .app_config_dir()
+                .map_err(std::io::Error::other)
+                .and_then(|dir| switchboard_engine::state_dir::make_private(&dir))
+            {
+                tracing::warn!(%error, "the app's config folder could not be made private");
+            }
             let (tray_hub, tray_updates) = (Arc::clone(&hub), hub.updates());
             app.manage(AppState { hub, inputs, decisions, instance: Mutex::new(Some(instance)) });
             tray::start(&handle, tray_hub, tray_updates);

@@ -22,6 +22,12 @@ pub fn default_state_dir() -> Option<PathBuf> {
     dirs::data_dir().map(|dir| dir.join(APP_IDENTIFIER))
 }
 
+/// Where the desktop app's web view keeps its data (storage, caches): Tauri's local app-data
+/// folder. On Linux it is the default state directory itself.
+pub fn webview_data_dir() -> Option<PathBuf> {
+    dirs::data_local_dir().map(|dir| dir.join(APP_IDENTIFIER))
+}
+
 /// The state directory 0700 and what is in it 0600 (folders 0700), tightening what is looser,
 /// created so if missing. Every process that writes in it calls this first (issue 45: a home
 /// made 0777 under `umask 000` by `remote add` let another user plant links in it); it holds

@@ -166,3 +166,39 @@ fn the_apps_log_is_private_and_a_link_planted_at_its_path_is_not_followed() {
     assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), "# mine\n", "the link's target is unchanged");
     assert!(std::fs::symlink_metadata(&log).unwrap().file_type().is_symlink());
 }
+
+/// The desktop app with a window (under Xvfb, where `xvfb-run` is installed) and `umask 000`: its
+/// state folder, log, `app.sock`, config folder and the web view's folder are the user's alone
+/// (what WebKit puts inside its folder keeps WebKit's modes, behind that folder).
+#[test]
+fn the_running_app_keeps_its_folders_and_socket_private() {
+    use std::os::unix::process::CommandExt;
+    let found = Command::new("sh").args(["-c", "command -v xvfb-run"]).output().unwrap();
+    if !found.status.success() {
+        eprintln!("skipped: no xvfb-run to give the app a display");
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let (state, config, data) =
+        (home.path().join("state"), home.path().join(".config"), home.path().join(".local/share"));
+    let app = env!("CARGO_BIN_EXE_switchboard-app");
+    let mut command = Command::new("xvfb-run");
+    command.args(["-a", "sh", "-c", "umask 000; exec \"$0\"", app]);
+    command.env("HOME", home.path()).env("XDG_CONFIG_HOME", &config).env("XDG_DATA_HOME", &data);
+    command.env("SWITCHBOARD_HOME", &state).env("SWITCHBOARD_NO_NOTIFY", "1").env_remove("DISPLAY");
+    command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).process_group(0);
+    let mut running = command.spawn().unwrap();
+    let up = eventually(Duration::from_secs(60), || state.join("app.sock").exists().then_some(()));
+    let modes_then = (modes(&state), modes(&config), std::fs::metadata(data.join("dev.switchboard.app")));
+    // SAFETY: ends the process group this test started (xvfb-run, Xvfb and the app).
+    unsafe { libc::kill(-libc::pid_t::try_from(running.id()).unwrap(), libc::SIGTERM) };
+    let _ = running.wait();
+    assert!(up.is_some(), "the app answered on app.sock");
+    let (state_modes, config_modes, webview) = modes_then;
+    for (path, (folder, mode)) in state_modes.iter().chain(config_modes.iter()) {
+        assert_eq!(*mode, if *folder { 0o700 } else { 0o600 }, "{}", path.display());
+    }
+    assert_eq!(state_modes[&state.join("app.sock")], (false, 0o600));
+    assert_eq!(std::fs::metadata(&config.join("dev.switchboard.app")).unwrap().permissions().mode() & 0o777, 0o700);
+    assert_eq!(webview.unwrap().permissions().mode() & 0o777, 0o700, "the web view's folder");
+}

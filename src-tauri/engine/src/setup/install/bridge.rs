@@ -82,11 +82,17 @@ mod tests {
         let again = installed(&home, pi());
         assert!(!again.result.as_ref().unwrap().changed(), "{again}");
 
-        // An older bridge of ours is brought up to date.
+        // A new one is the user's alone, in folders of theirs alone (issue 45).
+        assert_eq!(mode(&extension(&home)), 0o600);
+        assert_eq!(mode(extension(&home).parent().unwrap()), 0o700);
+
+        // An older bridge of ours is brought up to date, keeping the mode the user gave it.
         fs::write(extension(&home), "// Switchboard's bridge for pi (switchboard-bridge 0)\n").unwrap();
+        fs::set_permissions(extension(&home), std::os::unix::fs::PermissionsExt::from_mode(0o640)).unwrap();
         let updated = installed(&home, pi());
         assert_eq!(updated.result.as_ref().unwrap().bridge.as_ref().map(|(a, _)| *a), Some(EditAction::Update));
         assert_eq!(fs::read_to_string(extension(&home)).unwrap(), source);
+        assert_eq!(mode(&extension(&home)), 0o640);
 
         let removed = uninstalled(&home, pi());
         assert!(removed.result.is_ok(), "{removed}");

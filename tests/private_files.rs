@@ -199,6 +199,6 @@ fn the_running_app_keeps_its_folders_and_socket_private() {
         assert_eq!(*mode, if *folder { 0o700 } else { 0o600 }, "{}", path.display());
     }
     assert_eq!(state_modes[&state.join("app.sock")], (false, 0o600));
-    assert_eq!(std::fs::metadata(&config.join("dev.switchboard.app")).unwrap().permissions().mode() & 0o777, 0o700);
+    assert_eq!(std::fs::metadata(config.join("dev.switchboard.app")).unwrap().permissions().mode() & 0o777, 0o700);
     assert_eq!(webview.unwrap().permissions().mode() & 0o777, 0o700, "the web view's folder");
 }

@@ -1,4 +1,4 @@
-//! Issue 45: what needs the user is listed with this machine's held permission first, whatever a
+//! The needs-you queue (issue 45): what needs the user is listed with this machine's held permission first, whatever a
 //! box sends: `status`'s table, fed the snapshot an instance following a hostile box would hold.
 
 use serde_json::json;

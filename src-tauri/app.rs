@@ -11,6 +11,8 @@ fn main() -> std::process::ExitCode {
         Some(state_dir) => switchboard_engine::init_tracing_with_file(&state_dir),
         None => switchboard_engine::init_tracing(),
     }
+    // The log's first line, before anything can fail: which build ran, when.
+    tracing::info!(version = env!("CARGO_PKG_VERSION"), "the desktop app starts");
     match switchboard::run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {

@@ -292,7 +292,8 @@ pub async fn new_agent(
 #[tauri::command]
 pub fn end_agent(state: State<'_>, session_id: String) -> Result<(), CommandError> {
     let session = state.hub.session(&session_id).ok_or_else(|| CommandError::unknown_session(&session_id))?;
-    switchboard_engine::instance::end::end(&session)
+    // The web view is this process's own: no other process asks.
+    switchboard_engine::instance::end::end(&session, None)
         .map(|_| ())
         .map_err(|refused| CommandError::new(ErrorKind::NotDelivered, refused.to_string()))
 }

@@ -91,6 +91,16 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
                 Notifier::follow(hub.updates(), Some(on_action));
             }
             single_instance::answer_focus_requests(handle.clone(), &state_dir);
+            // The window-state plugin keeps its file in the app's config folder: private too,
+            // whatever the umask (issue 45).
+            if let Err(error) = app
+                .path()
+                .app_config_dir()
+                .map_err(std::io::Error::other)
+                .and_then(|dir| switchboard_engine::state_dir::make_private(&dir))
+            {
+                tracing::warn!(%error, "the app's config folder could not be made private");
+            }
             let (tray_hub, tray_updates) = (Arc::clone(&hub), hub.updates());
             app.manage(AppState { hub, inputs, decisions, instance: Mutex::new(Some(instance)) });
             tray::start(&handle, tray_hub, tray_updates);
@@ -115,6 +125,13 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
 /// Runs the desktop app until its window closes.
 pub fn run() -> anyhow::Result<()> {
     let config = Config::from_env()?;
+    // The web view creates its storage and caches there with the umask's modes (0777 under
+    // `umask 000`): the folder is made the user's alone before it starts (issue 45).
+    if let Some(webview) = switchboard_engine::state_dir::webview_data_dir() {
+        if let Err(error) = switchboard_engine::state_dir::make_private(&webview) {
+            tracing::warn!(%error, "the web view's data folder {} could not be made private", webview.display());
+        }
+    }
     // One instance per state directory: bring the running one forward, or explain.
     let lock = match InstanceLock::acquire(&config.state_dir) {
         Ok(lock) => lock,

@@ -19,7 +19,14 @@ pub fn answer_focus_requests<R: Runtime>(handle: AppHandle<R>, state_dir: &Path)
     // Only the lock holder gets here, so a socket file left by a crash is stale.
     let _ = std::fs::remove_file(&path);
     let listener = match UnixListener::bind(&path) {
-        Ok(listener) => listener,
+        // Bound with the umask's mode (0777 under `umask 000`): the user's alone (issue 45).
+        Ok(listener) => match switchboard_engine::platform::tighten(&path, 0o600) {
+            Ok(()) => listener,
+            Err(error) => {
+                tracing::warn!(%error, "a second launch will not be able to bring this window forward");
+                return;
+            }
+        },
         Err(error) => {
             tracing::warn!(%error, "a second launch will not be able to bring this window forward");
             return;

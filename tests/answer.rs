@@ -362,3 +362,68 @@ fn end_stops_the_agent_and_its_tools_and_nothing_else() {
     let _ = sibling.kill();
     let _ = sibling.wait();
 }
+
+/// Issue 45: a shell that runs `switchboard end` on its own session (the agent the session
+/// reports is that shell) survives, and the command says why it refused.
+#[test]
+fn end_from_the_agents_own_shell_is_refused_and_the_shell_survives() {
+    use std::io::{BufRead, BufReader, Write};
+    let serve = Serve::start();
+    // The "agent": a shell that, once told, runs `switchboard end` on its own session.
+    let script = format!("read go; '{}' end own --yes 2>&1; echo \"exit $?\"; cat >/dev/null", crate::support::BIN);
+    let mut shell = Command::new("sh")
+        .args(["-c", &script])
+        .env("SWITCHBOARD_HOME", serve.home())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    post_from(&serve, &claude("UserPromptSubmit", "own"), &reported(shell.id(), None, Path::new("/")));
+    serve.wait_for("own", |s| s["status"] == "working");
+    let mut stdin = shell.stdin.take().unwrap();
+    stdin.write_all(b"go\n").unwrap();
+    let mut said = Vec::new();
+    for line in BufReader::new(shell.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        let done = line.starts_with("exit ");
+        said.push(line);
+        if done {
+            break;
+        }
+    }
+    let said = said.join("\n");
+    assert!(said.ends_with("exit 1"), "{said}");
+    assert!(said.contains(&format!("pid {}", shell.id())) && said.contains("its shell"), "{said}");
+    assert!(shell.try_wait().unwrap().is_none(), "the shell that asked survives");
+    drop(stdin);
+    assert!(shell.wait().unwrap().success(), "it ends on its own, not by a signal");
+}
+
+/// Issue 45: with the instance running as root, a session whose agent is another user's process
+/// is not ended (root could signal it; the user the instance runs as does not own it).
+#[test]
+fn end_refuses_another_users_process() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return; // Only root can start a process as another user here.
+    }
+    let serve = Serve::start();
+    let mut theirs = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "sleep", "600"])
+        .spawn()
+        .unwrap();
+    let pid = theirs.id();
+    let exec_done = eventually(Duration::from_secs(30), || {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        status.lines().any(|line| line.starts_with("Uid:\t65534")).then_some(())
+    });
+    assert!(exec_done.is_some(), "the process runs as nobody");
+    post_from(&serve, &claude("UserPromptSubmit", "theirs"), &reported(pid, None, Path::new("/")));
+    serve.wait_for("theirs", |s| s["status"] == "working");
+    let refused = run(serve.home(), &["end", "theirs", "--yes"], b"");
+    assert!(!refused.status.success());
+    assert!(said(&refused).contains("another user's process"), "{}", said(&refused));
+    assert!(theirs.try_wait().unwrap().is_none(), "it runs on");
+    let _ = theirs.kill();
+    let _ = theirs.wait();
+}

@@ -115,6 +115,48 @@ fn serve_deciding() -> Serve {
     Serve::start_in(home, &[])
 }
 
+/// Issue 45: `decide` for a box that never answers says so, after the link's own 5 s wait — not
+/// the route's `HTTP 408`, which used to fire at the same moment.
+#[test]
+fn decide_for_a_silent_box_says_the_box_did_not_answer() {
+    let serve = Serve::start();
+    let silent = FakeBox::new();
+    silent.follow(&serve, "silent", "quiet");
+    eventually(PATIENCE, || serve.session("silent:held").filter(|s| s["decision"].is_u64()))
+        .expect("the box's held session arrived");
+    let started = Instant::now();
+    let decided = run(serve.home(), &["decide", "silent:held", "allow"], b"");
+    let took = started.elapsed();
+    let said = String::from_utf8_lossy(&decided.stderr);
+    assert!(!decided.status.success());
+    assert!(said.contains("silent did not answer within 5 s"), "{said}");
+    assert!(!said.contains("408"), "{said}");
+    assert!(silent.received().contains("\"decide\""), "the box was asked: {}", silent.received());
+    println!("decide for a silent box: refused after {} ms: {said}", took.as_millis());
+}
+
+/// Issue 45: this machine's session `near:x` is shown even while box `near` holds its own `x`
+/// (the same id on this board); the box's frames never take it back.
+#[test]
+fn a_local_id_is_never_hidden_by_a_boxs_session() {
+    let serve = Serve::start();
+    let near = FakeBox::new();
+    near.follow(&serve, "near", "quiet");
+    eventually(PATIENCE, || serve.session("near:x").filter(|s| s["host"] == "near")).expect("the box's x arrived");
+    let mut mine = fixture("claude/UserPromptSubmit.json");
+    mine["session_id"] = json!("near:x");
+    assert_eq!(serve.post("claude", &mine), 204);
+    let shown = serve.wait_for("near:x", |s| s["host"] == "local");
+    assert_eq!(shown["status"], "working");
+    // One `near:x` on the board, this machine's (the box's later frames are refused: core's
+    // reducer tests try them).
+    let sessions = serve.sessions();
+    let named: Vec<&Value> =
+        sessions["sessions"].as_array().unwrap().iter().filter(|s| s["sessionId"] == "near:x").collect();
+    assert_eq!(named.len(), 1, "{named:?}");
+    assert_eq!(named[0]["host"], "local");
+}
+
 /// 34.1: 3,000 sessions, then 300,000 `resumed` frames nobody asked for: ignored (no input
 /// queued per frame), the chatty box disconnected with the reason, a local hook on the board
 /// at once, memory bounded.
@@ -247,8 +289,8 @@ fn a_local_id_with_a_colon_stays_local_and_no_raw_escape_is_printed() {
     evil.follow(&serve, "evil", "quiet");
     eventually(PATIENCE, || (remote(&serve, "evil")["sessions"].as_u64()? >= 1).then_some(()))
         .expect("the box's sessions arrived");
-    // The box's own `held` is `evil:held` on this board, so this machine's `evil:held` is refused
-    // from the hook server (the board never mixes them)... use another local id with a colon.
+    // The box's own `held` is `evil:held` on this board (a local `evil:held` would take its place,
+    // issue 45): a local id with a colon the box does not hold.
     let hold = held_hook(&serve, "evil:mine");
     serve.wait_for("evil:mine", |s| s["decision"].is_u64() && s["host"] == "local");
     let decided = run(serve.home(), &["decide", "evil:mine", "allow"], b"");

@@ -189,13 +189,20 @@ impl Reducer {
     /// Folds one event in. `None` when the event changes nothing (a held-off late `working`, an
     /// idle rescue of a session that is not working, an idle reminder after a finished turn).
     pub fn apply(&mut self, event: &StatusEvent, window_focused: bool) -> Option<Change> {
-        // A remote's session changes only through its link (`mirror`), whatever id a hook claims.
-        if self.sessions.get(&event.session_id).is_some_and(|state| !state.session.is_local() || state.ignores(event)) {
+        if self.sessions.get(&event.session_id).is_some_and(|state| state.session.is_local() && state.ignores(event)) {
             return None;
         }
         let needs_a_session = matches!(event.cue, Cue::IdleRescue | Cue::Settle | Cue::Approved | Cue::Exited);
-        if needs_a_session && !self.sessions.contains_key(&event.session_id) {
+        let of_a_box = self.sessions.get(&event.session_id).is_some_and(|state| !state.session.is_local());
+        if needs_a_session && (of_a_box || !self.sessions.contains_key(&event.session_id)) {
             return None;
+        }
+        if of_a_box {
+            // A box's session is never changed by a hook here (only through its link), and never
+            // hides this machine's: a local id such as `evil:sq2` takes the place a box's `sq2`
+            // held under the same id on this board (issue 45). The box's frames for it are
+            // refused from now on (`mirror`); the update of the id tells the board and links.
+            self.remove(&event.session_id);
         }
         if !self.sessions.contains_key(&event.session_id) {
             if self.count(LOCAL_HOST) >= MAX_SESSIONS {

@@ -46,12 +46,21 @@ pub fn board_rank(session: &Session) -> u8 {
     }
 }
 
-/// The sessions that need the user, in queue order (`sessions` in arrival order).
+/// This machine's permission held for the board: its agent waits on the user, against the
+/// hold's timer. It goes first wherever sessions are listed by what needs the user (issue 45):
+/// a box sets its own times (clamped to this clock) and may send hundreds of blocked rows, which
+/// otherwise sorted above it.
+pub fn held_here(session: &Session) -> bool {
+    session.is_local() && session.decision.is_some()
+}
+
+/// The sessions that need the user, in queue order (`sessions` in arrival order): this
+/// machine's held permissions first ([`held_here`]), then by [`Attention`].
 pub fn needs_you(sessions: &[Session]) -> Vec<&Session> {
-    let mut queue: Vec<(Attention, usize, &Session)> =
-        sessions.iter().enumerate().filter_map(|(n, s)| Some((s.attention?, n, s))).collect();
-    queue.sort_by_key(|(attention, n, _)| (*attention, *n));
-    queue.into_iter().map(|(_, _, session)| session).collect()
+    let mut queue: Vec<(bool, Attention, usize, &Session)> =
+        sessions.iter().enumerate().filter_map(|(n, s)| Some((!held_here(s), s.attention?, n, s))).collect();
+    queue.sort_by_key(|(elsewhere, attention, n, _)| (*elsewhere, *attention, *n));
+    queue.into_iter().map(|(_, _, _, session)| session).collect()
 }
 
 /// The node title: the agent's own name for the session, else the event's title, else the last
@@ -162,6 +171,39 @@ mod tests {
         assert_eq!(order, ["blocked-early", "asks-late", "done-early", "ended"]);
         let working = all.iter().find(|s| s.session_id == "working").unwrap();
         assert_eq!(working.attention, None);
+    }
+
+    /// Issue 45: hundreds of a box's blocked rows, asking since long before (or clamped to now),
+    /// never put this machine's held permission below them.
+    #[test]
+    fn this_machines_held_permission_comes_before_any_boxs_rows() {
+        let mut board = Reducer::new();
+        for n in 0..900 {
+            let mut there = Reducer::new();
+            let event = crate::status::StatusEvent {
+                agent: "claude".into(),
+                session_id: format!("b{n}"),
+                status: Some(AgentStatus::Blocked),
+                ts: if n % 2 == 0 { 1 } else { u64::MAX / 2 },
+                ..Default::default()
+            };
+            let mut blocked = there.apply(&event, false).unwrap().session;
+            blocked.decision = Some(1);
+            board.mirror("evil", blocked, false, 50_000);
+        }
+        let mut asks = crate::agent::normalize(
+            "claude",
+            &json!({"hook_event_name": "PermissionRequest", "session_id": "mine", "tool_name": "Bash"}),
+            40_000,
+        )
+        .unwrap();
+        asks.decision = Some(7);
+        board.apply(&asks, false).unwrap();
+        let all = board.snapshot().sessions;
+        let order = needs_you(&all);
+        assert_eq!(order.len(), 901);
+        assert_eq!((order[0].session_id.as_str(), order[0].host.as_str()), ("mine", "local"));
+        assert!(held_here(order[0]) && !held_here(order[1]), "a box's hold is not held here");
     }
 
     #[test]

@@ -26,7 +26,8 @@ pub fn read_small(path: &Path, limit: u64) -> Option<Vec<u8>> {
 
 /// Replaces `path` atomically: a temporary file beside it, synced, renamed over it, so a reader
 /// sees the old file or the new one, never half of one. `permissions` are set exactly (not
-/// masked by the umask); `None` leaves the new file's mode to the umask.
+/// masked by the umask); `None` makes the file the user's alone (`0600` where files have modes),
+/// whatever the umask (issue 45).
 pub fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<fs::Permissions>) -> io::Result<()> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let name = path.file_name().map_or_else(|| "file".into(), |name| name.to_string_lossy());
@@ -39,8 +40,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<fs::Permissio
     let write = || -> io::Result<()> {
         let mut options = OpenOptions::new();
         options.write(true).create_new(true);
-        if let Some(permissions) = &permissions {
-            crate::platform::create_with(&mut options, permissions);
+        match &permissions {
+            Some(permissions) => crate::platform::create_with(&mut options, permissions),
+            None => crate::platform::create_mode(&mut options, 0o600),
         }
         let mut file = options.open(&temp)?;
         if let Some(permissions) = permissions {
@@ -80,9 +82,12 @@ mod tests {
         let path = dir.path().join("f.json");
         // SAFETY: umask has no preconditions.
         let old = unsafe { libc::umask(0) };
-        write_atomic(&path, b"{}", Some(fs::Permissions::from_mode(0o600))).unwrap();
+        write_atomic(&path, b"{}", Some(fs::Permissions::from_mode(0o640))).unwrap();
+        let unsaid = dir.path().join("g.json");
+        write_atomic(&unsaid, b"{}", None).unwrap();
         unsafe { libc::umask(old) };
-        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o640);
+        assert_eq!(fs::metadata(&unsaid).unwrap().permissions().mode() & 0o777, 0o600, "none said: private");
         assert_eq!(fs::read(&path).unwrap(), b"{}");
     }
 }

@@ -9,6 +9,8 @@ pub mod clock;
 pub mod config;
 pub mod endpoint;
 pub mod files;
+/// The desktop app's daily log file, which never follows a link (issue 45).
+pub mod log_file;
 /// The one room that names an operating system (issue 38).
 pub mod platform;
 pub mod process;
@@ -96,7 +98,7 @@ const LOG_BYTES_PER_DAY: u64 = 16 * 1024 * 1024;
 
 /// A writer that keeps to [`LOG_BYTES_PER_DAY`] per day (UTC) in front of the daily file.
 struct CappedLog {
-    file: tracing_appender::rolling::RollingFileAppender,
+    file: log_file::DailyFile,
     /// The day (days since 1970) and the bytes written on it.
     today: std::sync::Mutex<(u64, u64)>,
 }
@@ -105,7 +107,6 @@ struct CappedLine<'a>(&'a CappedLog);
 
 impl std::io::Write for CappedLine<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        use tracing_subscriber::fmt::MakeWriter;
         let day = clock::now_millis() / 86_400_000;
         let mut today = self.0.today.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if today.0 != day {
@@ -115,11 +116,12 @@ impl std::io::Write for CappedLine<'_> {
         today.1 = written.saturating_add(buf.len() as u64);
         drop(today);
         if written + buf.len() as u64 <= LOG_BYTES_PER_DAY {
-            return self.0.file.make_writer().write(buf);
+            self.0.file.write_on(day, buf)?;
+            return Ok(buf.len());
         }
         if written <= LOG_BYTES_PER_DAY {
             let note = b"switchboard: today's log reached its size limit; further lines today are dropped\n";
-            let _ = self.0.file.make_writer().write(note);
+            let _ = self.0.file.write_on(day, note);
         }
         Ok(buf.len())
     }
@@ -138,16 +140,12 @@ impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for CappedLog {
 }
 
 /// The desktop app also keeps a daily log file in `<state dir>/logs` (the last 7 days, at most
-/// [`LOG_BYTES_PER_DAY`] each), since nobody watches its stderr.
+/// [`LOG_BYTES_PER_DAY`] each), since nobody watches its stderr. The state directory is made
+/// private first (issue 45): nothing is written in a home another user could plant links in.
 pub fn init_tracing_with_file(state_dir: &std::path::Path) {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
-    let file = tracing_appender::rolling::Builder::new()
-        .rotation(tracing_appender::rolling::Rotation::DAILY)
-        .filename_prefix("switchboard")
-        .filename_suffix("log")
-        .max_log_files(7)
-        .build(state_dir.join("logs"));
+    let file = state_dir::make_private(state_dir).and_then(|()| log_file::DailyFile::new(&state_dir.join("logs")));
     let stderr = tracing_subscriber::fmt::layer()
         .fmt_fields(log_fields())
         .with_ansi(stderr_is_terminal())
@@ -159,7 +157,11 @@ pub fn init_tracing_with_file(state_dir: &std::path::Path) {
             let layer = tracing_subscriber::fmt::layer().fmt_fields(log_fields()).with_ansi(false).with_writer(capped);
             registry.with(layer).try_init()
         }
-        Err(_) => registry.try_init(),
+        Err(error) => {
+            let init = registry.try_init();
+            tracing::warn!(%error, "no log file in {}", state_dir.display());
+            init
+        }
     };
 }
 
@@ -175,11 +177,7 @@ mod tests {
         use std::io::Write;
         use tracing_subscriber::fmt::MakeWriter;
         let dir = tempfile::tempdir().unwrap();
-        let file = tracing_appender::rolling::Builder::new()
-            .rotation(tracing_appender::rolling::Rotation::NEVER)
-            .filename_prefix("switchboard")
-            .build(dir.path())
-            .unwrap();
+        let file = super::log_file::DailyFile::new(dir.path()).unwrap();
         let capped = super::CappedLog { file, today: std::sync::Mutex::new((0, 0)) };
         let line = [b'x'; 1023].iter().copied().chain(std::iter::once(b'\n')).collect::<Vec<u8>>();
         for _ in 0..(super::LOG_BYTES_PER_DAY / 1024 + 2_000) {

@@ -73,6 +73,21 @@ pub fn session_action_path(action: &str, session_id: &str, key: &str) -> String 
     format!("/{action}/{}?key={key}", path_segment(session_id))
 }
 
+/// `/end/<id>` for a session, saying which process asks (its pid and start time, as
+/// [`crate::platform::stat`] gives them): the instance never ends the one that asked or anything
+/// it runs under (issue 45: a shell that ran `switchboard end` on its own session died).
+pub fn end_path(session_id: &str, key: &str, caller: (u32, u64)) -> String {
+    format!("{}&caller={}:{}", session_action_path("end", session_id, key), caller.0, caller.1)
+}
+
+/// The asking process an [`end_path`] carries: `Ok(None)` when it says none (the app's own
+/// window asks in-process), `Err` when what it says is not a pid and a start time.
+pub fn end_caller(query: &str) -> Result<Option<(u32, u64)>, String> {
+    let Some(value) = query.split('&').find_map(|pair| pair.strip_prefix("caller=")) else { return Ok(None) };
+    let parsed = value.split_once(':').and_then(|(pid, start)| Some((pid.parse().ok()?, start.parse().ok()?)));
+    parsed.map(Some).ok_or_else(|| "the asking process is not a pid:start".to_owned())
+}
+
 pub fn remotes_path(key: &str) -> String {
     format!("/remotes?key={key}")
 }
@@ -147,6 +162,17 @@ impl From<Verdict> for HoldAnswer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_process_asking_to_end_an_agent_rides_in_the_path() {
+        let path = end_path("a b", "k", (42, 7_000));
+        assert_eq!(path, "/end/a%20b?key=k&caller=42:7000");
+        let query = path.split_once('?').unwrap().1;
+        assert_eq!(end_caller(query), Ok(Some((42, 7_000))));
+        assert_eq!(end_caller("key=k"), Ok(None));
+        assert!(end_caller("key=k&caller=42").is_err());
+        assert!(end_caller("key=k&caller=x:1").is_err());
+    }
 
     #[test]
     fn a_hold_answer_reads_back_and_anything_else_is_refused() {

@@ -253,16 +253,6 @@ mod tests {
         let mut board = Reducer::new();
         board.mirror("one", remote("a", AgentStatus::Working, 1), false, u64::MAX).unwrap();
         board.mirror("two", remote("a", AgentStatus::Done, 1), false, u64::MAX).unwrap();
-        // A local hook claiming a remote's id changes nothing there.
-        let spoof = StatusEvent {
-            agent: "claude".into(),
-            session_id: "one:a".into(),
-            status: Some(AgentStatus::Done),
-            ts: 5,
-            ..StatusEvent::default()
-        };
-        assert!(board.apply(&spoof, false).is_none());
-        assert_eq!(board.get("one:a").unwrap().status, Some(AgentStatus::Working));
         assert_eq!(board.host_sessions("one"), ["one:a"]);
 
         let gone = board.host_unreachable("one", 99);
@@ -287,6 +277,41 @@ mod tests {
         let mut restarted = Reducer::new();
         restarted.restore([saved]);
         assert!(restarted.is_empty());
+    }
+
+    /// Issue 45: this machine's `evil:sq2` and box `evil`'s `sq2` share an id on this board; the
+    /// local one is shown whichever came first, and the box's frames never change it.
+    #[test]
+    fn a_local_id_is_never_hidden_by_a_boxs_session_of_the_same_board_id() {
+        let local = |status, cue| StatusEvent {
+            agent: "claude".into(),
+            session_id: "evil:sq2".into(),
+            status: Some(status),
+            cue,
+            ts: 5,
+            ..StatusEvent::default()
+        };
+        // The box's first.
+        let mut board = Reducer::new();
+        board.mirror("evil", remote("sq2", AgentStatus::Blocked, 1), false, u64::MAX).unwrap();
+        // An event that only settles a session of this machine's has none to settle.
+        assert!(board.apply(&local(AgentStatus::Done, crate::status::Cue::Settle), false).is_none());
+        assert_eq!(board.get("evil:sq2").unwrap().host, "evil", "left as it was");
+        let mine = board.apply(&local(AgentStatus::Working, crate::status::Cue::default()), false).unwrap();
+        assert_eq!((mine.session.host.as_str(), mine.session.status), ("local", Some(AgentStatus::Working)));
+        assert_eq!(mine.session.decision, None, "nothing of the box's session is kept");
+        assert_eq!((board.count("evil"), board.count("local")), (0, 1));
+        assert!(board.host_sessions("evil").is_empty());
+        // The box's later frames for it, and its saying it has it no more, leave it.
+        assert!(board.mirror("evil", remote("sq2", AgentStatus::Done, 2), false, u64::MAX).is_none());
+        assert!(board.unmirror("evil", "sq2").is_none());
+        assert_eq!(board.get("evil:sq2").unwrap().status, Some(AgentStatus::Working));
+
+        // This machine's first: the box's never takes its place.
+        let mut board = Reducer::new();
+        board.apply(&local(AgentStatus::Working, crate::status::Cue::default()), false).unwrap();
+        assert!(board.mirror("evil", remote("sq2", AgentStatus::Blocked, 1), false, u64::MAX).is_none());
+        assert_eq!(board.get("evil:sq2").unwrap().host, "local");
     }
 
     #[test]

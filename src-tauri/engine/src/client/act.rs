@@ -124,10 +124,15 @@ pub fn answer_session(state_dir: &Path, session: &Session, said: Said<'_>) -> Re
     }
 }
 
-/// SIGTERM to the session's agent (its own process group).
+/// SIGTERM to the session's agent (its own process group); the instance is told which process
+/// asks, so it never ends this one or the shell it runs under (issue 45).
 pub fn end(state_dir: &Path, session: &Session) -> Result<(), ActError> {
     let endpoint = endpoint(state_dir)?;
-    let path = session_action_path("end", &session.session_id, &endpoint.key);
+    let me = std::process::id();
+    let start = crate::platform::stat(me).map(|stat| stat.start).ok_or_else(|| {
+        ActError::Refused("this process's start time cannot be read, so the instance could not check it".into())
+    })?;
+    let path = crate::protocol::end_path(&session.session_id, &endpoint.key, (me, start));
     let response = super::request(endpoint.addr(), "POST", &path, b"", TIMEOUT).map_err(ActError::Unreachable)?;
     match response.status {
         204 => Ok(()),

@@ -180,9 +180,9 @@ fn start_instance(state_dir: &Path) -> Result<(), LinkError> {
     }
     let failed = |error: io::Error| LinkError::Gone(format!("cannot start `switchboard serve`: {error}"));
     let exe = std::env::current_exe().map_err(failed)?;
-    std::fs::create_dir_all(state_dir).map_err(failed)?;
-    let log =
-        std::fs::OpenOptions::new().create(true).append(true).open(state_dir.join("serve.log")).map_err(failed)?;
+    // Private before the log is written in it, and the log never a planted link (issue 45).
+    crate::state_dir::make_private(state_dir).map_err(failed)?;
+    let log = crate::platform::open_private_append(&state_dir.join("serve.log")).map_err(failed)?;
     let mut command = std::process::Command::new(exe);
     command.args(["serve", "--no-notify"]).stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null());
     command.stderr(log);

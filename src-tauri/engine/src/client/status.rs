@@ -87,7 +87,7 @@ fn sessions_table(snapshot: &Snapshot, now: Millis, width: usize) -> String {
     if sessions.is_empty() {
         return "No sessions yet. Agents appear here once their hooks report (see `switchboard install`).\n".into();
     }
-    sessions.sort_by_key(|s| (rank(s.status), std::cmp::Reverse(s.last_event_at)));
+    sessions.sort_by_key(|s| (!view::held_here(s), rank(s.status), std::cmp::Reverse(s.last_event_at)));
     let kept = |s: &Session| if s.is_local() { 0 } else { s.host.len() + 1 };
     let ids = shown_ids_after(&sessions.iter().map(|s| (s.session_id.as_str(), kept(s))).collect::<Vec<_>>());
     let rows: Vec<[String; 8]> = sessions

@@ -17,7 +17,6 @@
 //! answers option 2 at once), or the reply's text as literal keys (newlines made spaces, at most
 //! [`MAX_REPLY`] characters) and, once drawn, Enter ([`crate::terminal::typing`]).
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -59,8 +58,8 @@ const LAST_TURN_BYTES: u64 = 512 * 1024;
 /// here (not written yet, another machine's, a CLI Switchboard cannot read).
 pub fn last_turn(session: &Session) -> Vec<switchboard_core::turn::TurnItem> {
     use std::io::{Read, Seek, SeekFrom};
-    let Some(path) = session.transcript_path.as_deref().filter(|_| session.is_local()) else { return Vec::new() };
-    let Ok(mut file) = crate::files::open_regular(Path::new(path)) else { return Vec::new() };
+    let Some(path) = super::transcript::readable(session).filter(|_| session.is_local()) else { return Vec::new() };
+    let Ok(mut file) = crate::files::open_regular(&path) else { return Vec::new() };
     let length = file.metadata().map(|m| m.len()).unwrap_or(0);
     let start = length.saturating_sub(LAST_TURN_BYTES);
     let mut bytes = Vec::new();

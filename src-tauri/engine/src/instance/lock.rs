@@ -7,7 +7,7 @@
 //! hook secret, so it is 0700 and every file in it 0600, whatever the umask or an older version
 //! left behind.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
@@ -54,29 +54,12 @@ impl InstanceLock {
     }
 }
 
-/// The state directory 0700 and the files in it 0600, tightening what is looser.
-pub fn make_private(state_dir: &Path) -> io::Result<()> {
-    platform::create_private_dir(state_dir)?;
-    tighten(state_dir, 0o700)?;
-    for entry in fs::read_dir(state_dir)? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        if kind.is_file() {
-            tighten(&entry.path(), 0o600)?;
-        } else if kind.is_dir() {
-            tighten(&entry.path(), 0o700)?;
-        }
-    }
-    Ok(())
-}
-
-fn tighten(path: &Path, mode: u32) -> io::Result<()> {
-    platform::tighten(path, mode)
-}
+pub use crate::state_dir::make_private;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
     use std::os::unix::fs::PermissionsExt;
 
     #[test]

@@ -222,7 +222,7 @@ impl Metering {
             git_asked: None,
         });
         if metered.transcript_path != session.transcript_path {
-            metered.reader = session.transcript_path.as_deref().map(|path| Reader::new(PathBuf::from(path)));
+            metered.reader = super::transcript::readable(session).map(Reader::new);
             metered.meter = switchboard_core::agent::meter(&metered.agent);
         }
         if metered.process.as_ref().map(|p| (p.pid, p.start)) != session.process.as_ref().map(|p| (p.pid, p.start)) {

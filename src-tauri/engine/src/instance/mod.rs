@@ -25,6 +25,8 @@ pub mod server;
 pub mod settings;
 pub mod store;
 pub mod titles;
+/// Which transcript file may be read (issue 45: confined to its CLI's folder).
+pub mod transcript;
 pub mod update;
 pub mod watch;
 

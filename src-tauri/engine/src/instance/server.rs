@@ -127,11 +127,16 @@ fn router(state: Arc<ServerState>) -> Router {
         .route(routes::HOOK, post(hook))
         .route(routes::SESSIONS, get(sessions))
         .route(routes::SESSION, delete(remove_session))
-        .route(routes::DECISION, post(act::decision))
         .route(routes::REMOTES, get(remotes).post(reload_remotes))
         .route(routes::PEEK, get(act::peek))
         .route(routes::END, post(act::end_agent))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, READ_TIMEOUT));
+    // A remote's decision waits for its box's word (5 s): the route outlasts that wait, so a
+    // silent box is said as such, not as the route's 408 (issue 45).
+    let decided = Router::new().route(routes::DECISION, post(act::decision)).layer(TimeoutLayer::with_status_code(
+        StatusCode::REQUEST_TIMEOUT,
+        crate::remote::follow::DECISION_TIMEOUT + READ_TIMEOUT,
+    ));
     // A typed answer or reply waits for its CLI to take it (issue 33), a remote's for its box.
     let typed = Router::new().route(routes::ANSWER, post(act::answer)).route(routes::REPLY, post(act::reply)).layer(
         TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, super::answer::confirm_within() + READ_TIMEOUT * 6),
@@ -148,6 +153,7 @@ fn router(state: Arc<ServerState>) -> Router {
     // polled; the journal holds its frames, not the stream).
     let streamed = Router::new().route(routes::UPDATES, get(updates));
     quick
+        .merge(decided)
         .merge(typed)
         .merge(held)
         .merge(tested)

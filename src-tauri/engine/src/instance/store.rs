@@ -101,7 +101,7 @@ impl Store {
     /// Opens (creating or migrating) the database, setting a damaged one aside.
     pub fn open(state_dir: &Path) -> Result<(Self, Option<StoreNotice>), StoreError> {
         let directory = |source| StoreError::Directory { path: state_dir.to_path_buf(), source };
-        std::fs::create_dir_all(state_dir).map_err(directory)?;
+        crate::state_dir::make_private(state_dir).map_err(directory)?;
         let path = Self::path(state_dir);
         // Created 0600 before SQLite sees it: SQLite gives its WAL and shared-memory files the
         // main file's mode, so none of them is ever readable by others, whatever the umask.

@@ -235,7 +235,8 @@ impl Titles {
 fn title_source(session: &Session, dirs: Option<&ConfigDirs>) -> Option<TitleSource> {
     match switchboard_core::agent(&session.agent)?.title {
         switchboard_core::TitleSource::Transcript => {
-            session.transcript_path.as_ref().map(|path| TitleSource::Transcript(PathBuf::from(path)))
+            let path = session.transcript_path.as_deref()?;
+            super::transcript::confined(&session.agent, std::path::Path::new(path), dirs).map(TitleSource::Transcript)
         }
         switchboard_core::TitleSource::SessionIndex => {
             let cli = Cli::from_agent(&session.agent)?;

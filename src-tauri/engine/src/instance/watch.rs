@@ -169,7 +169,7 @@ impl Watch {
             watched.tail_until = None;
         }
         if open_turn && watched.tail.is_none() {
-            watched.tail = session.transcript_path.as_deref().and_then(|path| Tail::at_end(PathBuf::from(path)));
+            watched.tail = super::transcript::readable(&session).and_then(Tail::at_end);
         }
         if session.status != Some(AgentStatus::Blocked) {
             watched.children_at_block = None;

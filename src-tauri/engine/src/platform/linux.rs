@@ -21,6 +21,18 @@ pub fn stat(pid: u32) -> Option<Stat> {
     Some(Stat { comm: raw.comm, state: raw.state, ppid: raw.ppid, tty: tty_name(raw.tty_nr), start: raw.start })
 }
 
+/// Whether `pid` runs as this process's user: its real and effective uids (`/proc/<pid>/status`'s
+/// `Uid:` line) both ours, so a signal from here reaches only what the user could signal anyway.
+pub fn owned_by_me(pid: u32) -> Option<bool> {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let uids = status.lines().find_map(|line| line.strip_prefix("Uid:"))?;
+    let mut ids = uids.split_whitespace().map(|id| id.parse::<u32>().ok());
+    let (real, effective) = (ids.next()??, ids.next()??);
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    Some(real == me && effective == me)
+}
+
 pub fn parent_pid() -> Option<u32> {
     // SAFETY: getppid has no preconditions and cannot fail.
     u32::try_from(unsafe { libc::getppid() }).ok()

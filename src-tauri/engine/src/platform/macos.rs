@@ -105,6 +105,14 @@ mod libproc {
         (!name.is_null()).then(|| format!("/dev/{}", unsafe { CStr::from_ptr(name) }.to_string_lossy()))
     }
 
+    /// Whether `pid` runs as this process's user (real and effective uid).
+    pub fn owned_by_me(pid: u32) -> Option<bool> {
+        let info = bsd_info(pid)?;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        Some(info.pbi_uid == me && info.pbi_ruid == me)
+    }
+
     pub fn parent_pid() -> Option<u32> {
         // SAFETY: getppid has no preconditions and cannot fail.
         u32::try_from(unsafe { libc::getppid() }).ok()

@@ -44,8 +44,9 @@ pub mod notify;
 pub use command::output_within;
 
 pub use sys::{
-    create_mode, create_private_dir, create_with, detach, exec, file_id, is_executable, open_flags, own_group,
-    permissions, private_to_me, program_in, raise_fd_limit, shutdown_signal, tighten, try_lock,
+    create_mode, create_private_dir, create_with, detach, exec, file_id, is_executable, open_flags,
+    open_private_append, own_group, permissions, private_to_me, program_in, raise_fd_limit, shutdown_signal, tighten,
+    try_lock,
 };
 
 /// The operating system this build is for, as people name it.
@@ -107,6 +108,12 @@ pub struct Usage {
 /// The process `pid`, if it exists (and this user may see it).
 pub fn stat(pid: u32) -> Option<Stat> {
     procs::stat(pid)
+}
+
+/// Whether `pid` runs as the user this process runs as; `None` when the OS does not say (the
+/// process is gone, or hidden from us).
+pub fn owned_by_me(pid: u32) -> Option<bool> {
+    procs::owned_by_me(pid)
 }
 
 /// This process's parent.

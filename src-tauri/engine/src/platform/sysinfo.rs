@@ -51,6 +51,20 @@ pub fn stat(pid: u32) -> Option<Stat> {
     })
 }
 
+/// Whether `pid` runs as the user this process runs as (`None` when the OS does not say).
+pub fn owned_by_me(pid: u32) -> Option<bool> {
+    let me = std::process::id();
+    let mut system = System::new();
+    let pids = [Pid::from_u32(pid), Pid::from_u32(me)];
+    system.refresh_processes_specifics(
+        ProcessesToUpdate::Some(&pids),
+        true,
+        ProcessRefreshKind::nothing().with_user(UpdateKind::Always),
+    );
+    let user = |pid: u32| system.process(Pid::from_u32(pid))?.user_id().cloned();
+    Some(user(pid)? == user(me)?)
+}
+
 pub fn parent_pid() -> Option<u32> {
     stat(std::process::id())?.ppid.into()
 }

@@ -41,6 +41,30 @@ pub fn create_private_dir(path: &Path) -> io::Result<()> {
     fs::DirBuilder::new().recursive(true).mode(0o700).create(path)
 }
 
+/// Opens `path` to append, creating it `0600`: never through a symlink (`O_NOFOLLOW`), never a
+/// FIFO or device, never a file another user owns (one planted in a folder they could write),
+/// and a looser mode left by an older version is tightened before anything is written.
+pub fn open_private_append(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.append(true).create(true).mode(0o600);
+    let file = open_flags(&mut options, true, true).open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a regular file", path.display())));
+    }
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if meta.uid() != unsafe { libc::geteuid() } {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!("{} belongs to another user", path.display()),
+        ));
+    }
+    if meta.mode() & 0o077 != 0 {
+        file.set_permissions(fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(file)
+}
+
 /// Takes from `path`'s mode whatever `mode` does not allow.
 pub fn tighten(path: &Path, mode: u32) -> io::Result<()> {
     let current = fs::symlink_metadata(path)?.permissions().mode() & 0o777;

@@ -48,7 +48,7 @@ const SILENCE: Duration = Duration::from_secs(HEARTBEAT.as_secs() * 3);
 /// Lines that are not frames tolerated in one connection (a chatty login shell prints some).
 const MAX_BAD_LINES: usize = 100;
 /// A decision's round trip over the link.
-const DECISION_TIMEOUT: Duration = Duration::from_secs(5);
+pub const DECISION_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long an answer or reply waits for the box's word: it types there, then waits for its CLI
 /// to take it (`answer::confirm_within`).
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);

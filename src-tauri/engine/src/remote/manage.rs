@@ -50,7 +50,8 @@ pub fn add(state_dir: &Path, name: &str, command: Vec<String>) -> Result<RemoteS
         return Err(RemoteError::TooMany);
     }
     settings.remotes.push(spec.clone());
-    std::fs::create_dir_all(state_dir)
+    // Private before anything is written in it, even with no instance running (issue 45).
+    crate::state_dir::make_private(state_dir)
         .map_err(|source| crate::instance::settings::SettingsError::Write { path: state_dir.to_owned(), source })?;
     settings.save(state_dir)?;
     tell_instance(state_dir);

@@ -13,41 +13,48 @@ use super::{key_matches, query_param, ServerState, BODY_LIMIT, READ_TIMEOUT};
 use crate::protocol::Verdict;
 
 /// The board's answer to a held permission, for scripts and `switchboard` itself:
-/// `POST /decision/<session>?key=…&id=<hold>&verdict=allow|deny`. `409` when nothing waits for it.
+/// `POST /decision/<session>?key=…&id=<hold>&verdict=allow|deny`. `409` when nothing waits for it;
+/// for a box's session, `502` when its link is down and `504` with why when the box is silent.
 pub(super) async fn decision(
     State(state): State<Arc<ServerState>>,
     id: Result<Path<String>, PathRejection>,
     RawQuery(query): RawQuery,
-) -> StatusCode {
-    if !key_matches(query.as_deref(), &state.key) {
-        return StatusCode::UNAUTHORIZED;
+) -> Response {
+    decide(&state, id, query.as_deref()).await.unwrap_or_else(IntoResponse::into_response)
+}
+
+async fn decide(
+    state: &ServerState,
+    id: Result<Path<String>, PathRejection>,
+    query: Option<&str>,
+) -> Result<Response, StatusCode> {
+    use crate::instance::decide::DecideError;
+    use crate::remote::RemoteDecideError;
+    if !key_matches(query, &state.key) {
+        return Err(StatusCode::UNAUTHORIZED);
     }
-    let Ok(Path(session_id)) = id else { return StatusCode::NOT_FOUND };
-    let hold = query_param(query.as_deref(), "id").and_then(|id| id.parse::<u64>().ok());
-    let verdict = match query_param(query.as_deref(), "verdict") {
+    let Ok(Path(session_id)) = id else { return Err(StatusCode::NOT_FOUND) };
+    let hold = query_param(query, "id").and_then(|id| id.parse::<u64>().ok());
+    let verdict = match query_param(query, "verdict") {
         Some("allow") => Verdict::Allow,
         Some("deny") => Verdict::Deny,
-        _ => return StatusCode::BAD_REQUEST,
+        _ => return Err(StatusCode::BAD_REQUEST),
     };
-    let Some(hold) = hold else { return StatusCode::BAD_REQUEST };
+    let hold = hold.ok_or(StatusCode::BAD_REQUEST)?;
     let decisions = Arc::clone(&state.decisions);
     // The session's own host says where it runs (a local id may hold a `:`).
-    let Some(host) = state.hub.session(&session_id).map(|session| session.host) else {
-        return StatusCode::CONFLICT;
-    };
+    let host = state.hub.session(&session_id).map(|session| session.host).ok_or(StatusCode::CONFLICT)?;
     // A remote's answer waits for its link (seconds at worst): not on an async worker.
     let answered =
         tokio::task::spawn_blocking(move || decisions.answer_anywhere(&host, &session_id, hold, verdict)).await;
-    match answered {
-        Ok(Ok(())) => StatusCode::NO_CONTENT,
-        Ok(Err(crate::instance::decide::DecideError::Remote(crate::remote::RemoteDecideError::Unreachable(_)))) => {
-            StatusCode::BAD_GATEWAY
+    match answered.map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)? {
+        Ok(()) => Ok(StatusCode::NO_CONTENT.into_response()),
+        Err(DecideError::Remote(RemoteDecideError::Unreachable(_))) => Err(StatusCode::BAD_GATEWAY),
+        Err(DecideError::Remote(silent @ RemoteDecideError::NoAnswer(..))) => {
+            let said = serde_json::json!({ "error": silent.to_string() });
+            Ok((StatusCode::GATEWAY_TIMEOUT, axum::Json(said)).into_response())
         }
-        Ok(Err(crate::instance::decide::DecideError::Remote(crate::remote::RemoteDecideError::NoAnswer(..)))) => {
-            StatusCode::GATEWAY_TIMEOUT
-        }
-        Ok(Err(_)) => StatusCode::CONFLICT,
-        Err(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        Err(_) => Err(StatusCode::CONFLICT),
     }
 }
 
@@ -161,7 +168,8 @@ pub(super) async fn peek(
     .into_response()
 }
 
-/// `POST /end/<session>?key=…`: SIGTERM to its agent (issue 25). `204`, `404`, or `409` with why.
+/// `POST /end/<session>?key=…&caller=<pid>:<start>`: SIGTERM to its agent (issue 25), never to
+/// the caller or what it runs under (issue 45). `204`, `404`, or `409` with why.
 pub(super) async fn end_agent(
     State(state): State<Arc<ServerState>>,
     id: Result<Path<String>, PathRejection>,
@@ -171,7 +179,11 @@ pub(super) async fn end_agent(
         Ok(session) => session,
         Err(status) => return status.into_response(),
     };
-    match crate::instance::end::end(&session) {
+    let caller = match crate::protocol::end_caller(query.as_deref().unwrap_or_default()) {
+        Ok(caller) => caller.map(|(pid, start)| crate::instance::end::Caller { pid, start }),
+        Err(why) => return (StatusCode::BAD_REQUEST, axum::Json(serde_json::json!({ "error": why }))).into_response(),
+    };
+    match crate::instance::end::end(&session, caller) {
         Ok(_) => StatusCode::NO_CONTENT.into_response(),
         Err(refused) => conflict(&refused),
     }

@@ -42,10 +42,17 @@ pub(super) fn apply(bridge: &Bridge, (action, path): &(EditAction, PathBuf)) -> 
     if *action == EditAction::Remove {
         return fs::remove_file(path).map_err(|error| io_error("remove", path, error));
     }
+    // Folders it makes are 0700 and a new bridge 0600, whatever the umask; an update keeps the
+    // mode the user gave the file (issue 45).
     if let Some(folder) = path.parent() {
-        fs::create_dir_all(folder).map_err(|error| io_error("create", folder, error))?;
+        crate::platform::create_private_dir(folder).map_err(|error| io_error("create", folder, error))?;
     }
-    crate::files::write_atomic(path, bridge.source.as_bytes(), None).map_err(|error| io_error("write", path, error))
+    let permissions = match fs::metadata(path) {
+        Ok(existing) => Some(existing.permissions()),
+        Err(_) => crate::platform::permissions(0o600),
+    };
+    crate::files::write_atomic(path, bridge.source.as_bytes(), permissions)
+        .map_err(|error| io_error("write", path, error))
 }
 
 #[cfg(all(test, unix))]
@@ -75,11 +82,17 @@ mod tests {
         let again = installed(&home, pi());
         assert!(!again.result.as_ref().unwrap().changed(), "{again}");
 
-        // An older bridge of ours is brought up to date.
+        // A new one is the user's alone, in folders of theirs alone (issue 45).
+        assert_eq!(mode(&extension(&home)), 0o600);
+        assert_eq!(mode(extension(&home).parent().unwrap()), 0o700);
+
+        // An older bridge of ours is brought up to date, keeping the mode the user gave it.
         fs::write(extension(&home), "// Switchboard's bridge for pi (switchboard-bridge 0)\n").unwrap();
+        fs::set_permissions(extension(&home), std::os::unix::fs::PermissionsExt::from_mode(0o640)).unwrap();
         let updated = installed(&home, pi());
         assert_eq!(updated.result.as_ref().unwrap().bridge.as_ref().map(|(a, _)| *a), Some(EditAction::Update));
         assert_eq!(fs::read_to_string(extension(&home)).unwrap(), source);
+        assert_eq!(mode(&extension(&home)), 0o640);
 
         let removed = uninstalled(&home, pi());
         assert!(removed.result.is_ok(), "{removed}");
@@ -98,6 +111,21 @@ mod tests {
         assert!(!home.dirs.settings_file(pi()).exists(), "nothing half-installed");
         uninstalled(&home, pi());
         assert!(fs::read_to_string(extension(&home)).unwrap().contains("mine"));
+    }
+
+    #[test]
+    fn the_first_install_does_not_warn_that_the_bridge_it_writes_is_missing() {
+        for agent in ["pi", "opencode"] {
+            let home = home();
+            let cli = Cli::from_agent(agent).unwrap();
+            for dry_run in [true, false] {
+                let outcome = run(&InstallOptions { dry_run, ..options(&home, cli) });
+                let report = outcome.result.as_ref().unwrap();
+                assert_eq!(report.bridge.as_ref().map(|(action, _)| *action), Some(EditAction::Add), "{outcome}");
+                assert!(report.warnings.is_empty(), "{agent}, dry run {dry_run}: {outcome}");
+                assert!(!outcome.to_string().contains("missing"), "{outcome}");
+            }
+        }
     }
 
     #[test]

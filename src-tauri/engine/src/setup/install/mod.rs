@@ -178,7 +178,7 @@ fn install_one(cli: Cli, path: &Path, options: &InstallOptions) -> Result<Instal
         Vec::new()
     } else {
         let mut warnings: Vec<String> =
-            status::warnings(cli, &plan.settings, &options.dirs).into_iter().map(|warning| warning.message).collect();
+            status::settings_warnings(cli, &plan.settings, &options.dirs).into_iter().map(|w| w.message).collect();
         warnings.extend(messages::left_out(cli, &events, version::release_of(cli, &options.versions)));
         warnings
     };

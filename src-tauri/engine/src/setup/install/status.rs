@@ -131,8 +131,16 @@ fn hooks_state(cli: Cli, settings: &Value, command_path: &Path, events: &[&'stat
 }
 
 /// What in the settings (or, for Codex, in `config.toml`) will keep the CLI from running our
-/// hook, each with what undoes it.
-pub(super) fn warnings(cli: Cli, settings: &Value, dirs: &ConfigDirs) -> Vec<Warning> {
+/// hook, and a bridge that is missing or not current, each with what undoes it.
+fn warnings(cli: Cli, settings: &Value, dirs: &ConfigDirs) -> Vec<Warning> {
+    let mut warnings = settings_warnings(cli, settings, dirs);
+    warnings.extend(bridge_warning(cli, settings, dirs));
+    warnings
+}
+
+/// What in the settings (or, for Codex, in `config.toml`) will keep the CLI from running our
+/// hook. An install says these alone: the bridge it writes is current by the time it reports.
+pub(super) fn settings_warnings(cli: Cli, settings: &Value, dirs: &ConfigDirs) -> Vec<Warning> {
     let file = dirs.settings_file(cli);
     let mut warnings: Vec<Warning> = hook_config::notices(settings, cli)
         .into_iter()
@@ -142,25 +150,31 @@ pub(super) fn warnings(cli: Cli, settings: &Value, dirs: &ConfigDirs) -> Vec<War
         let found = (own.switched_off)(dirs.dir(cli));
         warnings.extend(found.map(|(message, fix)| Warning { message, fix }));
     }
-    let hooked = || !hook_config::installed(settings, cli, cli.events()).events.is_empty();
-    if let Some(bridge) = cli.setup().bridge.filter(|_| hooked()) {
-        let path = dirs.dir(cli).join(bridge.file);
-        let state = match std::fs::read_to_string(&path) {
-            Ok(text) if text == bridge.source => None,
-            Ok(text) if bridge.is_ours(&text) => Some("is an older one"),
-            Ok(_) => Some("is not Switchboard's"),
-            Err(_) => Some("is missing"),
-        };
-        warnings.extend(state.map(|state| Warning {
-            message: format!(
-                "{} runs Switchboard's hooks through its extension {}, which {state}",
-                cli.name(),
-                path.display()
-            ),
-            fix: format!("switchboard install {}", cli.agent()),
-        }));
-    }
     warnings
+}
+
+/// The CLI's bridge (pi's extension, OpenCode's plugin), when its hooks are installed but the
+/// bridge that runs them is missing, older or not Switchboard's.
+fn bridge_warning(cli: Cli, settings: &Value, dirs: &ConfigDirs) -> Option<Warning> {
+    let bridge = cli.setup().bridge?;
+    if hook_config::installed(settings, cli, cli.events()).events.is_empty() {
+        return None;
+    }
+    let path = dirs.dir(cli).join(bridge.file);
+    let state = match std::fs::read_to_string(&path) {
+        Ok(text) if text == bridge.source => return None,
+        Ok(text) if bridge.is_ours(&text) => "is an older one",
+        Ok(_) => "is not Switchboard's",
+        Err(_) => "is missing",
+    };
+    Some(Warning {
+        message: format!(
+            "{} runs Switchboard's hooks through its extension {}, which {state}",
+            cli.name(),
+            path.display()
+        ),
+        fix: format!("switchboard install {}", cli.agent()),
+    })
 }
 
 #[cfg(all(test, unix))]

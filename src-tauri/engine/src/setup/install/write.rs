@@ -48,7 +48,8 @@ pub(super) fn write_settings(
         }
         Ok(_) => {}
         Err(error) if error.kind() == io::ErrorKind::NotFound => {
-            fs::create_dir_all(dir).map_err(|error| io_error("create the folder", dir, error))?;
+            // The user's alone, whatever the umask (issue 45): the folder holds their settings.
+            crate::platform::create_private_dir(dir).map_err(|error| io_error("create the folder", dir, error))?;
         }
         Err(error) => return Err(io_error("read", dir, error)),
     }
@@ -74,7 +75,11 @@ fn back_up(path: &Path, original: &Original) -> Result<Option<PathBuf>, InstallE
         return Ok(None);
     }
     let write = || -> io::Result<()> {
-        let mut file = OpenOptions::new().write(true).create_new(true).open(&backup)?;
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        // Never readable by others, not even for the moment before its mode is set.
+        crate::platform::create_mode(&mut options, 0o600);
+        let mut file = options.open(&backup)?;
         // Settings can hold secrets: restrict the copy before it holds anything.
         file.set_permissions(original.metadata.permissions())?;
         file.write_all(&original.bytes)?;
@@ -90,10 +95,11 @@ fn back_up(path: &Path, original: &Original) -> Result<Option<PathBuf>, InstallE
     }
 }
 
-/// Writes `target` atomically, keeping the permissions of the file it replaces.
+/// Writes `target` atomically, keeping the permissions of the file it replaces; a new file is
+/// the user's alone (`0600`), whatever the umask (issue 45).
 fn replace_atomically(target: &Path, bytes: &[u8], permissions_of: Option<&Metadata>) -> Result<(), InstallError> {
-    crate::files::write_atomic(target, bytes, permissions_of.map(Metadata::permissions))
-        .map_err(|error| io_error("write", target, error))
+    let permissions = permissions_of.map(Metadata::permissions).or_else(|| crate::platform::permissions(0o600));
+    crate::files::write_atomic(target, bytes, permissions).map_err(|error| io_error("write", target, error))
 }
 
 #[cfg(all(test, unix))]

@@ -7,6 +7,7 @@ import { OlderDrawer } from "./OlderDrawer";
 import { ConnectionsDrawer } from "./Connections";
 import { DetailsPanel } from "./DetailsPanel";
 import { Notices } from "./Notices";
+import { KeyHint } from "./KeyHint";
 import { ShortcutSheet } from "./ShortcutSheet";
 import { useReachSound } from "./Reach";
 import { useSwitchboard } from "./store";
@@ -43,6 +44,7 @@ export function App() {
         <DetailsPanel />
       </div>
       <ShortcutSheet />
+      <KeyHint />
     </div>
   );
 }

@@ -89,7 +89,8 @@ describe("the canvas", () => {
   it("renders one node per session and the header counts", async () => {
     renderCanvas();
     const nodes = await screen.findAllByTestId("session-node");
-    expect(nodes.map((n) => n.dataset.sessionId)).toEqual(["w1", "b1", "q1", "d1", "d2", "e1"]);
+    // In screen order (what Tab walks): the lane's first, then the project's as they read.
+    expect(nodes.map((n) => n.dataset.sessionId)).toEqual(["b1", "q1", "d1", "w1", "d2", "e1"]);
     expect(screen.getByTestId("count-needs")).toHaveTextContent("2 need you");
     expect(screen.getByTestId("count-working")).toHaveTextContent("1 working");
     expect(screen.getByTestId("count-done")).toHaveTextContent("2 done");

@@ -40,6 +40,7 @@ import {
   fitFloor,
   fitViewport,
   FIT_PADDING,
+  screenOrder,
   sizeOf,
   type Box,
   type Region,
@@ -608,8 +609,10 @@ function makeRegionNode(region: Region, tiles: readonly SessionNodeType[]): Regi
 }
 
 export function Canvas() {
-  const sessionNodes = useSwitchboard((s) => s.nodes);
+  const storeNodes = useSwitchboard((s) => s.nodes);
   const regions = useSwitchboard((s) => s.regions);
+  // In the DOM as on screen, so Tab walks the board as it reads (not in arrival order).
+  const sessionNodes = useMemo(() => screenOrder(storeNodes, regions), [storeNodes, regions]);
   const crowded = sessionNodes.length > CROWDED_ABOVE;
   const lastTiles = useRef<ReadonlyMap<string, readonly SessionNodeType[]>>(new Map());
   const tiles = useMemo(() => {
@@ -617,7 +620,12 @@ export function Canvas() {
     lastTiles.current = grouped;
     return grouped;
   }, [crowded, sessionNodes]);
-  const regionNodes = useMemo(() => regions.map((r) => regionNode(r, tiles.get(r.id) ?? noTiles)), [regions, tiles]);
+  const regionNodes = useMemo(
+    () => screenOrder(regions.map((r) => ({ r, id: r.id, position: r, data: { region: r.id } })), regions).map(({ r }) =>
+      regionNode(r, tiles.get(r.id) ?? noTiles),
+    ),
+    [regions, tiles],
+  );
   const nodes = useMemo<CanvasNode[]>(
     () => [...regionNodes, ...(crowded ? sessionNodes.filter((n) => n.data.region == null) : sessionNodes)],
     [regionNodes, sessionNodes, crowded],

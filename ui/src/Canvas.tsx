@@ -50,6 +50,7 @@ import { isTypingTarget, optionOf, shortcutFor } from "./shortcuts";
 import { answer, canDecide, commandSeen, notHeldHint, noteNotHeld, revealCommandEnd } from "./Decide";
 import { asking, cannotPick, MAX_KEYED_OPTION, pickOption } from "./Answer";
 import { keyHint } from "./KeyHint";
+import { useConnections } from "./Connections";
 import { useKnownSettings } from "./settings";
 import { titleOf } from "./sessionLabels";
 import { jump } from "./jump";
@@ -541,7 +542,9 @@ function CanvasEffects({ following }: { following: Following }) {
           useShortcutSheet.getState().setOpen(true);
           break;
         case "close":
-          if (selectDetailsId(store) != null) store.closeDetails();
+          // What opened last closes first: the drawer lies over the board and its panel.
+          if (useConnections.getState().open) useConnections.getState().setOpen(false);
+          else if (selectDetailsId(store) != null) store.closeDetails();
           else if (store.olderOpen) store.setOlderOpen(false);
           else if (store.filterOpen || store.matches) store.clearFilter();
           else return;

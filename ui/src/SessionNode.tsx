@@ -1,6 +1,6 @@
 // A session on the board, in its three forms (full card, compact card, light tile). Around 400
 // lines: the forms share one face (classes, data attributes, pointer and key handling).
-import { memo, useState, type MouseEvent } from "react";
+import { memo, useLayoutEffect, useRef, useState, type MouseEvent } from "react";
 import type { Session } from "./bindings/Session";
 import { useStore, type NodeProps } from "@xyflow/react";
 import { useSwitchboard, type SessionNodeType } from "./store";
@@ -88,10 +88,25 @@ export function tileTooltip(session: Session, now: number): string {
  */
 export function MiddleCut({ text, tail }: { text: string; tail?: string }) {
   const cut = middleCut(text, tail);
-  if (!cut.tail) return <>{text}</>;
+  const head = useRef<HTMLSpanElement>(null);
+  // Whether the head gave way: then (only then) one ellipsis, where it did.
+  const [clipped, setClipped] = useState(false);
+  useLayoutEffect(() => {
+    const el = head.current;
+    if (!el) return;
+    const measure = () => setClipped(el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1);
+    measure();
+    if (typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [text]);
   return (
-    <span className="middle-cut">
-      <span className="middle-cut-head">{cut.head}</span>
+    <span className={clipped ? "middle-cut is-cut" : "middle-cut"}>
+      {/* Wraps at its spaces into one line's height: what shows is whole words. */}
+      <span ref={head} className="middle-cut-head">
+        {cut.head}
+      </span>
       <span className="middle-cut-tail">{cut.tail}</span>
     </span>
   );

@@ -21,7 +21,7 @@ fn held_hook(app: &App, session_id: &str) -> Child {
 }
 
 /// The same, for `command`.
-fn held_hook_for(app: &App, session_id: &str, command: &str) -> Child {
+pub(crate) fn held_hook_for(app: &App, session_id: &str, command: &str) -> Child {
     // Under `timeout`: the agent the forwarder reports (past the shell) then has no other children
     // (this test binary's would look like the approved tool running). Like a real CLI, the agent
     // outlives its hook (`sleep`): else the watcher could end the session before a test looks.
@@ -43,7 +43,7 @@ fn held_hook_for(app: &App, session_id: &str, command: &str) -> Child {
 /// What the forwarder told Claude: the `behavior` of its decision, `None` for nothing said. Read
 /// until what it printed is a whole JSON value (or its output ends); then the stand-in agent,
 /// which outlives its hook, is ended.
-fn told_claude(mut child: Child) -> Option<String> {
+pub(crate) fn told_claude(mut child: Child) -> Option<String> {
     use std::io::Read;
     let mut stdout = child.stdout.take().expect("stdout");
     let (mut out, mut chunk) = (Vec::new(), [0u8; 4096]);

@@ -13,6 +13,7 @@
 mod answer;
 mod axe;
 mod decide;
+mod firstrun;
 mod fit;
 mod harness;
 mod idle;

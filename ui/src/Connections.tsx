@@ -292,7 +292,8 @@ export function ConnectionsToggle() {
       className={open ? "header-action is-on" : "header-action"}
       data-testid="connections-toggle"
       aria-pressed={open}
-      aria-controls="connections-drawer"
+      // Only while it is there: an id that names nothing is an error to assistive tech.
+      aria-controls={open ? "connections-drawer" : undefined}
       title={why.length > 0 ? `${why.join("; ")}. ${hint}` : hint}
       onClick={() => setOpen()}
     >

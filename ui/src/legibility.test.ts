@@ -66,6 +66,12 @@ describe("legible in both themes (issue 37)", () => {
     }
   });
 
+  it("a primary button's words read on the accent (issue 44: axe-core)", async () => {
+    for (const [name, theme] of Object.entries(await themes())) {
+      expect(contrast(theme["--accent-ink"]!, theme["--accent"]!), `${name}: --accent-ink on --accent`).toBeGreaterThanOrEqual(4.5);
+    }
+  });
+
   it("the unread dot is not the selection's colour, and blocked is not error", async () => {
     for (const theme of Object.values(await themes())) {
       expect(theme["--unread"]).toBeDefined();

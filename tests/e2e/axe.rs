@@ -35,10 +35,22 @@ async fn audit(app: &App, theme: &str, view: &str, found: &mut Vec<String>) {
         app.client.execute(&format!("{}\nreturn !!window.axe;", axe_source()), vec![]).await.expect("load axe-core");
     }
     let violations = app.client.execute_async(RUN_AXE, vec![]).await.expect("run axe");
+    shot(app, &format!("{theme}-{}", view.replace(['?', ' '], "-").replace("--", "-").trim_matches('-'))).await;
     for line in violations.as_array().cloned().unwrap_or_default() {
         let line = format!("{theme} · {view}: {}", line.as_str().unwrap_or_default());
         eprintln!("{line}");
         found.push(line);
+    }
+}
+
+/// Saves what axe read as `target/e2e-shots/view-<theme>-<view>.png`, and in `$VIEWS_SCREENSHOT`
+/// when set (`make screenshot`): every view in both themes, to look at.
+async fn shot(app: &App, name: &str) {
+    let png = app.client.screenshot().await.expect("screenshot");
+    let dirs = [Some(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/e2e-shots")), std::env::var_os("VIEWS_SCREENSHOT").map(Into::into)];
+    for dir in dirs.into_iter().flatten() {
+        let _ = std::fs::create_dir_all(&dir);
+        std::fs::write(dir.join(format!("view-{name}.png")), &png).expect("save the screenshot");
     }
 }
 

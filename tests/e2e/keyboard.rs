@@ -22,6 +22,13 @@ pub async fn press(app: &App, keys: &[char]) {
     app.client.perform_actions(actions).await.expect("press keys");
 }
 
+async fn shot(app: &App, name: &str) {
+    let png = app.client.screenshot().await.expect("screenshot");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/e2e-shots");
+    let _ = std::fs::create_dir_all(&dir);
+    std::fs::write(dir.join(format!("keyboard-{name}.png")), &png).expect("save the screenshot");
+}
+
 /// The session of the card the focus is on (its node, a button in it), if any.
 const FOCUSED_CARD: &str = r#"const c = document.activeElement && document.activeElement.closest('.react-flow__node-session, .session-tile');
 return c ? c.getAttribute('data-id') : null;"#;
@@ -174,6 +181,7 @@ async fn a_long_command_is_allowed_only_once_its_tail_was_in_view() {
     assert_eq!(read["split"], json!([]), "no flag split by a line break: {read}");
     assert_eq!(read["endInView"], json!(false), "the tail starts below the fold: {read}");
     assert_eq!(read["allow"], json!("Allow…"), "not an immediate Allow beside a hidden tail: {read}");
+    shot(&app, "long-command-head").await;
     assert!(app.session("long").expect("in the snapshot")["decision"].is_u64(), "the card's Allow answered nothing");
 
     // `a` shows the tail first, and says so; it answers nothing yet.
@@ -182,6 +190,7 @@ async fn a_long_command_is_allowed_only_once_its_tail_was_in_view() {
     assert!(hint.contains("Read the command to its end first"), "{hint}");
     let read = wait_for(&app, "the tail in view", &format!("const r = (() => {{ {READ_PANEL} }})(); return r && r.endInView && r.allow === 'Allow' ? r : null;"), vec![]).await;
     assert_eq!(read["boxes"], json!([]), "{read}");
+    shot(&app, "long-command-tail").await;
     assert!(app.session("long").expect("in the snapshot")["decision"].is_u64(), "`a` showed the tail and answered nothing");
     // Seen whole: now Allow answers.
     app.click_settled(r#"[data-testid="details-allow"]"#).await;

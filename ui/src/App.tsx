@@ -40,11 +40,11 @@ export function App() {
           {loaded && empty && <EmptyState olderCount={olderCount} />}
           <OlderDrawer />
           <ConnectionsDrawer />
+          <KeyHint />
         </main>
         <DetailsPanel />
       </div>
       <ShortcutSheet />
-      <KeyHint />
     </div>
   );
 }

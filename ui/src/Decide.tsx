@@ -68,7 +68,10 @@ export function revealCommandEnd(sessionId: string): boolean {
     `[data-testid="details-command-end"][data-session-id="${CSS.escape(sessionId)}"]`,
   );
   if (!end) return false;
-  end.scrollIntoView({ block: "nearest" });
+  // The end, and Allow / Deny right below it, in view together.
+  const buttons = document.querySelector<HTMLElement>('[data-testid="details-decide"] .decide-buttons');
+  (buttons ?? end).scrollIntoView({ block: "nearest" });
+  if (buttons) end.scrollIntoView({ block: "nearest" });
   return true;
 }
 

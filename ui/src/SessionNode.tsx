@@ -88,28 +88,48 @@ export function tileTooltip(session: Session, now: number): string {
  */
 export function MiddleCut({ text, tail }: { text: string; tail?: string }) {
   const cut = middleCut(text, tail);
-  const head = useRef<HTMLSpanElement>(null);
-  // Whether the head gave way: then (only then) one ellipsis, where it did.
-  const [clipped, setClipped] = useState(false);
+  const root = useRef<HTMLSpanElement>(null);
   useLayoutEffect(() => {
-    const el = head.current;
+    const el = root.current;
     if (!el) return;
-    const measure = () => setClipped(el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1);
+    const measure = () => placeTail(el);
     measure();
     if (typeof ResizeObserver === "undefined") return;
     const observer = new ResizeObserver(measure);
     observer.observe(el);
     return () => observer.disconnect();
-  }, [text]);
+  }, [text, tail]);
   return (
-    <span className={clipped ? "middle-cut is-cut" : "middle-cut"}>
+    <span ref={root} className="middle-cut">
       {/* Wraps at its spaces into one line's height: what shows is whole words. */}
-      <span ref={head} className="middle-cut-head">
-        {cut.head}
-      </span>
+      <span className="middle-cut-head">{cut.head}</span>
       <span className="middle-cut-tail">{cut.tail}</span>
     </span>
   );
+}
+
+/**
+ * Lays out a {@link MiddleCut}: the head keeps room for the tail, and the tail (after an ellipsis
+ * when the head gave way) sits right after the head's last whole word on its one line — not at
+ * the far edge of the card, with a gap before it.
+ */
+function placeTail(root: HTMLElement) {
+  const head = root.firstElementChild as HTMLElement | null;
+  const tail = root.lastElementChild as HTMLElement | null;
+  if (!head || !tail || head === tail) return;
+  const clipped = head.scrollHeight > head.clientHeight + 1;
+  root.classList.toggle("is-cut", clipped);
+  head.style.paddingRight = `${tail.offsetWidth}px`;
+  const words = head.firstChild;
+  if (!words || typeof document.createRange !== "function") return;
+  const range = document.createRange();
+  range.selectNodeContents(words);
+  const line = range.getClientRects?.()[0];
+  const box = root.getBoundingClientRect();
+  if (!line || box.width === 0) return;
+  // Canvas zoom scales what the screen shows; offsets are in the element's own pixels.
+  const scale = root.offsetWidth / box.width;
+  tail.style.left = `${Math.max(0, (line.right - box.left) * scale)}px`;
 }
 
 /** One session, read from the store by id; usable outside React Flow (tests). */

@@ -7,7 +7,7 @@ import { AGENTS } from "./bindings/agents";
 import type { Session } from "./bindings/Session";
 import type { Verdict } from "./bindings/Verdict";
 import * as ipc from "./ipc";
-import { useSwitchboard } from "./store";
+import { selectDetailsId, useSwitchboard } from "./store";
 import { useKnownSettings } from "./settings";
 import { isRemote } from "./sessionLabels";
 
@@ -403,8 +403,11 @@ export function DecideButtons({ session, place, className, hidesCommand = false 
     // Never Allow a command the user has not seen whole: show it whole first (the panel, or
     // its end, scrolled into view there).
     if (verdict === "allow" && unread) {
-      if (place === "details" && revealCommandEnd(session.sessionId)) return;
-      useSwitchboard.getState().select(session.sessionId);
+      const store = useSwitchboard.getState();
+      // From the panel, or from a card whose panel is already open: scroll to its end there.
+      const open = selectDetailsId(store) === session.sessionId;
+      if ((place === "details" || open) && revealCommandEnd(session.sessionId)) return;
+      store.select(session.sessionId);
       return;
     }
     void answer(session, verdict);

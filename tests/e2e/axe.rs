@@ -47,7 +47,10 @@ async fn audit(app: &App, theme: &str, view: &str, found: &mut Vec<String>) {
 /// when set (`make screenshot`): every view in both themes, to look at.
 async fn shot(app: &App, name: &str) {
     let png = app.client.screenshot().await.expect("screenshot");
-    let dirs = [Some(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/e2e-shots")), std::env::var_os("VIEWS_SCREENSHOT").map(Into::into)];
+    let dirs = [
+        Some(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/e2e-shots")),
+        std::env::var_os("VIEWS_SCREENSHOT").map(Into::into),
+    ];
     for dir in dirs.into_iter().flatten() {
         let _ = std::fs::create_dir_all(&dir);
         std::fs::write(dir.join(format!("view-{name}.png")), &png).expect("save the screenshot");
@@ -58,9 +61,16 @@ async fn shot(app: &App, name: &str) {
 async fn set_theme(app: &App, theme: &str) {
     app.click_test_id("connections-toggle").await;
     app.click_settled(&format!(r#"[data-testid="theme-{theme}"]"#)).await;
-    wait_for(app, "the theme", "return document.documentElement.dataset.theme === arguments[0];", vec![json!(theme)]).await;
+    wait_for(app, "the theme", "return document.documentElement.dataset.theme === arguments[0];", vec![json!(theme)])
+        .await;
     press(app, &[ESCAPE]).await;
-    wait_for(app, "the drawer closed", r#"return !document.querySelector('[data-testid="connections-drawer"]');"#, vec![]).await;
+    wait_for(
+        app,
+        "the drawer closed",
+        r#"return !document.querySelector('[data-testid="connections-drawer"]');"#,
+        vec![],
+    )
+    .await;
 }
 
 async fn closed(app: &App, test_id: &str) {
@@ -86,7 +96,11 @@ async fn axe_finds_nothing_serious_in_any_view_in_either_theme() {
     // Twelve sessions of three projects: done, working, a question, a held command.
     let projects = ["/src/billing", "/src/webapp", "/src/infra"];
     for i in 0..9 {
-        let (agent, fixture) = [("gemini", "gemini/AfterAgent.json"), ("claude", "claude/UserPromptSubmit.json"), ("codex", "codex/Stop.json")][i % 3];
+        let (agent, fixture) = [
+            ("gemini", "gemini/AfterAgent.json"),
+            ("claude", "claude/UserPromptSubmit.json"),
+            ("codex", "codex/Stop.json"),
+        ][i % 3];
         app.post(agent, &hook(fixture, &format!("s-{i}"), Some(projects[i % 3])));
     }
     app.post("codex", &hook("codex/PreToolUse-request_user_input.json", "question", Some("/src/billing")));

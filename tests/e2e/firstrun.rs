@@ -15,7 +15,10 @@ use crate::keyboard::wait_for;
 /// The first `command` under `key` anywhere in the hooks file.
 fn hook_command(settings: &Value, event: &str) -> Option<String> {
     let entries = settings["hooks"][event].as_array()?;
-    entries.iter().flat_map(|entry| entry["hooks"].as_array().cloned().unwrap_or_default()).find_map(|h| h["command"].as_str().map(str::to_owned))
+    entries
+        .iter()
+        .flat_map(|entry| entry["hooks"].as_array().cloned().unwrap_or_default())
+        .find_map(|h| h["command"].as_str().map(str::to_owned))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -32,18 +35,31 @@ async fn a_fresh_home_goes_from_no_cli_to_its_first_session() {
     app.client.set_window_size(1280, 800).await.expect("resize");
 
     // No CLI: the one next step is installing one.
-    wait_for(&app, "the install steps", r#"return document.querySelectorAll('[data-testid="install-step"]').length >= 7;"#, vec![]).await;
+    wait_for(
+        &app,
+        "the install steps",
+        r#"return document.querySelectorAll('[data-testid="install-step"]').length >= 7;"#,
+        vec![],
+    )
+    .await;
 
     // The user installs Claude Code (a stand-in that answers --version), then checks again.
     let claude = bin.join("claude");
     std::fs::write(&claude, "#!/bin/sh\necho '2.0.0 (Claude Code)'\n").expect("the stand-in CLI");
     std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     app.click_test_id("empty-check-again").await;
-    wait_for(&app, "Connect offered", r#"return !!document.querySelector('[data-testid="install-hooks"]');"#, vec![]).await;
+    wait_for(&app, "Connect offered", r#"return !!document.querySelector('[data-testid="install-hooks"]');"#, vec![])
+        .await;
 
     // Connect shows what it would change first, and writes nothing.
     app.click_test_id("install-hooks").await;
-    let plan = wait_for(&app, "the dry run's plan", r#"const p = document.querySelector('[data-testid="install-plan"]'); return p ? p.textContent : null;"#, vec![]).await;
+    let plan = wait_for(
+        &app,
+        "the dry run's plan",
+        r#"const p = document.querySelector('[data-testid="install-plan"]'); return p ? p.textContent : null;"#,
+        vec![],
+    )
+    .await;
     let plan = plan.as_str().unwrap_or_default().to_owned();
     assert!(plan.contains(".claude/settings.json"), "the plan names Claude's file: {plan}");
     let settings_file = home.join(".claude/settings.json");
@@ -51,8 +67,11 @@ async fn a_fresh_home_goes_from_no_cli_to_its_first_session() {
 
     app.click_test_id("install-confirm").await;
     wait_for(&app, "Connect's result", r#"const r = document.querySelector('[data-testid="install-result"]'); return r && r.classList.contains('is-ok');"#, vec![]).await;
-    let settings: Value = serde_json::from_str(&std::fs::read_to_string(&settings_file).expect("Connect wrote Claude's hooks")).expect("JSON");
-    let command = hook_command(&settings, "UserPromptSubmit").unwrap_or_else(|| panic!("a UserPromptSubmit hook: {settings}"));
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings_file).expect("Connect wrote Claude's hooks"))
+            .expect("JSON");
+    let command =
+        hook_command(&settings, "UserPromptSubmit").unwrap_or_else(|| panic!("a UserPromptSubmit hook: {settings}"));
 
     // Claude's first prompt runs the hook Connect wrote: the first session appears.
     let mut child = Command::new("sh")
@@ -68,7 +87,8 @@ async fn a_fresh_home_goes_from_no_cli_to_its_first_session() {
     child.stdin.take().expect("stdin").write_all(payload.as_bytes()).expect("the payload");
     assert!(child.wait().expect("the hook ran").success(), "the hook command succeeds: {command}");
     app.wait_node("first-session", "on the board", |n| n.status == "working").await;
-    wait_for(&app, "the empty state gone", r#"return !document.querySelector('[data-testid="empty-state"]');"#, vec![]).await;
+    wait_for(&app, "the empty state gone", r#"return !document.querySelector('[data-testid="empty-state"]');"#, vec![])
+        .await;
     app.close().await;
 }
 

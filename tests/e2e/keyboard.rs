@@ -39,7 +39,8 @@ async fn focused_card(app: &App) -> Option<String> {
 
 /// The session the details panel shows, if it is open.
 async fn panel_card(app: &App) -> Option<String> {
-    let script = r#"const p = document.querySelector('[data-testid="details-panel"]'); return p ? p.dataset.sessionId : null;"#;
+    let script =
+        r#"const p = document.querySelector('[data-testid="details-panel"]'); return p ? p.dataset.sessionId : null;"#;
     app.client.execute(script, vec![]).await.expect("read the panel").as_str().map(str::to_owned)
 }
 
@@ -121,7 +122,12 @@ async fn keys_act_on_the_card_the_panel_shows() {
 fn long_command() -> String {
     let tail = "&& rm -rf ./dist ./node_modules/.cache ~/.aws/cli/cache";
     let mut command = String::new();
-    let steps = ["npm ci --prefer-offline --no-audit", "npm run lint -- --max-warnings=0", "npm run build -- --mode=production --sourcemap=false", "git push --force-with-lease origin release/2026-12"];
+    let steps = [
+        "npm ci --prefer-offline --no-audit",
+        "npm run lint -- --max-warnings=0",
+        "npm run build -- --mode=production --sourcemap=false",
+        "git push --force-with-lease origin release/2026-12",
+    ];
     let mut i = 0;
     while command.len() + tail.len() < 590 {
         command.push_str(steps[i % steps.len()]);
@@ -188,10 +194,19 @@ async fn a_long_command_is_allowed_only_once_its_tail_was_in_view() {
     press(&app, &['a']).await;
     let hint = key_hint(&app).await;
     assert!(hint.contains("Read the command to its end first"), "{hint}");
-    let read = wait_for(&app, "the tail in view", &format!("const r = (() => {{ {READ_PANEL} }})(); return r && r.endInView && r.allow === 'Allow' ? r : null;"), vec![]).await;
+    let read = wait_for(
+        &app,
+        "the tail in view",
+        &format!("const r = (() => {{ {READ_PANEL} }})(); return r && r.endInView && r.allow === 'Allow' ? r : null;"),
+        vec![],
+    )
+    .await;
     assert_eq!(read["boxes"], json!([]), "{read}");
     shot(&app, "long-command-tail").await;
-    assert!(app.session("long").expect("in the snapshot")["decision"].is_u64(), "`a` showed the tail and answered nothing");
+    assert!(
+        app.session("long").expect("in the snapshot")["decision"].is_u64(),
+        "`a` showed the tail and answered nothing"
+    );
     // Seen whole: now Allow answers.
     app.click_settled(r#"[data-testid="details-allow"]"#).await;
     let told = tokio::task::spawn_blocking(move || told_claude(forwarder)).await.expect("join");

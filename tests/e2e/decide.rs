@@ -243,7 +243,15 @@ async fn the_switch_in_connections_opts_a_cli_in_for_the_forwarders_at_once() {
     let saved: Value =
         serde_json::from_slice(&std::fs::read(app.state_dir().join("settings.json")).expect("settings.json")).unwrap();
     assert_eq!(saved["decide"], serde_json::json!(["claude"]), "and kept for the next start");
-    // Every CLI of the table has its switch, Qwen Code's and Copilot CLI's included.
+    // Every CLI of the table has its switch, Qwen Code's and Copilot CLI's included — each off
+    // while a save is under way, so read them once the save has come back.
+    crate::keyboard::wait_for(
+        &app,
+        "the save has come back",
+        r#"const s = document.querySelector('[data-testid="decide-settings"]'); return s && s.getAttribute('aria-busy') === 'false';"#,
+        vec![],
+    )
+    .await;
     for cli in ["qwen", "copilot"] {
         let switch = app.client.find(Locator::Css(&format!(r#"[data-testid="decide-setting-{cli}"]"#))).await;
         assert!(switch.expect(cli).is_enabled().await.expect("enabled?"), "{cli} can be approved from its hook");

@@ -143,6 +143,20 @@ async fn axe_finds_nothing_serious_in_any_view_in_either_theme() {
         audit(&app, theme, "New agent", &mut found).await;
         press(&app, &[ESCAPE]).await;
         closed(&app, "new-agent-dialog").await;
+
+        // The smaller windows the review used: the board, and the panel beside a held command.
+        for (width, height) in [(1200, 780), (900, 600)] {
+            app.client.set_window_size(width, height).await.expect("resize");
+            wait_for(&app, "the resize", "return Math.abs(window.innerWidth - arguments[0]) < 40;", vec![json!(width)])
+                .await;
+            audit(&app, theme, &format!("board {width}x{height}"), &mut found).await;
+            app.click_node("held").await;
+            shown(&app, "details-command").await;
+            audit(&app, theme, &format!("held command {width}x{height}"), &mut found).await;
+            press(&app, &[ESCAPE]).await;
+            closed(&app, "details-panel").await;
+        }
+        app.client.set_window_size(1440, 900).await.expect("resize");
     }
     let mut forwarder = forwarder;
     let _ = forwarder.kill();

@@ -316,7 +316,7 @@ function cardElement(id: string): HTMLElement | null {
  * in a field or the panel, where it stays. A selected card not drawn yet (out of view on a
  * crowded board) takes focus once the view has come to it; a stale focus is let go meanwhile.
  */
-function useFocusFollowsSelection(): void {
+function useFocusFollowsSelection(reveal: (id: string, mode: "center" | "nudge") => void): void {
   useEffect(() => {
     let lastInput: "key" | "pointer" = "pointer";
     const onKey = () => (lastInput = "key");
@@ -326,7 +326,10 @@ function useFocusFollowsSelection(): void {
       if (lastInput !== "key") return;
       const id = (event.target as Element | null)?.closest?.(CARD_SELECTOR)?.getAttribute("data-id");
       const store = useSwitchboard.getState();
-      if (id && selectDetailsId(store) !== id && store.sessions[id]) store.select(id);
+      if (!id || selectDetailsId(store) === id || !store.sessions[id]) return;
+      store.select(id);
+      // Its panel opened beside it: keep the card in view, as a click does.
+      requestAnimationFrame(() => reveal(id, "nudge"));
     };
     let frame = 0;
     const follow = (id: string, tries: number) => {
@@ -359,7 +362,7 @@ function useFocusFollowsSelection(): void {
       window.removeEventListener("pointerdown", onPointer, true);
       document.removeEventListener("focusin", onFocusIn);
     };
-  }, []);
+  }, [reveal]);
 }
 
 /**
@@ -406,7 +409,7 @@ function CanvasEffects({ following }: { following: Following }) {
   const paneHeight = useStore((s) => s.height);
   useZoomedOutSizes();
   useWindowPane();
-  useFocusFollowsSelection();
+  useFocusFollowsSelection(reveal);
 
   const fit = useFit(following);
   const arrive = useCallback(() => fit(false), [fit]);

@@ -85,7 +85,14 @@ async fn shown(app: &App, test_id: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn axe_finds_nothing_serious_in_any_view_in_either_theme() {
-    let app = App::start_with(Notify::Off, &[("SWITCHBOARD_DECIDE", "claude")]).await;
+    // Allow / Deny on for Claude, and a hold long enough to outlast both themes' passes.
+    let app = App::start_seeded(Notify::Off, &[], |state| {
+        std::fs::create_dir_all(state).expect("the state dir");
+        std::fs::write(state.join("settings.json"), r#"{"decide":["claude"],"holdSeconds":120}"#)
+            .expect("settings.json");
+    })
+    .await;
+    app.wait_for_ui().await;
     app.client.set_window_size(1440, 900).await.expect("resize");
     let mut found = Vec::new();
     for theme in ["light", "dark"] {

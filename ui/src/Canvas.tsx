@@ -415,12 +415,22 @@ function CanvasEffects({ following }: { following: Following }) {
   const arrive = useCallback(() => fit(false), [fit]);
   useFitWhenFilled(filled, arrive);
 
-  // Sessions came, went or moved: bring the board back into view if part of it left.
+  // Sessions came, went or moved: bring the board back into view if part of it left — or fit it
+  // again when it got smaller than the view it was fitted to (a relayout for a new window shape,
+  // sessions gone), which would leave an empty band beside it (issue 44.3).
   useEffect(() => {
-    if (!follows(following, flow.getViewport())) return;
+    const viewport = flow.getViewport();
+    if (!follows(following, viewport)) return;
     const bounds = boundsOfLayout(nodes, regions);
-    if (!bounds || boxInView(bounds, flow.getViewport(), paneOf(flowStore.getState()))) return;
-    fit(true);
+    if (!bounds) return;
+    const pane = paneOf(flowStore.getState());
+    if (!boxInView(bounds, viewport, pane)) {
+      fit(true);
+      return;
+    }
+    const { pane: window } = useSwitchboard.getState();
+    const wanted = fitViewport(bounds, pane, fitFloor(regions, window, MIN_ZOOM));
+    if (wanted.zoom > viewport.zoom * 1.05 || Math.abs(wanted.x - viewport.x) > 24) fit(true);
   }, [nodes, regions, flow, flowStore, fit, following]);
 
   // The window or the pane (the details panel opened or closed) changed size: fit it again.

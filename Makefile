@@ -107,6 +107,14 @@ test-package: package deps-test
 bench:
 	bench/run.sh
 
+## Every view — the empty board, twelve sessions, the panel with a held command and with a
+## question, Settings, Diagnostics, the `?` sheet, New agent — in light and in dark, as axe-core
+## audits them in the real web view: docs/views/view-<theme>-<view>.png, to look at one by one.
+screenshot: deps-build deps-test ui
+	mkdir -p docs/views
+	VIEWS_SCREENSHOT=$(CURDIR)/docs/views xvfb-run -a -s "-screen 0 1440x900x24 -nolisten tcp" \
+	  dbus-run-session -- cargo test --test e2e -- --test-threads=1 axe::
+
 clean:
 	cargo clean
 	rm -rf ui/dist ui/node_modules

@@ -21,7 +21,7 @@ fn held_hook(app: &App, session_id: &str) -> Child {
 }
 
 /// The same, for `command`.
-fn held_hook_for(app: &App, session_id: &str, command: &str) -> Child {
+pub(crate) fn held_hook_for(app: &App, session_id: &str, command: &str) -> Child {
     // Under `timeout`: the agent the forwarder reports (past the shell) then has no other children
     // (this test binary's would look like the approved tool running). Like a real CLI, the agent
     // outlives its hook (`sleep`): else the watcher could end the session before a test looks.
@@ -43,7 +43,7 @@ fn held_hook_for(app: &App, session_id: &str, command: &str) -> Child {
 /// What the forwarder told Claude: the `behavior` of its decision, `None` for nothing said. Read
 /// until what it printed is a whole JSON value (or its output ends); then the stand-in agent,
 /// which outlives its hook, is ended.
-fn told_claude(mut child: Child) -> Option<String> {
+pub(crate) fn told_claude(mut child: Child) -> Option<String> {
     use std::io::Read;
     let mut stdout = child.stdout.take().expect("stdout");
     let (mut out, mut chunk) = (Vec::new(), [0u8; 4096]);
@@ -242,7 +242,15 @@ async fn the_switch_in_connections_opts_a_cli_in_for_the_forwarders_at_once() {
     let saved: Value =
         serde_json::from_slice(&std::fs::read(app.state_dir().join("settings.json")).expect("settings.json")).unwrap();
     assert_eq!(saved["decide"], serde_json::json!(["claude"]), "and kept for the next start");
-    // Every CLI of the table has its switch, Qwen Code's and Copilot CLI's included.
+    // Every CLI of the table has its switch, Qwen Code's and Copilot CLI's included — each off
+    // while a save is under way, so read them once the save has come back.
+    crate::keyboard::wait_for(
+        &app,
+        "the save has come back",
+        r#"const s = document.querySelector('[data-testid="decide-settings"]'); return s && s.getAttribute('aria-busy') === 'false';"#,
+        vec![],
+    )
+    .await;
     for cli in ["qwen", "copilot"] {
         let switch = app.client.find(Locator::Css(&format!(r#"[data-testid="decide-setting-{cli}"]"#))).await;
         assert!(switch.expect(cli).is_enabled().await.expect("enabled?"), "{cli} can be approved from its hook");

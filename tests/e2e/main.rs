@@ -11,11 +11,14 @@
 //! add `--ignored --nocapture` (see `bench/e2e-measure.sh`).
 
 mod answer;
+mod axe;
 mod decide;
+mod firstrun;
 mod fit;
 mod harness;
 mod idle;
 mod jump;
+mod keyboard;
 mod many;
 mod measure;
 mod newcomer;

@@ -94,7 +94,7 @@ describe("a question in the details panel", () => {
     openPanel(asked());
     fireEvent.click(screen.getByTestId("details-option-2"));
     expect(ipc.answerQuestion).toHaveBeenCalledWith("q", 2);
-    expect(screen.getByRole("group", { name: "Answer the question" })).toHaveAttribute("aria-busy", "true");
+    expect(screen.getByRole("list", { name: "Answer the question" })).toHaveAttribute("aria-busy", "true");
     expect(screen.getByTestId("details-option-1")).toBeDisabled();
     // A second click for the same question is not a second answer.
     fireEvent.click(screen.getByTestId("details-option-1"));

@@ -39,9 +39,9 @@ function Options({ session, question, place }: { session: Session; question: Que
     void pickOption(session, option);
   };
   return (
+    // A list (its items are list items to assistive tech too), named for what its buttons do.
     <ol
       className={`question-options is-${place} nodrag`}
-      role={callable ? "group" : undefined}
       aria-label={callable ? "Answer the question" : undefined}
       aria-busy={sent != null && !sent.typed}
     >

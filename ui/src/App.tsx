@@ -7,6 +7,7 @@ import { OlderDrawer } from "./OlderDrawer";
 import { ConnectionsDrawer } from "./Connections";
 import { DetailsPanel } from "./DetailsPanel";
 import { Notices } from "./Notices";
+import { KeyHint } from "./KeyHint";
 import { ShortcutSheet } from "./ShortcutSheet";
 import { useReachSound } from "./Reach";
 import { useSwitchboard } from "./store";
@@ -39,6 +40,7 @@ export function App() {
           {loaded && empty && <EmptyState olderCount={olderCount} />}
           <OlderDrawer />
           <ConnectionsDrawer />
+          <KeyHint />
         </main>
         <DetailsPanel />
       </div>

@@ -11,6 +11,7 @@ import { resetDecide } from "./Decide";
 import { resetJump } from "./jump";
 import { resetAnswers } from "./Answer";
 import { DetailsPanel } from "./DetailsPanel";
+import { resetKeyHint, useKeyHint } from "./KeyHint";
 
 vi.mock("./ipc", async (importOriginal) => ({
   toIpcError: (await importOriginal<typeof import("./ipc")>()).toIpcError,
@@ -58,6 +59,12 @@ function renderCanvas({ details = false } = {}) {
   );
 }
 
+/** Tab reaching a node: a key press, then the browser moves the focus. */
+function tabTo(id: string) {
+  fireEvent.keyDown(window, { key: "Tab" });
+  act(() => flowNode(id).focus());
+}
+
 /** The React Flow wrapper of a session node: what Tab focuses. */
 function flowNode(id: string): HTMLElement {
   const el = document.querySelector<HTMLElement>(`.react-flow__node-session[data-id="${id}"]`);
@@ -75,13 +82,15 @@ beforeEach(() => {
   resetJump();
   vi.mocked(ipc.answerQuestion).mockClear();
   resetAnswers();
+  resetKeyHint();
 });
 
 describe("the canvas", () => {
   it("renders one node per session and the header counts", async () => {
     renderCanvas();
     const nodes = await screen.findAllByTestId("session-node");
-    expect(nodes.map((n) => n.dataset.sessionId)).toEqual(["w1", "b1", "q1", "d1", "d2", "e1"]);
+    // In screen order (what Tab walks): the lane's first, then the project's as they read.
+    expect(nodes.map((n) => n.dataset.sessionId)).toEqual(["b1", "q1", "d1", "w1", "d2", "e1"]);
     expect(screen.getByTestId("count-needs")).toHaveTextContent("2 need you");
     expect(screen.getByTestId("count-working")).toHaveTextContent("1 working");
     expect(screen.getByTestId("count-done")).toHaveTextContent("2 done");
@@ -257,13 +266,23 @@ describe("the canvas", () => {
         removed: [],
       }),
     );
-    // No question on the selected node: a digit is nothing.
+    // No question on the selected node: a digit is nothing, and says why.
     act(() => useSwitchboard.getState().select("w1"));
     fireEvent.keyDown(window, { key: "2" });
     expect(ipc.answerQuestion).not.toHaveBeenCalled();
-    // The node reached with Tab answers for itself.
+    expect(useKeyHint.getState().text).toContain("is not asking a question");
+    // Pressed on another node than the selected one (a stale focus): the panel's card decides.
+    fireEvent.keyDown(flowNode("q1"), { key: "2" });
+    expect(ipc.answerQuestion).not.toHaveBeenCalled();
+    // Reached with Tab, the node is selected: its digit answers.
+    tabTo("q1");
+    expect(selectSelectedId(useSwitchboard.getState())).toBe("q1");
     await act(async () => fireEvent.keyDown(flowNode("q1"), { key: "2" }));
     expect(ipc.answerQuestion).toHaveBeenCalledWith("q1", 2);
+    // An option the question does not have says so.
+    act(() => resetAnswers());
+    fireEvent.keyDown(window, { key: "7" });
+    expect(useKeyHint.getState().text).toBe("This question has options 1–2.");
     act(() => resetAnswers());
     act(() => useSwitchboard.getState().select("q1"));
     // Typed into the filter, a digit is text.
@@ -274,28 +293,47 @@ describe("the canvas", () => {
     expect(ipc.answerQuestion).toHaveBeenLastCalledWith("q1", 1);
   });
 
-  it("Enter on a node reached with Tab opens its details without jumping; Enter again jumps", async () => {
+  it("Tab selects the node it reaches (its details open); Enter there goes to its terminal", async () => {
     renderCanvas({ details: true });
     await screen.findAllByTestId("session-node");
     expect(screen.queryByTestId("details-panel")).toBeNull();
-    await act(async () => fireEvent.keyDown(flowNode("d1"), { key: "Enter" }));
+    tabTo("d1");
     expect(selectSelectedId(useSwitchboard.getState())).toBe("d1");
     expect(screen.getByTestId("details-panel")).toHaveAttribute("data-session-id", "d1");
-    expect(ipc.clearUnread).toHaveBeenCalledWith("d1");
     expect(ipc.jumpToTerminal).not.toHaveBeenCalled();
     await act(async () => fireEvent.keyDown(flowNode("d1"), { key: "Enter" }));
+    expect(ipc.clearUnread).toHaveBeenCalledWith("d1");
     expect(ipc.jumpToTerminal).toHaveBeenCalledTimes(1);
     expect(ipc.jumpToTerminal).toHaveBeenCalledWith("d1");
     expect(await screen.findByTestId("jump-result")).toHaveTextContent("Switched tmux to pane %3.");
   });
 
-  it("Enter on another node than the open one opens that one, and does not jump", async () => {
+  it("one target: the selection moved by n or the arrows takes the focus along (issue 44.1)", async () => {
+    renderCanvas({ details: true });
+    await screen.findAllByTestId("session-node");
+    tabTo("d2");
+    expect(document.activeElement).toBe(flowNode("d2"));
+    fireEvent.keyDown(flowNode("d2"), { key: "n" });
+    expect(selectSelectedId(useSwitchboard.getState())).toBe("b1");
+    expect(screen.getByTestId("details-panel")).toHaveAttribute("data-session-id", "b1");
+    // Focus is where the selection (and the panel) is: one ring, one target.
+    expect(document.activeElement).toBe(flowNode("b1"));
+    act(() => useSwitchboard.getState().select("q1"));
+    expect(document.activeElement).toBe(flowNode("q1"));
+  });
+
+  it("a key with nothing to act on says why", async () => {
     renderCanvas();
     await screen.findAllByTestId("session-node");
+    fireEvent.keyDown(window, { key: "a" });
+    expect(useKeyHint.getState().text).toContain("No card is selected");
     act(() => useSwitchboard.getState().select("w1"));
-    await act(async () => fireEvent.keyDown(flowNode("q1"), { key: "Enter" }));
-    expect(selectSelectedId(useSwitchboard.getState())).toBe("q1");
-    expect(ipc.jumpToTerminal).not.toHaveBeenCalled();
+    fireEvent.keyDown(window, { key: "d" });
+    expect(useKeyHint.getState().text).toContain("is not asking for permission");
+    // Blocked, but its prompt is not held here: where to answer it.
+    act(() => useSwitchboard.getState().select("b1"));
+    fireEvent.keyDown(window, { key: "a" });
+    expect(useKeyHint.getState().text).toContain("answer in its terminal");
   });
 
   it("Enter with the details open jumps once, and the panel says where it went", async () => {

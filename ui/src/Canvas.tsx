@@ -40,14 +40,19 @@ import {
   fitFloor,
   fitViewport,
   FIT_PADDING,
+  screenOrder,
   sizeOf,
   type Box,
   type Region,
   type Viewport,
 } from "./layout";
 import { isTypingTarget, optionOf, shortcutFor } from "./shortcuts";
-import { answer, canDecide, noteNotHeld } from "./Decide";
-import { asking, pickOption } from "./Answer";
+import { answer, canDecide, commandSeen, notHeldHint, noteNotHeld, revealCommandEnd } from "./Decide";
+import { asking, cannotPick, MAX_KEYED_OPTION, pickOption } from "./Answer";
+import { keyHint } from "./KeyHint";
+import { useConnections } from "./Connections";
+import { useKnownSettings } from "./settings";
+import { titleOf } from "./sessionLabels";
 import { jump } from "./jump";
 import { useShortcutSheet } from "./ShortcutSheet";
 
@@ -272,7 +277,92 @@ function tileOf(target: EventTarget | null): string | null {
 
 /** The session node the key was pressed on (reached with Tab), if any. */
 function focusedNode(event: KeyboardEvent): string | null {
-  return (event.target as Element | null)?.closest?.(".react-flow__node-session, .session-tile")?.getAttribute("data-id") ?? null;
+  return (event.target as Element | null)?.closest?.(CARD_SELECTOR)?.getAttribute("data-id") ?? null;
+}
+
+/** A session's focusable frame: its React Flow node, or its tile in a crowded region. */
+const CARD_SELECTOR = ".react-flow__node-session, .session-tile";
+
+/**
+ * What a key acts on: the card the details panel shows — the ring is on it, and focus follows it
+ * — else the card focus is on (reached with Tab, its panel closed with Esc).
+ */
+function targetOf(event: KeyboardEvent): string | null {
+  return selectDetailsId(useSwitchboard.getState()) ?? focusedNode(event);
+}
+
+const NOTHING_SELECTED = "No card is selected: press n for the next one that needs you, or Tab / the arrows to pick one.";
+
+/** Why a digit key cannot pick this option of the session, or `null` when it can. */
+export function optionRefused(session: Session, option: number): string | null {
+  if (!asking(session)) return `“${titleOf(session)}” is not asking a question.`;
+  const why = cannotPick(session);
+  if (why) return why;
+  const count = Math.min(session.questions[0]?.options.length ?? 0, MAX_KEYED_OPTION);
+  if (option > count) return count === 1 ? "This question has one option: press 1." : `This question has options 1–${count}.`;
+  return null;
+}
+
+function cardElement(id: string): HTMLElement | null {
+  const escaped = CSS.escape(id);
+  return document.querySelector<HTMLElement>(
+    `.react-flow__node-session[data-id="${escaped}"], .session-tile[data-id="${escaped}"]`,
+  );
+}
+
+/**
+ * Focus and selection are one card (issue 44.1): a card reached with Tab is selected (its panel
+ * opens), and a selection moved by `n`, the arrows or a click takes focus along — unless focus is
+ * in a field or the panel, where it stays. A selected card not drawn yet (out of view on a
+ * crowded board) takes focus once the view has come to it; a stale focus is let go meanwhile.
+ */
+function useFocusFollowsSelection(reveal: (id: string, mode: "center" | "nudge") => void): void {
+  useEffect(() => {
+    let lastInput: "key" | "pointer" = "pointer";
+    const onKey = () => (lastInput = "key");
+    const onPointer = () => (lastInput = "pointer");
+    const onFocusIn = (event: FocusEvent) => {
+      // A press of the mouse focuses the node too; only a click selects (a drag must not).
+      if (lastInput !== "key") return;
+      const id = (event.target as Element | null)?.closest?.(CARD_SELECTOR)?.getAttribute("data-id");
+      const store = useSwitchboard.getState();
+      if (!id || selectDetailsId(store) === id || !store.sessions[id]) return;
+      store.select(id);
+      // Its panel opened beside it: keep the card in view, as a click does.
+      requestAnimationFrame(() => reveal(id, "nudge"));
+    };
+    let frame = 0;
+    const follow = (id: string, tries: number) => {
+      cancelAnimationFrame(frame);
+      const active = document.activeElement as HTMLElement | null;
+      const onCard = active?.closest?.(CARD_SELECTOR) ?? null;
+      // Focus in a field, a drawer or the panel stays there; the keys act on the selection anyway.
+      if (active && active !== document.body && !onCard) return;
+      if (onCard?.getAttribute("data-id") === id) return;
+      const el = cardElement(id);
+      if (el) {
+        el.focus({ preventScroll: true });
+        return;
+      }
+      if (onCard) active!.blur();
+      if (tries > 0) frame = requestAnimationFrame(() => follow(id, tries - 1));
+    };
+    const unsubscribe = useSwitchboard.subscribe((state, previous) => {
+      if (state.nodes === previous.nodes) return;
+      const id = selectSelectedId(state);
+      if (id != null && id !== selectSelectedId(previous)) follow(id, 30);
+    });
+    window.addEventListener("keydown", onKey, true);
+    window.addEventListener("pointerdown", onPointer, true);
+    document.addEventListener("focusin", onFocusIn);
+    return () => {
+      cancelAnimationFrame(frame);
+      unsubscribe();
+      window.removeEventListener("keydown", onKey, true);
+      window.removeEventListener("pointerdown", onPointer, true);
+      document.removeEventListener("focusin", onFocusIn);
+    };
+  }, [reveal]);
 }
 
 /**
@@ -319,17 +409,28 @@ function CanvasEffects({ following }: { following: Following }) {
   const paneHeight = useStore((s) => s.height);
   useZoomedOutSizes();
   useWindowPane();
+  useFocusFollowsSelection(reveal);
 
   const fit = useFit(following);
   const arrive = useCallback(() => fit(false), [fit]);
   useFitWhenFilled(filled, arrive);
 
-  // Sessions came, went or moved: bring the board back into view if part of it left.
+  // Sessions came, went or moved: bring the board back into view if part of it left — or fit it
+  // again when it got smaller than the view it was fitted to (a relayout for a new window shape,
+  // sessions gone), which would leave an empty band beside it (issue 44.3).
   useEffect(() => {
-    if (!follows(following, flow.getViewport())) return;
+    const viewport = flow.getViewport();
+    if (!follows(following, viewport)) return;
     const bounds = boundsOfLayout(nodes, regions);
-    if (!bounds || boxInView(bounds, flow.getViewport(), paneOf(flowStore.getState()))) return;
-    fit(true);
+    if (!bounds) return;
+    const pane = paneOf(flowStore.getState());
+    if (!boxInView(bounds, viewport, pane)) {
+      fit(true);
+      return;
+    }
+    const { pane: window } = useSwitchboard.getState();
+    const wanted = fitViewport(bounds, pane, fitFloor(regions, window, MIN_ZOOM));
+    if (wanted.zoom > viewport.zoom * 1.05 || Math.abs(wanted.x - viewport.x) > 24) fit(true);
   }, [nodes, regions, flow, flowStore, fit, following]);
 
   // The window or the pane (the details panel opened or closed) changed size: fit it again.
@@ -377,9 +478,12 @@ function CanvasEffects({ following }: { following: Following }) {
           store.jumpToNeedsYou(-1);
           break;
         case "open": {
-          // A node reached with Tab opens like one reached with the arrows.
-          const id = focusedNode(event) ?? selectSelectedId(store);
-          if (!id) return;
+          // The card the panel shows, else the one focus is on (the ring is on it either way).
+          const id = targetOf(event);
+          if (!id) {
+            keyHint(NOTHING_SELECTED);
+            break;
+          }
           // Enter opens; Enter on the node whose details are open goes to its terminal.
           const open = selectDetailsId(store) === id;
           if (!open) store.select(id);
@@ -389,23 +493,44 @@ function CanvasEffects({ following }: { following: Following }) {
         }
         case "allow":
         case "deny": {
-          const id = focusedNode(event) ?? selectSelectedId(store);
+          const id = targetOf(event);
           const session = id ? store.sessions[id] : undefined;
-          if (!session) return;
+          if (!session) {
+            keyHint(NOTHING_SELECTED);
+            break;
+          }
           if (!canDecide(session)) {
-            if (session.status === "blocked" && !session.ended) noteNotHeld(session);
-            return;
+            if (session.status === "blocked" && !session.ended) {
+              noteNotHeld(session);
+              keyHint(notHeldHint(session, useKnownSettings.getState().settings?.decide ?? null));
+            } else keyHint(`“${titleOf(session)}” is not asking for permission.`);
+            break;
+          }
+          if (shortcut === "allow" && !commandSeen(session)) {
+            // Never Allow what has not been on screen whole: show its end, then `a` answers.
+            if (selectDetailsId(store) !== id) store.select(id);
+            requestAnimationFrame(() => revealCommandEnd(id!));
+            keyHint("Read the command to its end first — it is now in view; press a again to allow it.");
+            break;
           }
           void answer(session, shortcut);
           break;
         }
         case "option": {
-          // The question of the node the key was pressed on, else the selected one (the details
-          // panel answers its own session's keys).
-          const id = focusedNode(event) ?? selectSelectedId(store);
+          // The question of the card the panel shows (else the focused one).
+          const id = targetOf(event);
           const session = id ? store.sessions[id] : undefined;
           const option = optionOf(event);
-          if (!session || !asking(session) || option == null) return;
+          if (option == null) return;
+          if (!session) {
+            keyHint(NOTHING_SELECTED);
+            break;
+          }
+          const why = optionRefused(session, option);
+          if (why) {
+            keyHint(why);
+            break;
+          }
           void pickOption(session, option);
           break;
         }
@@ -430,7 +555,9 @@ function CanvasEffects({ following }: { following: Following }) {
           useShortcutSheet.getState().setOpen(true);
           break;
         case "close":
-          if (selectDetailsId(store) != null) store.closeDetails();
+          // What opened last closes first: the drawer lies over the board and its panel.
+          if (useConnections.getState().open) useConnections.getState().setOpen(false);
+          else if (selectDetailsId(store) != null) store.closeDetails();
           else if (store.olderOpen) store.setOlderOpen(false);
           else if (store.filterOpen || store.matches) store.clearFilter();
           else return;
@@ -498,8 +625,10 @@ function makeRegionNode(region: Region, tiles: readonly SessionNodeType[]): Regi
 }
 
 export function Canvas() {
-  const sessionNodes = useSwitchboard((s) => s.nodes);
+  const storeNodes = useSwitchboard((s) => s.nodes);
   const regions = useSwitchboard((s) => s.regions);
+  // In the DOM as on screen, so Tab walks the board as it reads (not in arrival order).
+  const sessionNodes = useMemo(() => screenOrder(storeNodes, regions), [storeNodes, regions]);
   const crowded = sessionNodes.length > CROWDED_ABOVE;
   const lastTiles = useRef<ReadonlyMap<string, readonly SessionNodeType[]>>(new Map());
   const tiles = useMemo(() => {
@@ -507,7 +636,12 @@ export function Canvas() {
     lastTiles.current = grouped;
     return grouped;
   }, [crowded, sessionNodes]);
-  const regionNodes = useMemo(() => regions.map((r) => regionNode(r, tiles.get(r.id) ?? noTiles)), [regions, tiles]);
+  const regionNodes = useMemo(
+    () => screenOrder(regions.map((r) => ({ r, id: r.id, position: r, data: { region: r.id } })), regions).map(({ r }) =>
+      regionNode(r, tiles.get(r.id) ?? noTiles),
+    ),
+    [regions, tiles],
+  );
   const nodes = useMemo<CanvasNode[]>(
     () => [...regionNodes, ...(crowded ? sessionNodes.filter((n) => n.data.region == null) : sessionNodes)],
     [regionNodes, sessionNodes, crowded],

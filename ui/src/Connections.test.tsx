@@ -276,6 +276,28 @@ describe("Diagnostics (the checks)", () => {
   });
 });
 
+describe("the drawer keeps to the keyboard and its top (issue 44.5)", () => {
+  it("Esc closes it, wherever the focus is in it", async () => {
+    renderConnections();
+    fireEvent.click(screen.getByTestId("connections-toggle"));
+    const drawer = await screen.findByTestId("connections-drawer");
+    fireEvent.keyDown(within(drawer).getByTestId("drawer-tab-diagnostics"), { key: "Escape" });
+    expect(screen.queryByTestId("connections-drawer")).toBeNull();
+  });
+
+  it("Appearance comes first; each tab opens at its top", async () => {
+    renderConnections();
+    fireEvent.click(screen.getByTestId("connections-toggle"));
+    const drawer = await screen.findByTestId("connections-drawer");
+    const first = drawer.querySelector('[role="tabpanel"] > section');
+    expect(first).toHaveAttribute("data-testid", "appearance-settings");
+    drawer.scrollTop = 400;
+    fireEvent.click(screen.getByTestId("drawer-tab-diagnostics"));
+    expect(drawer.scrollTop).toBe(0);
+    await screen.findByTestId("diagnostics");
+  });
+});
+
 describe("answering permissions from Switchboard (settings)", () => {
   async function openSettings() {
     renderConnections();

@@ -3,7 +3,7 @@
 // agent CLI is wired to Switchboard (`switchboard doctor` in the app), every check with the one
 // command that fixes a failure, and Check again. The header button opens Settings; a blocked card
 // and the first run open the tab they are about.
-import { useEffect, useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { create } from "zustand";
 import type { AgentReport } from "./bindings/AgentReport";
 import type { Check } from "./bindings/Check";
@@ -292,7 +292,8 @@ export function ConnectionsToggle() {
       className={open ? "header-action is-on" : "header-action"}
       data-testid="connections-toggle"
       aria-pressed={open}
-      aria-controls="connections-drawer"
+      // Only while it is there: an id that names nothing is an error to assistive tech.
+      aria-controls={open ? "connections-drawer" : undefined}
       title={why.length > 0 ? `${why.join("; ")}. ${hint}` : hint}
       onClick={() => setOpen()}
     >
@@ -313,10 +314,11 @@ function SettingsSections() {
   const settings = useSavedSettings();
   return (
     <>
+      {/* The look first: the one setting every user meets (issue 44.5). */}
+      <AppearanceSettings />
       <DecideSettings settings={settings} />
       <RemotesSettings settings={settings} />
       <ReachSettings settings={settings} />
-      <AppearanceSettings />
     </>
   );
 }
@@ -386,9 +388,24 @@ export function ConnectionsDrawer() {
   const failed = useConnections((s) => failures(s.report));
   const setOpen = useConnections((s) => s.setOpen);
   const setTab = useConnections((s) => s.setTab);
+  const drawer = useRef<HTMLElement>(null);
+  // Each tab opens at its top (Diagnostics' headline, Settings' first section), not where the
+  // other one was scrolled to.
+  useLayoutEffect(() => {
+    if (drawer.current) drawer.current.scrollTop = 0;
+  }, [tab, open]);
   if (!open) return null;
   return (
-    <aside className="connections-drawer" id="connections-drawer" data-testid="connections-drawer" data-tab={tab} aria-label="Settings and diagnostics">
+    <aside
+      ref={drawer}
+      className="connections-drawer"
+      // Esc closes it wherever the focus is in it (a switch, a field).
+      onKeyDown={(event) => {
+        if (event.key !== "Escape") return;
+        event.preventDefault();
+        event.stopPropagation();
+        setOpen(false);
+      }} id="connections-drawer" data-testid="connections-drawer" data-tab={tab} aria-label="Settings and diagnostics">
       <div className="connections-top">
         <div className="drawer-head">
           <div className="drawer-tabs" role="tablist" aria-label="Settings and diagnostics">

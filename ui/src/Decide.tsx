@@ -7,7 +7,7 @@ import { AGENTS } from "./bindings/agents";
 import type { Session } from "./bindings/Session";
 import type { Verdict } from "./bindings/Verdict";
 import * as ipc from "./ipc";
-import { useSwitchboard } from "./store";
+import { selectDetailsId, useSwitchboard } from "./store";
 import { useKnownSettings } from "./settings";
 import { isRemote } from "./sessionLabels";
 
@@ -21,9 +21,100 @@ type DecideState = {
   sent: Record<string, number>;
   /** Why the last answer did not go through, per session; cleared after {@link NOTE_MS}. */
   notes: Record<string, DecideNote>;
+  /** The hold whose command's end has been on screen, per session: only then is Allow immediate. */
+  seen: Record<string, number>;
 };
 
-export const useDecide = create<DecideState>(() => ({ sent: {}, notes: {} }));
+export const useDecide = create<DecideState>(() => ({ sent: {}, notes: {}, seen: {} }));
+
+/**
+ * Whether the web view can tell what is on screen: without IntersectionObserver (tests in jsdom)
+ * a command counts as seen.
+ */
+function canWatch(): boolean {
+  return typeof IntersectionObserver !== "undefined";
+}
+
+/** The command this hold would let through ("" for none). */
+function heldText(session: Session): string {
+  return session.command ?? session.message ?? "";
+}
+
+/**
+ * Whether the whole command of this hold has been on screen (its end scrolled or expanded into
+ * view, in the card or the panel): Allow answers at once only then (issue 44.2).
+ */
+export function commandSeen(session: Session): boolean {
+  if (!canWatch() || heldText(session) === "" || session.decision == null) return true;
+  return useDecide.getState().seen[session.sessionId] === session.decision;
+}
+
+function useCommandSeen(session: Session): boolean {
+  const seen = useDecide((s) => s.seen[session.sessionId] === session.decision);
+  return seen || !canWatch() || heldText(session) === "" || session.decision == null;
+}
+
+function markSeen(sessionId: string, decision: number) {
+  if (useDecide.getState().seen[sessionId] === decision) return;
+  useDecide.setState((s) => ({ seen: { ...s.seen, [sessionId]: decision } }));
+}
+
+/**
+ * Bring the end of the held command into view in the details panel (where it shows whole, with
+ * the panel scrolling as a whole). `false` when the panel does not show it.
+ */
+export function revealCommandEnd(sessionId: string): boolean {
+  const end = document.querySelector<HTMLElement>(
+    `[data-testid="details-command-end"][data-session-id="${CSS.escape(sessionId)}"]`,
+  );
+  if (!end) return false;
+  // The end, and Allow / Deny right below it, in view together.
+  const buttons = document.querySelector<HTMLElement>('[data-testid="details-decide"] .decide-buttons');
+  (buttons ?? end).scrollIntoView({ block: "nearest" });
+  if (buttons) end.scrollIntoView({ block: "nearest" });
+  return true;
+}
+
+/**
+ * The command in words: each run of non-blanks kept on one line where it fits, so a line breaks
+ * at the spaces (before `&&`, `|`, a flag), never inside `--force` or at a path's hyphen.
+ */
+export function CommandWords({ text }: { text: string }) {
+  return <>{commandWords(text).map((part, i) => (/^\s/.test(part) ? part : <span className="cmd-word" key={i}>{part}</span>))}</>;
+}
+
+/**
+ * The command's words and blanks, in order: `&&`, `||`, `|` and `;` are words of their own even
+ * when written without spaces (`make&&rm -rf x`), so a line can break beside them too.
+ */
+export function commandWords(text: string): string[] {
+  const out: string[] = [];
+  for (const part of text.split(/(\s+)/)) {
+    if (part === "") continue;
+    if (/^\s/.test(part)) out.push(part);
+    else out.push(...part.split(/(&&|\|\||\||;)/).filter((word) => word !== ""));
+  }
+  return out;
+}
+
+/** Marks the hold seen once this end of its command is whole on screen (clipped by nothing). */
+function useEndWatch(session: Session) {
+  const ref = useRef<HTMLSpanElement>(null);
+  const { sessionId, decision } = session;
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || decision == null || !canWatch()) return;
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting && e.intersectionRatio >= 0.99)) markSeen(sessionId, decision);
+      },
+      { threshold: [0, 1] },
+    );
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [sessionId, decision]);
+  return ref;
+}
 
 const noteTimers = new Map<string, ReturnType<typeof setTimeout>>();
 
@@ -142,8 +233,8 @@ export function useSecondsLeft(until: number | null): number | null {
 }
 
 /**
- * Reports whether the box hides part of its text (it scrolls, either way): on the card, Allow
- * then opens the panel that shows the command whole instead of answering (issue 33.3).
+ * Reports whether the box hides part of its text: on the card, Allow then opens the panel that
+ * shows the command whole instead of answering (issue 33.3).
  */
 function useHidesText(onHidden: ((hidden: boolean) => void) | undefined, text: string) {
   const ref = useRef<HTMLDivElement>(null);
@@ -164,7 +255,11 @@ function useHidesText(onHidden: ((hidden: boolean) => void) | undefined, text: s
   return ref;
 }
 
-/** What Allow lets through, whole (wrapped and scrollable, never clipped), and how long it waits. */
+/**
+ * What Allow lets through and how long it waits. In the panel the command shows whole, wrapped at
+ * its spaces, in no scroll box of its own (the panel scrolls as a whole); on the card it is cut
+ * at the card's foot, and Allow there opens the panel first.
+ */
 export function DecideWhat({
   session,
   place,
@@ -175,9 +270,10 @@ export function DecideWhat({
   /** Told whether the command shows whole here. */
   onHidden?: (hidden: boolean) => void;
 }) {
-  const what = session.command ?? session.message ?? "";
-  // On the card the box around the command scrolls: measured there.
+  const what = heldText(session);
+  // On the card the box around the command may cut it: measured there.
   const boxRef = useHidesText(onHidden, what);
+  const endRef = useEndWatch(session);
   const tool = session.tool ? `Needs permission: ${session.tool}` : "Needs permission";
   const blocked = cannotAnswer(session);
   // Its remote is unreachable: no countdown from here (the hold runs there), but why the
@@ -185,7 +281,7 @@ export function DecideWhat({
   const left = useSecondsLeft(blocked ? null : session.decisionUntil);
   // On the card the status line already says "Needs permission": the command gets the room.
   return (
-    <div ref={boxRef} className={`decide-what nodrag nowheel is-${place}`} data-testid={`${place}-what`}>
+    <div ref={boxRef} className={`decide-what nodrag is-${place}`} data-testid={`${place}-what`}>
       {(place === "details" || left != null || blocked) && (
         <span className="decide-what-head">
           {place === "details" && <span className="reason-lead">{tool}</span>}
@@ -203,8 +299,16 @@ export function DecideWhat({
         </span>
       )}
       {what && (
-        <pre className="decide-command" data-testid={`${place}-command`} title={what}>
-          {what}
+        <pre className="decide-command" data-testid={`${place}-command`} title={place === "decide" ? what : undefined}>
+          <CommandWords text={what} />
+          {/* Its end: once this has been whole on screen, so has the command. */}
+          <span
+            ref={endRef}
+            className="decide-command-end"
+            data-testid={`${place}-command-end`}
+            data-session-id={session.sessionId}
+            aria-hidden="true"
+          />
         </pre>
       )}
       <EditLine session={session} testId={`${place}-edit`} />
@@ -272,7 +376,7 @@ export function holdWhileHovered(id: string) {
 export function resetDecide() {
   for (const timer of noteTimers.values()) clearTimeout(timer);
   noteTimers.clear();
-  useDecide.setState({ sent: {}, notes: {} });
+  useDecide.setState({ sent: {}, notes: {}, seen: {} });
 }
 
 type ButtonsProps = {
@@ -287,15 +391,23 @@ type ButtonsProps = {
 /** Allow and Deny, never "always allow": one answer for the one command on screen. */
 export function DecideButtons({ session, place, className, hidesCommand = false }: ButtonsProps) {
   const busy = useDecide((s) => s.sent[session.sessionId] === session.decision);
+  const seen = useCommandSeen(session);
+  // Not immediate until the command's end has been on screen (here or in the panel).
+  const unread = hidesCommand || !seen;
   const blocked = cannotAnswer(session);
   // Off, with the reason beside them (a disabled button's tooltip does not show everywhere).
   const reason = blocked ? { title: blocked, "aria-describedby": `${place}-blocked-${session.sessionId}` } : null;
   const click = (verdict: Verdict) => (event: MouseEvent) => {
     // Not also a click on the node (selection, unread) it sits on.
     event.stopPropagation();
-    // Never Allow a command the user cannot see whole: show it whole first (the panel).
-    if (verdict === "allow" && hidesCommand) {
-      useSwitchboard.getState().select(session.sessionId);
+    // Never Allow a command the user has not seen whole: show it whole first (the panel, or
+    // its end, scrolled into view there).
+    if (verdict === "allow" && unread) {
+      const store = useSwitchboard.getState();
+      // From the panel, or from a card whose panel is already open: scroll to its end there.
+      const open = selectDetailsId(store) === session.sessionId;
+      if ((place === "details" || open) && revealCommandEnd(session.sessionId)) return;
+      store.select(session.sessionId);
       return;
     }
     void answer(session, verdict);
@@ -307,12 +419,18 @@ export function DecideButtons({ session, place, className, hidesCommand = false 
         className="decide-button is-allow nodrag"
         data-testid={`${place}-allow`}
         disabled={busy || blocked != null}
-        title={hidesCommand ? "The card cannot show the whole command: open it to read it before Allow" : "Allow this once (a)"}
+        title={
+          !unread
+            ? "Allow this once (a)"
+            : place === "details"
+              ? "Read the command to its end first: this scrolls to it"
+              : "The card cannot show the whole command: open it to read it before Allow"
+        }
         {...reason}
-        data-hides-command={hidesCommand || undefined}
+        data-hides-command={unread || undefined}
         onClick={click("allow")}
       >
-        {hidesCommand ? "Allow…" : "Allow"}
+        {unread ? "Allow…" : "Allow"}
       </button>
       <button
         type="button"

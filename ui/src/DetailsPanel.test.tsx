@@ -266,6 +266,56 @@ describe("answering from the details panel", () => {
     expect(screen.getByTestId("details-allow")).toBeDisabled();
   });
 
+  it("shows the command whole, one box per word, in no scroll box of its own (issue 44.2)", async () => {
+    openHeld({ message: "git push --force-with-lease origin main&&rm -rf ./dist | tee log" });
+    const command = screen.getByTestId("details-command");
+    const words = [...command.querySelectorAll(".cmd-word")].map((w) => w.textContent);
+    // Flags stay whole; && and | are words of their own, spaces or not.
+    expect(words).toEqual(["git", "push", "--force-with-lease", "origin", "main", "&&", "rm", "-rf", "./dist", "|", "tee", "log"]);
+    expect(command).toHaveTextContent("git push --force-with-lease origin main&&rm -rf ./dist | tee log");
+    await screen.findAllByTestId("history-entry");
+  });
+
+  it("Allow is not immediate until the command's end has been on screen (issue 44.2)", async () => {
+    // A web view that reports what is on screen: nothing has been, until the end is.
+    const watched: { callback: IntersectionObserverCallback; target: Element | null }[] = [];
+    class Watcher {
+      entry: (typeof watched)[number];
+      constructor(callback: IntersectionObserverCallback) {
+        this.entry = { callback, target: null };
+        watched.push(this.entry);
+      }
+      observe(target: Element) {
+        this.entry.target = target;
+      }
+      disconnect() {}
+    }
+    vi.stubGlobal("IntersectionObserver", Watcher);
+    const scrolled = vi.fn();
+    Element.prototype.scrollIntoView = scrolled;
+    try {
+      openHeld({ message: `${"npm run build -- --mode=production ".repeat(15)}&& rm -rf ./node_modules/.cache` });
+      const allow = screen.getByTestId("details-allow");
+      expect(allow).toHaveTextContent("Allow…");
+      fireEvent.click(allow);
+      // It showed the end, and answered nothing.
+      expect(ipc.decide).not.toHaveBeenCalled();
+      expect(scrolled).toHaveBeenCalled();
+      const end = screen.getByTestId("details-command-end");
+      const watcher = watched.find((w) => w.target === end)!;
+      act(() =>
+        watcher.callback([{ isIntersecting: true, intersectionRatio: 1, target: end } as unknown as IntersectionObserverEntry], {} as IntersectionObserver),
+      );
+      expect(allow).toHaveTextContent(/^Allow$/);
+      await act(async () => fireEvent.click(allow));
+      expect(ipc.decide).toHaveBeenCalledWith("h", 12, "allow");
+    } finally {
+      vi.unstubAllGlobals();
+      // @ts-expect-error jsdom has none of its own
+      delete Element.prototype.scrollIntoView;
+    }
+  });
+
   it("a remote's held permission while its host is unreachable: says so, buttons off with the reason", async () => {
     const since = NOW - 4 * MIN;
     openHeld({ sessionId: "devbox:h", host: "devbox", unreachableSince: since });

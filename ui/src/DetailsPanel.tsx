@@ -21,7 +21,7 @@ import {
 } from "./sessionLabels";
 import { CloseIcon, StatusGlyph, TerminalIcon } from "./icons";
 import * as ipc from "./ipc";
-import { canDecide, DecideButtons, DecideWhat, EditLine, useDecideNote, useHowToAnswer } from "./Decide";
+import { canDecide, CommandWords, DecideButtons, DecideWhat, EditLine, useDecideNote, useHowToAnswer } from "./Decide";
 import { jump, JumpNoteText, useJumpNote } from "./jump";
 import { CopyButton, useConnections } from "./Connections";
 import { asking, pickOption, useRefused } from "./Answer";
@@ -68,7 +68,15 @@ export function HistoryItem({ entry, now }: { entry: HistoryEntry; now: number }
           <div className={`history-reason look-${reason.look}`} data-testid="history-reason" title={reason.full}>
             {reason.lead && <span className="history-tool">{reason.lead}</span>}
             {reason.lead && reason.text && " "}
-            {reason.text && <span className={reason.lead ? "is-command" : undefined}>{reason.text}</span>}
+            {/* A command breaks at its spaces, never inside a flag (issue 44.2). */}
+            {reason.text &&
+              (reason.lead ? (
+                <span className="is-command">
+                  <CommandWords text={reason.text} />
+                </span>
+              ) : (
+                <span>{reason.text}</span>
+              ))}
           </div>
         )}
       </div>

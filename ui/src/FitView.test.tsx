@@ -124,6 +124,19 @@ describe("fitting the view", () => {
     expect(fitCount()).toBe(before + 1);
   });
 
+  it("fits again when the board got smaller than the view it was fitted to: no empty band (issue 44)", async () => {
+    store().applySnapshot([]);
+    renderCanvas();
+    arrive(...Array.from({ length: 40 }, (_, i) => `s${i}`));
+    await screen.findAllByTestId("session-node");
+    const zoomed = (fits.setViewport.mock.calls.at(-1)![0] as { zoom: number }).zoom;
+    expect(zoomed).toBeLessThan(1);
+    const before = fitCount();
+    act(() => store().applyChanges({ changed: [], removed: Array.from({ length: 36 }, (_, i) => `s${i}`) }));
+    expect(fitCount()).toBe(before + 1);
+    expect((fits.setViewport.mock.calls.at(-1)![0] as { zoom: number }).zoom).toBeGreaterThan(zoomed);
+  });
+
   it("fits at mount when the snapshot already has sessions", async () => {
     store().applySnapshot([makeSession({ sessionId: "a" }), makeSession({ sessionId: "b", firstEventAt: NOW })]);
     renderCanvas();

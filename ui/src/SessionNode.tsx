@@ -1,6 +1,6 @@
 // A session on the board, in its three forms (full card, compact card, light tile). Around 400
 // lines: the forms share one face (classes, data attributes, pointer and key handling).
-import { memo, useState, type MouseEvent } from "react";
+import { memo, useLayoutEffect, useRef, useState, type MouseEvent } from "react";
 import type { Session } from "./bindings/Session";
 import { useStore, type NodeProps } from "@xyflow/react";
 import { useSwitchboard, type SessionNodeType } from "./store";
@@ -21,7 +21,7 @@ import {
 import { AgentMark, ClockIcon, CloseIcon, LinkDownIcon, StatusGlyph, TerminalIcon } from "./icons";
 import { ZOOM_COMPACT, type NodeSize } from "./layout";
 import * as ipc from "./ipc";
-import { canDecide, DecideButtons, DecideWhat, useDecideNote, useHowToAnswer } from "./Decide";
+import { canDecide, DecideButtons, DecideWhat, useDecide, useDecideNote, useHowToAnswer } from "./Decide";
 import { jump, JumpNoteText, useJumpNote } from "./jump";
 import { asking } from "./Answer";
 import { QuestionOnCard } from "./AnswerViews";
@@ -88,13 +88,48 @@ export function tileTooltip(session: Session, now: number): string {
  */
 export function MiddleCut({ text, tail }: { text: string; tail?: string }) {
   const cut = middleCut(text, tail);
-  if (!cut.tail) return <>{text}</>;
+  const root = useRef<HTMLSpanElement>(null);
+  useLayoutEffect(() => {
+    const el = root.current;
+    if (!el) return;
+    const measure = () => placeTail(el);
+    measure();
+    if (typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [text, tail]);
   return (
-    <span className="middle-cut">
+    <span ref={root} className="middle-cut">
+      {/* Wraps at its spaces into one line's height: what shows is whole words. */}
       <span className="middle-cut-head">{cut.head}</span>
       <span className="middle-cut-tail">{cut.tail}</span>
     </span>
   );
+}
+
+/**
+ * Lays out a {@link MiddleCut}: the head keeps room for the tail, and the tail (after an ellipsis
+ * when the head gave way) sits right after the head's last whole word on its one line — not at
+ * the far edge of the card, with a gap before it.
+ */
+function placeTail(root: HTMLElement) {
+  const head = root.firstElementChild as HTMLElement | null;
+  const tail = root.lastElementChild as HTMLElement | null;
+  if (!head || !tail || head === tail) return;
+  const clipped = head.scrollHeight > head.clientHeight + 1;
+  root.classList.toggle("is-cut", clipped);
+  head.style.paddingRight = `${tail.offsetWidth}px`;
+  const words = head.firstChild;
+  if (!words || typeof document.createRange !== "function") return;
+  const range = document.createRange();
+  range.selectNodeContents(words);
+  const line = range.getClientRects?.()[0];
+  const box = root.getBoundingClientRect();
+  if (!line || box.width === 0) return;
+  // Canvas zoom scales what the screen shows; offsets are in the element's own pixels.
+  const scale = root.offsetWidth / box.width;
+  tail.style.left = `${Math.max(0, (line.right - box.left) * scale)}px`;
 }
 
 /** One session, read from the store by id; usable outside React Flow (tests). */
@@ -110,6 +145,7 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
   // Whether the held command shows whole on the card (else Allow opens the panel first).
   const [commandHidden, setCommandHidden] = useState(false);
   const how = useHowToAnswer(session);
+  const seen = useDecide((s) => session != null && s.seen[id] === session.decision);
   if (!session) return null;
 
   const badge = badgeOf(session, now);
@@ -314,7 +350,8 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
       {decidable ? (
         <div className="node-decide">
           {note ? story : <DecideWhat session={session} place="decide" onHidden={setCommandHidden} />}
-          <DecideButtons session={session} place="decide" hidesCommand={note != null || commandHidden} />
+          {/* A command the card cuts, once seen whole (in the panel), no longer holds Allow back. */}
+          <DecideButtons session={session} place="decide" hidesCommand={note != null || (commandHidden && !seen)} />
         </div>
       ) : asking(session) && !note ? (
         <QuestionOnCard session={session} />

@@ -21,7 +21,7 @@ export const LEGEND_TONES: readonly { tone: Tone; word: string; what: string }[]
 
 /** The other marks a card, the board and the minimap carry. */
 export const LEGEND_MARKS: readonly { mark: string; what: string }[] = [
-  { mark: "unread", what: "Unread: it changed since you last opened it (click the card to clear)" },
+  { mark: "unread", what: "Unread: it finished, asked or failed while Switchboard was not in front (click the card to clear)" },
   { mark: "stripe", what: "A stripe on a card's left edge: it needs you; the stripe has its status colour" },
   { mark: "context", what: "The line along a card's foot: how full its context window is (amber when nearly full)" },
   { mark: "dirty", what: "The dot after a branch: uncommitted changes in its folder" },

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { backingScale, paintedTiles, paintZoom, tileAt } from "./TileCanvas";
 import { ZOOM_COMPACT } from "./layout";
 import type { SessionNodeType } from "./store";
+import { fitText } from "./tilePaint";
 
 function tile(id: string, x: number, y: number, extra: Partial<SessionNodeType> = {}): SessionNodeType {
   return { id, type: "session", position: { x, y }, data: { size: "strip", region: "r" }, ...extra } as SessionNodeType;
@@ -36,5 +37,19 @@ describe("the painted region", () => {
     expect(tileAt(painted, { x: 280, y: 10 })).toBeNull();
     expect(tileAt(painted, { x: 10, y: 50 })).toBeNull();
     expect(tileAt(painted, { x: 10, y: 60 })).toBeNull();
+  });
+});
+
+describe("painted titles are cut at a word (issue 44.3)", () => {
+  // One canvas pixel per character: what fits is plain to read.
+  const ctx = { measureText: (text: string) => ({ width: text.length }) as TextMetrics };
+
+  it("cuts after the last whole word that fits, with one ellipsis", () => {
+    expect(fitText(ctx, "Migrate the Button component to tokens", 24)).toBe("Migrate the Button…");
+    expect(fitText(ctx, "short", 24)).toBe("short");
+    // A title its agent already cut keeps one ellipsis.
+    expect(fitText(ctx, "Migrate the Button component…", 24)).toBe("Migrate the Button…");
+    // One long word: cut inside it, as it must.
+    expect(fitText(ctx, "Internationalizationmiddleware", 10)).toBe("Internati…");
   });
 });

@@ -21,6 +21,7 @@ import {
   type Layout,
   type LayoutItem,
   type XY,
+  screenOrder,
 } from "./layout";
 import { makeSession } from "./test/sessions";
 
@@ -532,5 +533,34 @@ describe("fewer moves per change (a crowded board)", () => {
     assertNoOverlap(held);
     expect(count.heldShelves * 4).toBeLessThanOrEqual(count.plainShelves);
     expect(count.heldRegions).toBeLessThan(count.plainRegions * 0.8);
+  });
+});
+
+describe("screenOrder: Tab walks the board as it reads (issue 44.3)", () => {
+  const region = (id: string, kind: "needs-you" | "project", x: number, y: number) => ({
+    id,
+    kind,
+    label: id,
+    path: null,
+    count: 0,
+    needsYou: 0,
+    x,
+    y,
+    width: 300,
+    height: 200,
+  });
+  const node = (id: string, region: string | null, x: number, y: number) => ({ id, position: { x, y }, data: { region } });
+
+  it("the lane first, then regions by shelf and left to right, each read row by row; free nodes last", () => {
+    const regions = [region("project:b", "project", 400, 300), region("project:a", "project", 0, 300), region("needs-you", "needs-you", 0, 0)];
+    const nodes = [
+      node("b1", "project:b", 410, 340),
+      node("a2", "project:a", 10, 480),
+      node("a1", "project:a", 10, 340),
+      node("free", null, 0, -500),
+      node("lane2", "needs-you", 310, 40),
+      node("lane1", "needs-you", 10, 40),
+    ];
+    expect(screenOrder(nodes, regions).map((n) => n.id)).toEqual(["lane1", "lane2", "a1", "a2", "b1", "free"]);
   });
 });

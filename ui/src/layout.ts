@@ -706,3 +706,25 @@ export function neighbourOf(
   }
   return best;
 }
+
+/** What {@link screenOrder} needs of a node: where it is, and the region it was laid out in. */
+type Placed = { id: string; position: XY; data: { region: string | null } };
+
+/**
+ * The order Tab walks the board in: as it reads on screen (issue 44.3) — the "Needs you" lane
+ * first, then the regions top to bottom, left to right along each shelf, and inside each its
+ * nodes top to bottom, left to right; nodes dragged out of every region last, as they read.
+ * Stable for equal places. The nodes are returned as they are (the same objects).
+ */
+export function screenOrder<T extends Placed>(nodes: readonly T[], regions: readonly Region[]): T[] {
+  const rank = new Map<string, number>();
+  const ordered = [...regions].sort(
+    (a, b) => Number(b.kind === "needs-you") - Number(a.kind === "needs-you") || a.y - b.y || a.x - b.x,
+  );
+  ordered.forEach((region, i) => rank.set(region.id, i));
+  const last = ordered.length;
+  const rankOf = (node: T) => (node.data.region == null ? last : (rank.get(node.data.region) ?? last));
+  return [...nodes].sort(
+    (a, b) => rankOf(a) - rankOf(b) || a.position.y - b.position.y || a.position.x - b.position.x,
+  );
+}

@@ -18,6 +18,14 @@ function luminance(hex: string): number {
   return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
 }
 
+/** `ink` drawn at `alpha` over `ground`, as a colour. */
+function blend(ink: string, ground: string, alpha: number): string {
+  const channel = (hex: string, i: number) => parseInt(hex.slice(i, i + 2), 16);
+  return `#${[1, 3, 5]
+    .map((i) => Math.round(channel(ink, i) * alpha + channel(ground, i) * (1 - alpha)).toString(16).padStart(2, "0"))
+    .join("")}`;
+}
+
 export function contrast(a: string, b: string): number {
   const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
   return (hi! + 0.05) / (lo! + 0.05);
@@ -32,6 +40,35 @@ describe("legible in both themes (issue 37)", () => {
           expect(contrast(theme[ink]!, theme[ground]!), `${name}: ${ink} on ${ground}`).toBeGreaterThanOrEqual(4.5);
         }
       }
+    }
+  });
+
+  it("text made fainter with opacity still reaches 4.5:1, as the eye sees it (issue 44.7)", async () => {
+    const fs: { readFileSync(path: string, encoding: "utf8"): string } = await import("node:" + "fs");
+    const here = (import.meta as unknown as { dirname: string }).dirname;
+    const css = fs.readFileSync(`${here}/styles.css`, "utf8").replace(/\/\*[\s\S]*?\*\//g, "");
+    const { light, dark } = await themes();
+    // Every rule that both colours text with a variable and lowers its opacity.
+    const rules = [...css.matchAll(/([^{}]+)\{([^{}]*)\}/g)]
+      .map(([, selector, body]) => ({
+        selector: selector!.trim(),
+        ink: /(?:^|;|\s)color:\s*var\((--[\w-]+)\)/.exec(body!)?.[1],
+        opacity: Number(/(?:^|;|\s)opacity:\s*([\d.]+)/.exec(body!)?.[1] ?? "1"),
+      }))
+      // (Opacity 0 is hidden, not faint: shown on hover or focus.)
+      .filter((rule) => rule.ink != null && rule.opacity > 0 && rule.opacity < 1);
+    for (const [name, theme] of Object.entries({ light, dark })) {
+      for (const rule of rules) {
+        const ground = theme["--surface"]!;
+        const seen = blend(theme[rule.ink!]!, ground, rule.opacity);
+        expect(contrast(seen, ground), `${name}: ${rule.selector} (${rule.ink} at ${rule.opacity})`).toBeGreaterThanOrEqual(4.5);
+      }
+    }
+  });
+
+  it("a primary button's words read on the accent (issue 44: axe-core)", async () => {
+    for (const [name, theme] of Object.entries(await themes())) {
+      expect(contrast(theme["--accent-ink"]!, theme["--accent"]!), `${name}: --accent-ink on --accent`).toBeGreaterThanOrEqual(4.5);
     }
   });
 

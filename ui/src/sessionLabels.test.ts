@@ -128,4 +128,18 @@ describe("two sessions of one folder never read the same (issue 37)", () => {
     expect(long.head + long.tail).toBe("Refactor the authentication middleware for v2");
     expect(long.tail).toBe(" for v2");
   });
+
+  it("keeps whole words: a long last word whole, with its space; one ellipsis at most (issue 44.3)", () => {
+    // Not "nerabilities": the word whole, or nothing.
+    expect(middleCut("Audit the dependencies for vulnerabilities")).toEqual({ head: "Audit the dependencies for", tail: " vulnerabilities" });
+    // The space goes with the tail: never "TLScertificates".
+    expect(middleCut("Rotate the TLS certificates")).toEqual({ head: "Rotate the TLS", tail: " certificates" });
+    // A last word too long to keep: cut at the end.
+    expect(middleCut("Investigate internationalizationmiddlewarefactories")).toEqual({
+      head: "Investigate internationalizationmiddlewarefactories",
+      tail: "",
+    });
+    // Already cut by its agent: no second ellipsis.
+    expect(middleCut("Migrate the Button component to the design tokens and…").tail).toBe("");
+  });
 });

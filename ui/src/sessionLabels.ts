@@ -63,18 +63,26 @@ export function distinctTags(ids: readonly string[]): string[] {
 }
 
 /**
- * A title cut in two for a cut in the middle: the head gives way (an ellipsis) while the tail, the
- * part that tells it from its neighbours, stays. `tail` when the caller knows it (" · 1a2b3c4d"),
- * else the title's last word or so (up to 12 characters) once the title is long enough to be cut.
+ * A title cut in two for a cut in the middle: the head gives way (at a word, then an ellipsis)
+ * while the tail, the part that tells it from its neighbours, stays. `tail` when the caller knows
+ * it (" · 1a2b3c4d"), else the title's last words (up to 12 characters, from a space; a longer
+ * last word whole, up to 20) once the title is long enough to be cut. The tail starts with its
+ * space, so the cut never glues two words. A title already cut by its agent ("…") keeps its one
+ * ellipsis: no tail, so no second one (issue 44.3).
  */
 export function middleCut(title: string, tail?: string): { head: string; tail: string } {
   if (tail != null && tail !== "" && title.endsWith(tail)) return { head: title.slice(0, title.length - tail.length), tail };
   const chars = Array.from(title);
-  if (chars.length <= 20) return { head: title, tail: "" };
+  if (chars.length <= 20 || title.includes("…") || title.includes("...")) return { head: title, tail: "" };
   const end = chars.slice(-12).join("");
   const space = end.indexOf(" ");
-  const kept = space >= 0 && space < end.length - 1 ? end.slice(space) : end;
-  return { head: title.slice(0, title.length - kept.length), tail: kept };
+  let kept = "";
+  if (space >= 0 && space < end.length - 1) kept = end.slice(space);
+  else {
+    const last = title.lastIndexOf(" ");
+    if (last > 0 && title.length - last <= 21 && last < title.length - 1) kept = title.slice(last);
+  }
+  return { head: title.slice(0, title.length - kept.length).trimEnd(), tail: kept };
 }
 
 /** The agent's own name for the session, else the last folder of cwd, else a short id. */

@@ -67,15 +67,25 @@ function roundedRect(ctx: CanvasRenderingContext2D, x: number, y: number, w: num
   ctx.closePath();
 }
 
-/** Text cut to `max` canvas pixels with an ellipsis (a guess from the width, then a step or two). */
-function fitText(ctx: CanvasRenderingContext2D, text: string, max: number): string {
+/**
+ * Text cut to `max` canvas pixels with one ellipsis (a guess from the width, then a step or two),
+ * at a word's end when one fits (issue 44.3: never "Migrate the Button co…").
+ */
+export function fitText(ctx: Pick<CanvasRenderingContext2D, "measureText">, text: string, max: number): string {
   const full = ctx.measureText(text).width;
   if (full <= max) return text;
-  let chars = Math.max(0, Math.floor((text.length * max) / full) - 1);
-  let out = `${text.slice(0, chars).trimEnd()}…`;
+  // An ellipsis the title already had is not doubled.
+  const bare = text.replace(/(…|\.\.\.)$/, "");
+  let chars = Math.max(0, Math.floor((bare.length * max) / full) - 1);
+  let out = `${bare.slice(0, chars).trimEnd()}…`;
   while (chars > 0 && ctx.measureText(out).width > max) {
     chars--;
-    out = `${text.slice(0, chars).trimEnd()}…`;
+    out = `${bare.slice(0, chars).trimEnd()}…`;
+  }
+  // Back to the last whole word, if the cut fell inside one.
+  if (chars > 0 && chars < bare.length && bare[chars] !== " ") {
+    const space = bare.lastIndexOf(" ", chars);
+    if (space > 0) out = `${bare.slice(0, space).trimEnd()}…`;
   }
   return out;
 }

@@ -21,7 +21,7 @@ import {
 import { AgentMark, ClockIcon, CloseIcon, LinkDownIcon, StatusGlyph, TerminalIcon } from "./icons";
 import { ZOOM_COMPACT, type NodeSize } from "./layout";
 import * as ipc from "./ipc";
-import { canDecide, DecideButtons, DecideWhat, useDecide, useDecideNote, useHowToAnswer } from "./Decide";
+import { canDecide, DecideButtons, DecideWhat, useDecideNote, useHowToAnswer } from "./Decide";
 import { jump, JumpNoteText, useJumpNote } from "./jump";
 import { asking } from "./Answer";
 import { QuestionOnCard } from "./AnswerViews";
@@ -145,7 +145,6 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
   // Whether the held command shows whole on the card (else Allow opens the panel first).
   const [commandHidden, setCommandHidden] = useState(false);
   const how = useHowToAnswer(session);
-  const seen = useDecide((s) => session != null && s.seen[id] === session.decision);
   if (!session) return null;
 
   const badge = badgeOf(session, now);
@@ -350,8 +349,9 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
       {decidable ? (
         <div className="node-decide">
           {note ? story : <DecideWhat session={session} place="decide" onHidden={setCommandHidden} />}
-          {/* A command the card cuts, once seen whole (in the panel), no longer holds Allow back. */}
-          <DecideButtons session={session} place="decide" hidesCommand={note != null || (commandHidden && !seen)} />
+          {/* A command the card cuts keeps its Allow at "Allow…" (it opens the panel), even once
+              seen there: never an enabled Allow beside a hidden tail. */}
+          <DecideButtons session={session} place="decide" hidesCommand={note != null || commandHidden} />
         </div>
       ) : asking(session) && !note ? (
         <QuestionOnCard session={session} />

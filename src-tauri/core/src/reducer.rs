@@ -424,6 +424,15 @@ impl Reducer {
         })
     }
 
+    /// The session's two titles of its own (its event's and its agent's), without a copy of the
+    /// session (the hub reads them on every change).
+    pub fn titles(&self, session_id: &str) -> (Option<String>, Option<String>) {
+        self.sessions
+            .get(session_id)
+            .map(|state| (state.event_title.clone(), state.agent_title.clone()))
+            .unwrap_or_default()
+    }
+
     pub fn get(&self, session_id: &str) -> Option<&Session> {
         self.sessions.get(session_id).map(|state| &state.session)
     }

@@ -344,9 +344,7 @@ impl State {
                 }
             }
         }
-        // (A whole copy of the session, for its two titles: the reducer has no narrower reader.)
-        let saved = self.reducer.saved(id);
-        let (event_title, agent_title) = saved.map(|s| (s.event_title, s.agent_title)).unwrap_or_default();
+        let (event_title, agent_title) = self.reducer.titles(id);
         self.publish(&Update::Changed(Arc::new(Changed { change, event_title, agent_title, history })));
     }
 

@@ -6,10 +6,10 @@ use std::sync::{Arc, PoisonError};
 
 use switchboard_core::{HistoryEntry, Position, Snapshot};
 use switchboard_engine::api::{self, ApiError, ErrorKind};
-use switchboard_engine::instance::jump::{self, Jump};
-use switchboard_engine::instance::push::{PushKind, PushOutcome};
+use switchboard_engine::instance::act::jump::{self, Jump};
+use switchboard_engine::instance::act::{answer, launch};
+use switchboard_engine::instance::outputs::push::{PushKind, PushOutcome};
 use switchboard_engine::instance::settings::{PushChannel, Settings};
-use switchboard_engine::instance::{answer, launch};
 use switchboard_engine::protocol::Verdict;
 use switchboard_engine::setup::doctor::DoctorReport;
 use switchboard_engine::{Config, Input, Instance};
@@ -293,7 +293,7 @@ pub async fn new_agent(
 pub fn end_agent(state: State<'_>, session_id: String) -> Result<(), CommandError> {
     let session = state.hub.session(&session_id).ok_or_else(|| CommandError::unknown_session(&session_id))?;
     // The web view is this process's own: no other process asks.
-    switchboard_engine::instance::end::end(&session, None)
+    switchboard_engine::instance::act::end::end(&session, None)
         .map(|_| ())
         .map_err(|refused| CommandError::new(ErrorKind::NotDelivered, refused.to_string()))
 }

@@ -101,7 +101,7 @@ impl Pending {
 
 /// The web view's subscriber: the first change of a burst goes out at once; whatever follows
 /// within the frame is gathered into the next `sessions-changed`.
-pub fn emit_changes<R: Runtime>(handle: AppHandle<R>, updates: switchboard_engine::instance::mailbox::Updates) {
+pub fn emit_changes<R: Runtime>(handle: AppHandle<R>, updates: switchboard_engine::instance::hub::mailbox::Updates) {
     let spawned = std::thread::Builder::new().name("emit".into()).spawn(move || {
         let mut pending = Pending::default();
         let mut pace = Pace::default();
@@ -127,8 +127,8 @@ pub fn emit_changes<R: Runtime>(handle: AppHandle<R>, updates: switchboard_engin
 /// a new need, a chosen status, outside quiet hours — `push::chimes`), on a thread of its own.
 pub fn emit_chimes<R: Runtime>(
     handle: AppHandle<R>,
-    updates: switchboard_engine::instance::mailbox::Updates,
-    push: std::sync::Arc<switchboard_engine::instance::push::Push>,
+    updates: switchboard_engine::instance::hub::mailbox::Updates,
+    push: std::sync::Arc<switchboard_engine::instance::outputs::push::Push>,
 ) {
     let spawned = std::thread::Builder::new().name("chime".into()).spawn(move || {
         while let Ok(update) = updates.recv() {

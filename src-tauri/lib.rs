@@ -16,7 +16,7 @@ mod window;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use switchboard_engine::instance::lock::{InstanceLock, LockError};
-use switchboard_engine::instance::notifier::{Action, Notifier, OnAction};
+use switchboard_engine::instance::outputs::notifier::{Action, Notifier, OnAction};
 use switchboard_engine::{Config, Input, Instance};
 use tauri::{Manager, Runtime, WindowEvent};
 

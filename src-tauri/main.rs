@@ -205,7 +205,7 @@ enum RemoteCommand {
 
 /// A CLI `switchboard new` starts: the table says which.
 fn startable_cli(name: &str) -> Result<String, String> {
-    let startable = switchboard_engine::instance::launch::startable();
+    let startable = switchboard_engine::instance::act::launch::startable();
     startable.contains(&name).then(|| name.to_owned()).ok_or_else(|| format!("one of {}", startable.join(", ")))
 }
 
@@ -351,7 +351,7 @@ fn peek(session: &str, json: bool) -> anyhow::Result<()> {
 }
 
 fn new_agent(cli: String, cwd: Option<PathBuf>, worktree: Option<String>, prompt: Vec<String>) -> anyhow::Result<()> {
-    use switchboard_engine::instance::launch::{launch, Launch};
+    use switchboard_engine::instance::act::launch::{launch, Launch};
     let prompt = (!prompt.is_empty()).then(|| prompt.join(" "));
     let launched = launch(&Launch { cli: cli.clone(), cwd, worktree, prompt })?;
     outln!("Started {cli} in {} (tmux pane {}).", launched.cwd, launched.pane);

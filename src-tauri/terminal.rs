@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use portable_pty::{native_pty_system, Child, ChildKiller, CommandBuilder, MasterPty, PtySize};
 use switchboard_core::Session;
-use switchboard_engine::instance::answer;
+use switchboard_engine::instance::act::answer;
 
 /// The smallest and largest terminal the web view may ask for (columns, rows).
 const MIN_SIZE: u16 = 2;

@@ -151,7 +151,11 @@ struct Shown {
 
 /// Creates the tray icon and follows `updates`. Without a tray (e.g. no appindicator library)
 /// there is no [`Tray`] in the app's state, and closing the window quits the app.
-pub fn start<R: Runtime>(app: &AppHandle<R>, hub: Arc<Hub>, updates: switchboard_engine::instance::mailbox::Updates) {
+pub fn start<R: Runtime>(
+    app: &AppHandle<R>,
+    hub: Arc<Hub>,
+    updates: switchboard_engine::instance::hub::mailbox::Updates,
+) {
     let shown = Shown { needs: needs_you(&hub.snapshot().sessions), autostart: autostart_enabled(app) };
     let built = std::panic::catch_unwind(AssertUnwindSafe(|| -> tauri::Result<TrayIcon<R>> {
         let menu = menu(app, &entries(&shown.needs, shown.autostart))?;

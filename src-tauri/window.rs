@@ -3,8 +3,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use switchboard_engine::instance::decide::Decisions;
-use switchboard_engine::instance::jump::{self, Jump};
+use switchboard_engine::instance::act::decide::Decisions;
+use switchboard_engine::instance::act::jump::{self, Jump};
 use switchboard_engine::{Hub, Input, Inputs, Instance};
 use tauri::{AppHandle, Emitter, Manager, Runtime};
 

@@ -231,7 +231,7 @@ fn a_full_reducer_queue_drops_events_but_never_delays_the_answer() {
         .block_on(HookServer::start_with(
             inputs.clone(),
             Arc::clone(&hub),
-            switchboard_engine::instance::decide::Decisions::new(inputs.clone()),
+            switchboard_engine::instance::act::decide::Decisions::new(inputs.clone()),
             "k".repeat(48),
         ))
         .unwrap();

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use switchboard_engine::instance::store::{Store, DATABASE_FILE};
+use switchboard_engine::instance::outputs::store::{Store, DATABASE_FILE};
 
 use crate::support::{fixture, Serve};
 
@@ -234,7 +234,7 @@ fn history_is_kept_per_session_and_bounded() {
     serve.wait_for("chatty", |s| s["message"] == "step 59");
     let (home, _) = serve.stop();
     let history = Store::open(home.path()).unwrap().0.history("chatty").unwrap();
-    assert_eq!(history.len(), switchboard_engine::instance::store::HISTORY_LIMIT);
+    assert_eq!(history.len(), switchboard_engine::instance::outputs::store::HISTORY_LIMIT);
     assert_eq!(history.last().unwrap().message.as_deref(), Some("step 59"));
 }
 

@@ -114,7 +114,8 @@ fn serve_keeps_its_home_database_and_endpoint_private() {
     let (status, _) = crate::support::request(endpoint.addr(), "POST", &path, body.as_bytes());
     assert_eq!(status, 204);
     let saved = eventually(Duration::from_secs(20), || {
-        switchboard_engine::instance::store::saved_state(&home, "modes").filter(|state| state.contains("working"))
+        switchboard_engine::instance::outputs::store::saved_state(&home, "modes")
+            .filter(|state| state.contains("working"))
     });
     assert!(saved.is_some(), "the store wrote the session");
     let root_mode = std::fs::metadata(&home).unwrap().permissions().mode() & 0o777;

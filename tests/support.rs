@@ -143,7 +143,7 @@ impl Serve {
     /// The session's history entries as the store has them (written within a second or so),
     /// once one contains `wanted`; all of them, joined by newlines.
     pub fn history_with(&self, id: &str, wanted: &str) -> String {
-        let path = self.home().join(switchboard_engine::instance::store::DATABASE_FILE);
+        let path = self.home().join(switchboard_engine::instance::outputs::store::DATABASE_FILE);
         let read = || -> Option<String> {
             let conn = rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).ok()?;
             let mut query = conn.prepare("SELECT entry FROM history WHERE session_id = ?1 ORDER BY id").ok()?;

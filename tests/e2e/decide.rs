@@ -72,7 +72,7 @@ async fn click_in_node(app: &App, session_id: &str, test_id: &str) {
 /// The session's history entries as the app's store has them (committed within 500 ms), once one
 /// contains `wanted`; all of them, joined.
 fn history_of(app: &App, id: &str, wanted: &str) -> String {
-    let path = app.state_dir().join(switchboard_engine::instance::store::DATABASE_FILE);
+    let path = app.state_dir().join(switchboard_engine::instance::outputs::store::DATABASE_FILE);
     let read = || -> Option<String> {
         let conn = rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).ok()?;
         let mut query = conn.prepare("SELECT entry FROM history WHERE session_id = ?1 ORDER BY id").ok()?;

@@ -8,10 +8,10 @@ use std::path::Path;
 use ts_rs::TS;
 
 use crate::api::ErrorKind;
-use crate::instance::answer::{Delivered, Screen};
-use crate::instance::jump::Jump;
-use crate::instance::launch::Launched;
-use crate::instance::push::{PushKind, PushOutcome};
+use crate::instance::act::answer::{Delivered, Screen};
+use crate::instance::act::jump::Jump;
+use crate::instance::act::launch::Launched;
+use crate::instance::outputs::push::{PushKind, PushOutcome};
 use crate::instance::settings::{PushChannel, QuietHours, Reach, RemoteSpec, Settings};
 use crate::protocol::{Verdict, DOCTOR_SESSION_PREFIX};
 use crate::remote::{LinkState, RemoteState};

@@ -47,7 +47,7 @@ fn server() -> &'static Server {
             .block_on(HookServer::start_with(
                 inputs.clone(),
                 Arc::clone(&hub),
-                switchboard_engine::instance::decide::Decisions::new(inputs),
+                switchboard_engine::instance::act::decide::Decisions::new(inputs),
                 KEY.to_owned(),
             ))
             .unwrap();

@@ -15,7 +15,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::time::Duration;
 
 use crate::endpoint::Endpoint;
-use crate::instance::journal::HEARTBEAT;
+use crate::instance::hub::journal::HEARTBEAT;
 use crate::protocol::link::{encode, FrameError, FrameReader, LinkErrorKind, LinkFrame, PeerFrame, Said};
 use crate::protocol::{decision_path, updates_path, Verdict};
 

@@ -10,13 +10,22 @@
 //!
 //! The queue itself is `inputs.rs`; what goes out, `update.rs`.
 
+/// The one queue every change comes in by.
+pub mod inputs;
+/// The numbered updates links resume from.
+pub mod journal;
+/// Each subscriber's bounded mailbox.
+pub mod mailbox;
+/// What subscribers are told.
+pub mod update;
+
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use switchboard_core::{Change, HistoryEntry, Reducer, Restored, Session, Snapshot, StatusEvent};
 use tokio_util::sync::CancellationToken;
 
-use super::mailbox::{mailbox, Updates};
+use crate::instance::hub::mailbox::{mailbox, Updates};
 
 /// Recent status changes kept in memory per session, for the details panel (the store's
 /// commit can be up to its flush interval behind).
@@ -24,8 +33,8 @@ pub const RECENT_HISTORY: usize = 50;
 /// Inputs the reducer takes under one lock when they queued up.
 const BURST: usize = 256;
 
-pub use super::inputs::{inputs, Input, InputQueue, Inputs, RemoteReport, Reply};
-pub use super::update::{Changed, Update};
+pub use crate::instance::hub::inputs::{inputs, Input, InputQueue, Inputs, RemoteReport, Reply};
+pub use crate::instance::hub::update::{Changed, Update};
 
 type Subscriber = Box<dyn Fn(&Update) -> bool + Send>;
 
@@ -82,7 +91,7 @@ impl Hub {
     }
 
     /// A new subscriber's mailbox of updates: bounded by the sessions, whatever the flood (see
-    /// [`mailbox`](super::mailbox)).
+    /// [`mailbox`](crate::instance::hub::mailbox)).
     pub fn updates(&self) -> Updates {
         let mut state = self.state();
         // It knows the sessions there now (it reads them from the snapshot): their removals are

@@ -7,28 +7,19 @@
 //! updates to each subscriber (store, notifier, titles, agent watch, held permissions, and
 //! whatever the shell adds).
 
-pub mod answer;
-pub mod decide;
-pub mod end;
+// The rooms of the instance, by what they do:
+/// What acts on an agent for the user: answers and replies, Allow / Deny, Jump, new, end.
+pub mod act;
+/// The one queue in, the reducer's updates out, each subscriber's mailbox, the links' journal.
 pub mod hub;
-pub mod inputs;
-pub mod journal;
-pub mod jump;
-pub mod launch;
 pub mod lock;
-pub mod mailbox;
-pub mod meter;
-pub mod notifier;
-pub mod push;
-pub mod screen;
+/// What watches the agents for what no hook says: transcripts, processes, titles, usage, screens.
+pub mod observe;
+/// What is told of every change: the database, the desktop's notifications, the push channels.
+pub mod outputs;
+/// The hook server: the door everything from outside comes in by.
 pub mod server;
 pub mod settings;
-pub mod store;
-pub mod titles;
-/// Which transcript file may be read (issue 45: confined to its CLI's folder).
-pub mod transcript;
-pub mod update;
-pub mod watch;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -36,19 +27,19 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use self::decide::Decisions;
-use self::hub::{inputs, Hub, Input, Inputs};
-use self::lock::{InstanceLock, LockError};
-use self::notifier::Notifier;
-use self::push::{Push, PushOptions};
-use self::server::{new_secret, HookServer, QUEUE_CAPACITY};
-use self::settings::{Settings, SettingsError};
-use self::store::{Store, StoreHandle};
-use self::titles::TitleWatch;
-use self::watch::AgentWatch;
 use crate::clock::now_millis;
 use crate::config::Config;
 use crate::endpoint::{Endpoint, EndpointError};
+use crate::instance::act::decide::Decisions;
+use crate::instance::hub::{inputs, Hub, Input, Inputs};
+use crate::instance::lock::{InstanceLock, LockError};
+use crate::instance::observe::titles::TitleWatch;
+use crate::instance::observe::watch::AgentWatch;
+use crate::instance::outputs::notifier::Notifier;
+use crate::instance::outputs::push::{Push, PushOptions};
+use crate::instance::outputs::store::{Store, StoreHandle};
+use crate::instance::server::{new_secret, HookServer, QUEUE_CAPACITY};
+use crate::instance::settings::{Settings, SettingsError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
@@ -114,7 +105,7 @@ impl Instance {
         }
         TitleWatch::start(hub.updates(), inputs.clone(), config.cli_dirs.clone());
         AgentWatch::start(hub.updates(), inputs.clone());
-        meter::Meter::start(hub.updates(), inputs.clone(), config.persist.then(|| config.state_dir.clone()));
+        observe::meter::Meter::start(hub.updates(), inputs.clone(), config.persist.then(|| config.state_dir.clone()));
         let stop = CancellationToken::new();
         let ingest = tokio::spawn(Arc::clone(&hub).run(queue, stop.clone()));
         let decisions = Decisions::new(inputs.clone());

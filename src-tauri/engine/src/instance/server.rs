@@ -27,11 +27,11 @@ mod listen;
 use listen::accept_loop;
 pub use listen::{connection_cap, BUSY_READ_TIMEOUT};
 
-use super::decide::Decisions;
-use super::hub::{Hub, Input, Inputs};
-use super::journal::Journal;
-use super::push::{Push, PushKind};
 use crate::clock::now_millis;
+use crate::instance::act::decide::Decisions;
+use crate::instance::hub::journal::Journal;
+use crate::instance::hub::{Hub, Input, Inputs};
+use crate::instance::outputs::push::{Push, PushKind};
 use crate::protocol::{
     routes, HoldAnswer, BODY_LIMIT, DEFAULT_HOLD, EVENT_ID_HEADER, MAX_HOLD, PROCESS_HEADER, PROCESS_HEADER_LIMIT,
 };
@@ -139,7 +139,10 @@ fn router(state: Arc<ServerState>) -> Router {
     ));
     // A typed answer or reply waits for its CLI to take it (issue 33), a remote's for its box.
     let typed = Router::new().route(routes::ANSWER, post(act::answer)).route(routes::REPLY, post(act::reply)).layer(
-        TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, super::answer::confirm_within() + READ_TIMEOUT * 6),
+        TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            crate::instance::act::answer::confirm_within() + READ_TIMEOUT * 6,
+        ),
     );
     // A test push waits for the receiver's answer (one attempt, its own deadline).
     let tested = Router::new()
@@ -300,7 +303,7 @@ async fn push_test(State(state): State<Arc<ServerState>>, RawQuery(query): RawQu
     }
     let channel = query_param(query.as_deref(), "channel").unwrap_or_default();
     let Some(kind) = PushKind::parse(channel) else {
-        return (StatusCode::BAD_REQUEST, super::push::unknown_channel(channel)).into_response();
+        return (StatusCode::BAD_REQUEST, crate::instance::outputs::push::unknown_channel(channel)).into_response();
     };
     let Some(push) = state.push.get().cloned() else { return StatusCode::NOT_FOUND.into_response() };
     let sent = tokio::task::spawn_blocking(move || push.test(kind, &push.channel(kind))).await;

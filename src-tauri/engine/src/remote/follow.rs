@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use super::{LinkState, RemoteDecideError, RemoteState, MAX_BACKOFF};
 use crate::clock::now_millis;
+use crate::instance::hub::journal::HEARTBEAT;
 use crate::instance::hub::{Input, Inputs, RemoteReport};
-use crate::instance::journal::HEARTBEAT;
 use crate::instance::settings::RemoteSpec;
 use crate::protocol::link::{encode, FrameReader, LinkFrame, PeerFrame, Said};
 use crate::protocol::Verdict;

@@ -28,7 +28,7 @@ async fn decide(
     id: Result<Path<String>, PathRejection>,
     query: Option<&str>,
 ) -> Result<Response, StatusCode> {
-    use crate::instance::decide::DecideError;
+    use crate::instance::act::decide::DecideError;
     use crate::remote::RemoteDecideError;
     if !key_matches(query, &state.key) {
         return Err(StatusCode::UNAUTHORIZED);
@@ -73,11 +73,11 @@ pub(super) async fn answer(
     let Ok(Path(id)) = id else { return StatusCode::NOT_FOUND.into_response() };
     let answer = match query_param(query.as_deref(), "option") {
         Some(n) => match n.parse::<usize>() {
-            Ok(option) => crate::instance::answer::Answer::Option(option),
+            Ok(option) => crate::instance::act::answer::Answer::Option(option),
             Err(_) => return StatusCode::BAD_REQUEST.into_response(),
         },
         None => match read_text(body).await {
-            Ok(text) if !text.trim().is_empty() => crate::instance::answer::Answer::Text(text),
+            Ok(text) if !text.trim().is_empty() => crate::instance::act::answer::Answer::Text(text),
             Ok(_) => return StatusCode::BAD_REQUEST.into_response(),
             Err(status) => return status.into_response(),
         },
@@ -106,16 +106,20 @@ pub(super) async fn reply(
     }
     let Ok(Path(id)) = id else { return StatusCode::NOT_FOUND.into_response() };
     match read_text(body).await {
-        Ok(text) => deliver(&state, &id, crate::instance::answer::Answer::Reply(text)).await,
+        Ok(text) => deliver(&state, &id, crate::instance::act::answer::Answer::Reply(text)).await,
         Err(status) => status.into_response(),
     }
 }
 
 /// `200` with what was typed where, once its CLI took it; `404` unknown session; `409` with the
 /// reason it was not given (or typed and not taken).
-pub(super) async fn deliver(state: &ServerState, session_id: &str, what: crate::instance::answer::Answer) -> Response {
-    use crate::instance::answer::GiveError;
-    match crate::instance::answer::give(&state.hub, &state.inputs, &state.decisions, session_id, what).await {
+pub(super) async fn deliver(
+    state: &ServerState,
+    session_id: &str,
+    what: crate::instance::act::answer::Answer,
+) -> Response {
+    use crate::instance::act::answer::GiveError;
+    match crate::instance::act::answer::give(&state.hub, &state.inputs, &state.decisions, session_id, what).await {
         Ok(delivered) => axum::Json(delivered).into_response(),
         Err(GiveError::Unknown(_)) => StatusCode::NOT_FOUND.into_response(),
         Err(GiveError::Refused(refused)) => conflict(&refused),
@@ -155,11 +159,13 @@ pub(super) async fn peek(
     };
     let looked = session.clone();
     let read = tokio::task::spawn_blocking(move || {
-        (crate::instance::answer::Screen::of(&looked), crate::instance::answer::last_turn(&looked))
+        (crate::instance::act::answer::Screen::of(&looked), crate::instance::act::answer::last_turn(&looked))
     });
     let (screen, turn) = read.await.unwrap_or_else(|_| {
-        let unread =
-            crate::instance::answer::Screen { text: None, reason: Some("the screen could not be read".to_owned()) };
+        let unread = crate::instance::act::answer::Screen {
+            text: None,
+            reason: Some("the screen could not be read".to_owned()),
+        };
         (unread, Vec::new())
     });
     axum::Json(serde_json::json!({
@@ -180,10 +186,10 @@ pub(super) async fn end_agent(
         Err(status) => return status.into_response(),
     };
     let caller = match crate::protocol::end_caller(query.as_deref().unwrap_or_default()) {
-        Ok(caller) => caller.map(|(pid, start)| crate::instance::end::Caller { pid, start }),
+        Ok(caller) => caller.map(|(pid, start)| crate::instance::act::end::Caller { pid, start }),
         Err(why) => return (StatusCode::BAD_REQUEST, axum::Json(serde_json::json!({ "error": why }))).into_response(),
     };
-    match crate::instance::end::end(&session, caller) {
+    match crate::instance::act::end::end(&session, caller) {
         Ok(_) => StatusCode::NO_CONTENT.into_response(),
         Err(refused) => conflict(&refused),
     }

@@ -55,7 +55,7 @@ impl Notifier {
     /// Subscribes notifications to the hub's updates: every change the notify policy picked
     /// (docs/model.md §2.3) raises one — a "finished" of a CLI whose turn end hides an Esc (Gemini)
     /// after [`FINISHED_CONFIRM`], unless the turn turned out to be the user's interrupt by then.
-    pub fn follow(updates: super::mailbox::Updates, on_action: Option<OnAction>) {
+    pub fn follow(updates: crate::instance::hub::mailbox::Updates, on_action: Option<OnAction>) {
         let notifier = Self::start(on_action);
         follow_held("notify-updates", updates, |change| change.notify, move |session| notifier.notify(session));
     }
@@ -112,7 +112,7 @@ pub const FINISHED_CONFIRM: Duration = Duration::from_secs(1);
 /// to be the user's interrupt (see [`Waiting`]). The OS notifications and push share it.
 pub(super) fn follow_held(
     name: &str,
-    updates: super::mailbox::Updates,
+    updates: crate::instance::hub::mailbox::Updates,
     picks: fn(&switchboard_core::Change) -> bool,
     mut act: impl FnMut(&Session) + Send + 'static,
 ) {

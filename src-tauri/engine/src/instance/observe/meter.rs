@@ -24,8 +24,8 @@ use std::time::{Duration, Instant, SystemTime};
 use switchboard_core::usage::{self, Footprint, GitInfo, Prices, Reading, Usage};
 use switchboard_core::{AgentProcess, AgentStatus, Session};
 
-use super::mailbox::Updates;
 use crate::files::open_regular;
+use crate::instance::hub::mailbox::Updates;
 use crate::instance::hub::{Input, Inputs, Update};
 use crate::process;
 
@@ -222,7 +222,7 @@ impl Metering {
             git_asked: None,
         });
         if metered.transcript_path != session.transcript_path {
-            metered.reader = super::transcript::readable(session).map(Reader::new);
+            metered.reader = crate::instance::observe::transcript::readable(session).map(Reader::new);
             metered.meter = switchboard_core::agent::meter(&metered.agent);
         }
         if metered.process.as_ref().map(|p| (p.pid, p.start)) != session.process.as_ref().map(|p| (p.pid, p.start)) {

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use tokio::sync::oneshot;
 
-use super::hub::{Input, Inputs, Update};
+use crate::instance::hub::{Input, Inputs, Update};
 use crate::protocol::{HoldAnswer, Verdict};
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -153,7 +153,7 @@ impl Decisions {
     /// Releases holds whose offer the reducer withdrew (the user answered at the terminal, the
     /// turn moved on, the session was removed), on a thread of its own, for as long as the hub
     /// sends updates.
-    pub fn follow(self: &Arc<Self>, updates: super::mailbox::Updates) {
+    pub fn follow(self: &Arc<Self>, updates: crate::instance::hub::mailbox::Updates) {
         let decisions = Arc::clone(self);
         let spawned = std::thread::Builder::new().name("decisions".into()).spawn(move || {
             for update in updates {

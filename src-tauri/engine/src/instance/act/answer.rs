@@ -23,8 +23,8 @@ use std::time::Duration;
 use serde::Serialize;
 use switchboard_core::{AgentStatus, Millis, Session};
 
-use super::decide::Decisions;
-use super::hub::{Hub, Input, Inputs};
+use crate::instance::act::decide::Decisions;
+use crate::instance::hub::{Hub, Input, Inputs};
 use crate::terminal::{tie, tmux, typing, TieError};
 
 /// The longest reply typed (characters).
@@ -58,7 +58,9 @@ const LAST_TURN_BYTES: u64 = 512 * 1024;
 /// here (not written yet, another machine's, a CLI Switchboard cannot read).
 pub fn last_turn(session: &Session) -> Vec<switchboard_core::turn::TurnItem> {
     use std::io::{Read, Seek, SeekFrom};
-    let Some(path) = super::transcript::readable(session).filter(|_| session.is_local()) else { return Vec::new() };
+    let Some(path) = crate::instance::observe::transcript::readable(session).filter(|_| session.is_local()) else {
+        return Vec::new();
+    };
     let Ok(mut file) = crate::files::open_regular(&path) else { return Vec::new() };
     let length = file.metadata().map(|m| m.len()).unwrap_or(0);
     let start = length.saturating_sub(LAST_TURN_BYTES);

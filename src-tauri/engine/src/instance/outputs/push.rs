@@ -17,9 +17,9 @@ use std::time::Duration;
 use serde::Serialize;
 use switchboard_core::{notification_text, should_notify, AgentStatus, Change, NotifyContext, Session};
 
-use super::mailbox::Updates;
-use super::notifier::follow_held;
-use super::settings::{PushChannel, Reach};
+use crate::instance::hub::mailbox::Updates;
+use crate::instance::outputs::notifier::follow_held;
+use crate::instance::settings::{PushChannel, Reach};
 
 /// Attempts per message, at most.
 pub const ATTEMPTS: u32 = 3;
@@ -117,7 +117,7 @@ impl Push {
     }
 
     /// Follows the hub's updates: each session that newly needs the user is pushed (after the
-    /// same [`super::notifier::FINISHED_CONFIRM`] wait as the OS notification for a CLI whose turn
+    /// same [`crate::instance::outputs::notifier::FINISHED_CONFIRM`] wait as the OS notification for a CLI whose turn
     /// end can hide an Esc).
     pub fn follow(self: &Arc<Self>, updates: Updates) {
         let push = Arc::clone(self);

@@ -23,8 +23,8 @@ use rand::RngCore;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use super::hub::{Hub, Update};
-use super::mailbox::Updates;
+use crate::instance::hub::mailbox::Updates;
+use crate::instance::hub::{Hub, Update};
 use crate::protocol::link::{encode, LinkFrame, PROTOCOL_VERSION};
 
 /// Updates kept for a resume, at most: a link away longer is sent a snapshot.

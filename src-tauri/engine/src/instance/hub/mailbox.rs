@@ -12,7 +12,7 @@ use std::sync::mpsc::{RecvError, RecvTimeoutError, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use super::update::{Changed, Update};
+use crate::instance::hub::update::{Changed, Update};
 
 /// Waiting updates past which a session's new change merges into its waiting one.
 pub const MERGE_AFTER: usize = 4_096;

@@ -18,7 +18,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::RecvTimeoutError;
 
-use super::mailbox::Updates;
+use crate::instance::hub::mailbox::Updates;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -126,7 +126,7 @@ impl TitleWatch {
                     .map_or(Duration::from_secs(60), |due| due.saturating_duration_since(Instant::now()));
                 match updates.recv_timeout(wait) {
                     Ok(update) => {
-                        std::thread::sleep(super::watch::GATHER);
+                        std::thread::sleep(crate::instance::observe::watch::GATHER);
                         titles.observe(&update, Instant::now());
                         for update in updates.try_iter() {
                             titles.observe(&update, Instant::now());
@@ -236,7 +236,8 @@ fn title_source(session: &Session, dirs: Option<&ConfigDirs>) -> Option<TitleSou
     match switchboard_core::agent(&session.agent)?.title {
         switchboard_core::TitleSource::Transcript => {
             let path = session.transcript_path.as_deref()?;
-            super::transcript::confined(&session.agent, std::path::Path::new(path), dirs).map(TitleSource::Transcript)
+            crate::instance::observe::transcript::confined(&session.agent, std::path::Path::new(path), dirs)
+                .map(TitleSource::Transcript)
         }
         switchboard_core::TitleSource::SessionIndex => {
             let cli = Cli::from_agent(&session.agent)?;

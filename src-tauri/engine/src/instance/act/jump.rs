@@ -99,7 +99,9 @@ pub fn jump(session: &Session) -> Jump {
                 let socket = pane.socket();
                 // An agent started from the board, in Switchboard's own tmux server that nobody looks
                 // at: a terminal attached to it shows the pane.
-                let ours = socket.and_then(Path::file_name).is_some_and(|name| *name == *super::launch::server());
+                let ours = socket
+                    .and_then(Path::file_name)
+                    .is_some_and(|name| *name == *crate::instance::act::launch::server());
                 if ours && !crate::terminal::tmux::has_clients(socket) {
                     attach_in_terminal(socket, &pane.id);
                 }

@@ -19,7 +19,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::sync::mpsc::RecvTimeoutError;
 
-use super::mailbox::Updates;
+use crate::instance::hub::mailbox::Updates;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -169,7 +169,7 @@ impl Watch {
             watched.tail_until = None;
         }
         if open_turn && watched.tail.is_none() {
-            watched.tail = super::transcript::readable(&session).and_then(Tail::at_end);
+            watched.tail = crate::instance::observe::transcript::readable(&session).and_then(Tail::at_end);
         }
         if session.status != Some(AgentStatus::Blocked) {
             watched.children_at_block = None;
@@ -184,7 +184,8 @@ impl Watch {
         } else if watched.screen.is_none() {
             let marker = switchboard_core::agent(&session.agent).and_then(|agent| agent.screen_cancel);
             let baseline = marker.zip(session.process.as_ref()).and_then(|(marker, p)| {
-                crate::instance::screen::capture(p).map(|screen| crate::instance::screen::marks(&screen, marker))
+                crate::instance::observe::screen::capture(p)
+                    .map(|screen| crate::instance::observe::screen::marks(&screen, marker))
             });
             watched.screen = baseline.map(|count| (count, Instant::now()));
         }
@@ -221,10 +222,12 @@ impl Watch {
             let Some(agent_process) = &watched.process else { continue };
             if let Some((baseline, looked)) = &mut watched.screen {
                 let marker = switchboard_core::agent(&watched.agent).and_then(|agent| agent.screen_cancel);
-                if let Some(marker) = marker.filter(|_| looked.elapsed() >= crate::instance::screen::SCREEN_EVERY) {
+                if let Some(marker) =
+                    marker.filter(|_| looked.elapsed() >= crate::instance::observe::screen::SCREEN_EVERY)
+                {
                     *looked = Instant::now();
-                    let marks = crate::instance::screen::capture(agent_process)
-                        .map(|screen| crate::instance::screen::marks(&screen, marker));
+                    let marks = crate::instance::observe::screen::capture(agent_process)
+                        .map(|screen| crate::instance::observe::screen::marks(&screen, marker));
                     if marks.is_some_and(|marks| marks > *baseline) {
                         events.push(screen_cancelled(&watched.agent, id, now_millis()));
                         watched.screen = None;

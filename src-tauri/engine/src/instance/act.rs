@@ -1,0 +1,10 @@
+//! What acts on an agent for the user, each through one door that proves its target: answers
+//! and replies (`answer`, typed through `terminal/` or given through a hook or a link), Allow /
+//! Deny (`decide`, the held permissions), Jump to its terminal (`jump`), `switchboard new`
+//! (`launch`) and End agent (`end`, never the caller, another user or the instance's own tree).
+
+pub mod answer;
+pub mod decide;
+pub mod end;
+pub mod jump;
+pub mod launch;

@@ -26,7 +26,7 @@ import { jump, JumpNoteText, useJumpNote } from "./jump";
 import { asking } from "./Answer";
 import { QuestionOnCard } from "./AnswerViews";
 import { CardBranch, CardCost, ContextBar, HoldingMark } from "./UsageOnCard";
-import { contextPercent, idleHolding } from "./usage";
+import { contextPercent, holdingLine, idleHolding } from "./usage";
 
 type CardProps = {
   id: string;
@@ -132,6 +132,18 @@ function placeTail(root: HTMLElement) {
   tail.style.left = `${Math.max(0, (line.right - box.left) * scale)}px`;
 }
 
+/** Everything a card draws from the clock, as one string: when it is unchanged, so is the card. */
+export function clockFace(session: Session, now: number): string {
+  const holding = idleHolding(session, now);
+  return [
+    relativeAge(session.lastEventAt, now),
+    silenceFor(session.lastEventAt, now),
+    badgeOf(session, now).word,
+    session.unreachableSince != null ? unreachableLine(session.host, session.unreachableSince, now) : "",
+    holding ? holdingLine(holding) : "",
+  ].join("\u0000");
+}
+
 /** One session, read from the store by id; usable outside React Flow (tests). */
 export function SessionCard({ id, selected = false, size = "full", compact = false, region = null }: CardProps) {
   const session = useSwitchboard((s) => s.sessions[id]);
@@ -139,7 +151,10 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
   const releasePlace = useSwitchboard((s) => s.releasePlace);
   const dimmed = useSwitchboard((s) => s.matches != null && !s.matches.has(id));
   const tag = useSwitchboard((s) => s.twins.get(id));
-  const now = useClock((s) => s.now);
+  // Re-rendered by the clock only when something it draws from it changes (an age's words, a
+  // silence, a badge's grace): a tick that changes no word re-renders no card, so idle is idle.
+  useClock((s) => (session ? clockFace(session, s.now) : ""));
+  const now = useClock.getState().now;
   const note = useDecideNote(id);
   const jumpNote = useJumpNote(id);
   // Whether the held command shows whole on the card (else Allow opens the panel first).

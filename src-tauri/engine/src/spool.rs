@@ -174,8 +174,10 @@ fn lock_within(file: &File, deadline: Instant) -> io::Result<()> {
     }
 }
 
-/// Appends `line`; when the spool would pass [`SPOOL_LIMIT`], drops its oldest events first
-/// and counts them in the first line.
+/// Appends `line`; when the spool would pass [`SPOOL_LIMIT`], drops its oldest events first,
+/// down to half of it (so the next appends are plain appends again, not a rewrite each: an
+/// instance gone for days must not cost every hook a 4 MiB rewrite), and counts them in the
+/// first line.
 fn append_locked(file: &File, line: &[u8]) -> io::Result<()> {
     let size = file.metadata()?.len();
     if size + line.len() as u64 <= SPOOL_LIMIT {
@@ -191,7 +193,7 @@ fn append_locked(file: &File, line: &[u8]) -> io::Result<()> {
         }
     }
     let mut total: u64 = lines.iter().map(|l| l.len() as u64 + 1).sum::<u64>() + line.len() as u64 + 64;
-    while total > SPOOL_LIMIT {
+    while total > SPOOL_LIMIT / 2 {
         let Some(oldest) = lines.pop_front() else { break };
         total -= oldest.len() as u64 + 1;
         dropped += 1;
@@ -291,7 +293,7 @@ mod tests {
         assert!(std::fs::metadata(path(dir.path())).unwrap().len() <= SPOOL_LIMIT);
         let taken = take(dir.path()).unwrap().unwrap();
         let kept = taken.events.len() as u64;
-        assert!(kept >= 15, "{kept}");
+        assert!(kept >= 5, "{kept}");
         assert_eq!(taken.dropped + kept, 50);
         assert_eq!(taken.events.last().unwrap().id, big(49).id, "the newest is kept");
         assert_eq!(taken.events.first().unwrap().id, big(50 - kept).id, "the oldest went first");

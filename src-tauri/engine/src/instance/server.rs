@@ -554,6 +554,48 @@ mod tests {
         running.abort();
     }
 
+    /// Issue 45: what the spool held is applied in order, each id once (a copy that came by its
+    /// request first is skipped), with its own time; events it had to drop are said.
+    #[test]
+    fn spooled_events_are_applied_once_in_order_and_drops_are_said() {
+        let (inputs, mut queue) = crate::instance::hub::inputs(16);
+        let state = ServerState {
+            key: "k".into(),
+            journal: std::sync::OnceLock::new(),
+            hub: Arc::new(Hub::new()),
+            inputs: inputs.clone(),
+            decisions: Decisions::new(inputs),
+            shutdown: CancellationToken::new(),
+            push: std::sync::OnceLock::new(),
+            delivered: std::sync::Mutex::new(Delivered::new(16)),
+        };
+        let id = |n: u64| format!("{n:032x}");
+        let mut headers = HeaderMap::new();
+        headers.insert(EVENT_ID_HEADER, id(2).parse().unwrap());
+        assert!(state.first_delivery(&headers), "its request came first");
+        assert!(!state.first_delivery(&headers), "the same request twice");
+        let spooled = |n: u64| spool::Spooled {
+            v: 1,
+            id: id(n),
+            agent: "claude".into(),
+            at: 1_000 + n,
+            process: None,
+            body: serde_json::json!({"hook_event_name": "Stop", "session_id": format!("s{n}")}),
+        };
+        state.apply_spooled(spool::Taken { events: vec![spooled(1), spooled(2), spooled(3)], dropped: 4 });
+        let mut applied = Vec::new();
+        let mut notice = None;
+        while let Some(input) = queue.try_recv() {
+            match input {
+                Input::Hook(event) => applied.push((event.session_id.clone(), event.ts)),
+                Input::Notice { source: "spool", text } => notice = text,
+                _ => {}
+            }
+        }
+        assert_eq!(applied, [("s1".to_owned(), 1_001), ("s3".to_owned(), 1_003)], "s2 came by its request");
+        assert!(notice.is_some_and(|text| text.starts_with("4 hook events were lost")));
+    }
+
     #[test]
     fn the_secret_is_24_random_bytes_in_hex() {
         let (a, b) = (new_secret(), new_secret());

@@ -173,7 +173,7 @@ pub const MAX_TEXT: usize = 4_000;
 
 #[derive(Clone, Debug, Default)]
 pub struct Reducer {
-    sessions: HashMap<String, SessionState>,
+    sessions: HashMap<String, Box<SessionState>>,
     next_seq: u64,
     evicted: Vec<String>,
     /// How many sessions each host has here (this machine's under [`LOCAL_HOST`]): kept as
@@ -211,7 +211,8 @@ impl Reducer {
             *self.per_host.entry(LOCAL_HOST.to_owned()).or_default() += 1;
         }
         let seq = self.next_seq;
-        let state = self.sessions.entry(event.session_id.clone()).or_insert_with(|| SessionState::new(event, seq));
+        let state =
+            self.sessions.entry(event.session_id.clone()).or_insert_with(|| Box::new(SessionState::new(event, seq)));
         if state.seq == seq {
             self.next_seq += 1;
         }
@@ -320,7 +321,7 @@ impl Reducer {
     /// Holds a new session (its host counted).
     fn insert(&mut self, id: String, state: SessionState) {
         *self.per_host.entry(state.session.host.clone()).or_default() += 1;
-        if let Some(replaced) = self.sessions.insert(id, state) {
+        if let Some(replaced) = self.sessions.insert(id, Box::new(state)) {
             if let Some(count) = self.per_host.get_mut(&replaced.session.host) {
                 *count = count.saturating_sub(1);
             }
@@ -446,7 +447,7 @@ impl Reducer {
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        let mut states: Vec<&SessionState> = self.sessions.values().collect();
+        let mut states: Vec<&SessionState> = self.sessions.values().map(|state| &**state).collect();
         states.sort_by_key(|state| state.seq);
         Snapshot { sessions: states.into_iter().map(|state| state.session.clone()).collect(), notices: None }
     }

@@ -219,22 +219,25 @@ fn read_all(file: &File) -> io::Result<Vec<u8>> {
 }
 
 /// The ids of the events the instance has applied lately, from a request or the spool: the
-/// same event is applied once, whichever way it came first.
+/// same event is applied once, whichever way it came first. Kept as numbers (no allocation per
+/// event) and grown as they come, up to `capacity`.
 pub struct Delivered {
-    seen: HashSet<String>,
-    order: VecDeque<String>,
+    seen: HashSet<u128>,
+    order: VecDeque<u128>,
     capacity: usize,
 }
 
 impl Delivered {
     /// Remembers the last `capacity` ids: more than the spool can hold.
     pub fn new(capacity: usize) -> Self {
-        Self { seen: HashSet::with_capacity(capacity), order: VecDeque::with_capacity(capacity), capacity }
+        Self { seen: HashSet::new(), order: VecDeque::new(), capacity }
     }
 
-    /// `true` the first time `id` is seen (the event is to be applied), `false` after.
+    /// `true` the first time `id` is seen (the event is to be applied), `false` after. An id
+    /// that is not 32 hex digits is never remembered (its event is applied).
     pub fn first(&mut self, id: &str) -> bool {
-        if self.seen.contains(id) {
+        let Some(id) = is_id(id).then(|| u128::from_str_radix(id, 16).ok()).flatten() else { return true };
+        if self.seen.contains(&id) {
             return false;
         }
         if self.order.len() == self.capacity {
@@ -242,8 +245,8 @@ impl Delivered {
                 self.seen.remove(&oldest);
             }
         }
-        self.seen.insert(id.to_owned());
-        self.order.push_back(id.to_owned());
+        self.seen.insert(id);
+        self.order.push_back(id);
         true
     }
 }
@@ -334,11 +337,13 @@ mod tests {
     #[test]
     fn an_id_is_applied_once_whichever_way_it_came() {
         let mut delivered = Delivered::new(2);
-        assert!(delivered.first("a"));
-        assert!(!delivered.first("a"));
-        assert!(delivered.first("b"));
-        assert!(delivered.first("c"), "a is forgotten past the capacity");
-        assert!(delivered.first("a"));
+        let (a, b, c) = (new_id(), new_id(), new_id());
+        assert!(delivered.first(&a));
+        assert!(!delivered.first(&a));
+        assert!(delivered.first(&b));
+        assert!(delivered.first(&c), "a is forgotten past the capacity");
+        assert!(delivered.first(&a));
+        assert!(delivered.first("not an id") && delivered.first("not an id"), "never remembered");
         assert!(is_id(&new_id()) && new_id() != new_id());
         assert!(!is_id("ABC") && !is_id(&"g".repeat(32)));
     }

@@ -86,8 +86,12 @@ impl Reducer {
         if self.count(host) == 0 {
             return Vec::new();
         }
-        let mut states: Vec<&SessionState> =
-            self.sessions.values().filter(|state| state.session.host == host && !state.session.is_local()).collect();
+        let mut states: Vec<&SessionState> = self
+            .sessions
+            .values()
+            .filter(|state| state.session.host == host && !state.session.is_local())
+            .map(|state| &**state)
+            .collect();
         states.sort_by_key(|state| state.seq);
         states.into_iter().map(|state| state.session.session_id.clone()).collect()
     }

@@ -138,7 +138,7 @@ struct Metered {
 }
 
 struct Metering {
-    sessions: HashMap<String, Metered>,
+    sessions: HashMap<String, Box<Metered>>,
     inputs: Inputs,
     pricing: Pricing,
     git: Option<SyncSender<(String, String)>>,
@@ -207,19 +207,21 @@ impl Metering {
             }
         }
         let first_seen = !self.sessions.contains_key(&session.session_id);
-        let metered = self.sessions.entry(session.session_id.clone()).or_insert_with(|| Metered {
-            agent: session.agent.clone(),
-            last_event_at: 0,
-            status: None,
-            cwd: None,
-            transcript_path: None,
-            reader: None,
-            meter: switchboard_core::agent::meter(&session.agent),
-            reported_usage: session.usage.clone(),
-            process: None,
-            last_cpu: None,
-            reported_footprint: session.footprint,
-            git_asked: None,
+        let metered = self.sessions.entry(session.session_id.clone()).or_insert_with(|| {
+            Box::new(Metered {
+                agent: session.agent.clone(),
+                last_event_at: 0,
+                status: None,
+                cwd: None,
+                transcript_path: None,
+                reader: None,
+                meter: switchboard_core::agent::meter(&session.agent),
+                reported_usage: session.usage.clone(),
+                process: None,
+                last_cpu: None,
+                reported_footprint: session.footprint,
+                git_asked: None,
+            })
         });
         if metered.transcript_path != session.transcript_path {
             metered.reader = crate::instance::observe::transcript::readable(session).map(Reader::new);

@@ -110,7 +110,7 @@ struct Watched {
 }
 
 struct Watch {
-    sessions: HashMap<String, Watched>,
+    sessions: HashMap<String, Box<Watched>>,
     inputs: Inputs,
     last_liveness: Instant,
 }
@@ -140,19 +140,21 @@ impl Watch {
                 self.sessions.remove(&oldest);
             }
         }
-        let watched = self.sessions.entry(session.session_id.clone()).or_insert_with(|| Watched {
-            agent: session.agent.clone(),
-            status: None,
-            last_event_at: 0,
-            transcript_path: None,
-            tail: None,
-            tail_until: None,
-            process: None,
-            children_at_block: None,
-            candidates: HashMap::new(),
-            last_hook: Instant::now(),
-            asked: None,
-            screen: None,
+        let watched = self.sessions.entry(session.session_id.clone()).or_insert_with(|| {
+            Box::new(Watched {
+                agent: session.agent.clone(),
+                status: None,
+                last_event_at: 0,
+                transcript_path: None,
+                tail: None,
+                tail_until: None,
+                process: None,
+                children_at_block: None,
+                candidates: HashMap::new(),
+                last_hook: Instant::now(),
+                asked: None,
+                screen: None,
+            })
         });
         if session.last_event_at != watched.last_event_at {
             watched.last_hook = Instant::now();

@@ -236,8 +236,13 @@ fn title_source(session: &Session, dirs: Option<&ConfigDirs>) -> Option<TitleSou
     match switchboard_core::agent(&session.agent)?.title {
         switchboard_core::TitleSource::Transcript => {
             let path = session.transcript_path.as_deref()?;
-            crate::instance::observe::transcript::confined(&session.agent, std::path::Path::new(path), dirs)
-                .map(TitleSource::Transcript)
+            crate::instance::observe::transcript::confined(
+                &session.agent,
+                &session.session_id,
+                std::path::Path::new(path),
+                dirs,
+            )
+            .map(TitleSource::Transcript)
         }
         switchboard_core::TitleSource::SessionIndex => {
             let cli = Cli::from_agent(&session.agent)?;

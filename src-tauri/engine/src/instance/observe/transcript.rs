@@ -3,8 +3,11 @@
 //! Copilot CLI session. A CLI whose transcripts live in its own folder (its row's
 //! `transcript_in`: Copilot CLI's `session-state/<id>/events.jsonl`) has them read only from
 //! there — the path made absolute and canonical (no `..`, no symlink out of the folder), the
-//! folder canonical too. Every reader of a transcript (peek's last turn, the watch, the meter,
-//! the titles) asks here first.
+//! folder canonical too. The CLI's folder may also be one this process does not know (its
+//! `$COPILOT_HOME` set for the CLI alone, not for the app): then only that very session's
+//! transcript, by the row's place for it (`…/session-state/<this id>/events.jsonl`), with no
+//! link anywhere on its path, is read. Every reader of a transcript (peek's last turn, the
+//! watch, the meter, the titles) asks here first.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -15,24 +18,30 @@ use switchboard_core::Session;
 /// folder). The CLIs' folders are this process's (`$HOME`, `$COPILOT_HOME`, …).
 pub fn readable(session: &Session) -> Option<PathBuf> {
     let path = session.transcript_path.as_deref()?;
-    confined(&session.agent, Path::new(path), ConfigDirs::from_env().as_ref())
+    confined(&session.agent, &session.session_id, Path::new(path), ConfigDirs::from_env().as_ref())
 }
 
-/// `path` as `agent`'s transcript: as said for a CLI whose row does not keep them in its folder;
-/// else canonical and inside that folder, or `None`.
-pub fn confined(agent: &str, path: &Path, dirs: Option<&ConfigDirs>) -> Option<PathBuf> {
-    let in_folder = switchboard_core::agent(agent)
-        .and_then(|agent| agent.setup.as_ref())
-        .is_some_and(|setup| setup.transcript_in.is_some());
-    if !in_folder {
+/// `path` as `agent`'s transcript for `session_id`: as said for a CLI whose row does not keep them
+/// in its folder; else canonical and inside that folder — or, wherever the folder is, exactly
+/// this session's transcript by the row's place for it, no link on its path — or `None`.
+pub fn confined(agent: &str, session_id: &str, path: &Path, dirs: Option<&ConfigDirs>) -> Option<PathBuf> {
+    let Some(template) =
+        switchboard_core::agent(agent).and_then(|agent| agent.setup.as_ref()).and_then(|setup| setup.transcript_in)
+    else {
         return Some(path.to_path_buf());
-    }
+    };
     if !path.is_absolute() || path.components().any(|part| part == Component::ParentDir) {
         return None;
     }
-    let folder = dirs?.dir(Cli::from_agent(agent)?).canonicalize().ok()?;
     let real = canonical(path)?;
-    real.starts_with(&folder).then_some(real)
+    let folder = dirs.and_then(|dirs| dirs.dir(Cli::from_agent(agent)?).canonicalize().ok());
+    if folder.is_some_and(|folder| real.starts_with(folder)) {
+        return Some(real);
+    }
+    let plain_id =
+        !session_id.is_empty() && !session_id.contains(['/', '\\']) && session_id != "." && session_id != "..";
+    let its_own = plain_id && real == path && real.ends_with(template.replace("{id}", session_id));
+    its_own.then_some(real)
 }
 
 /// The canonical path of `path`, which need not exist yet (a transcript not written so far): its
@@ -69,28 +78,50 @@ mod tests {
         let (home, dirs) = copilot_home();
         let inside = home.path().join(".copilot/session-state/s1/events.jsonl");
         let real = inside.canonicalize().unwrap();
-        assert_eq!(confined("copilot", &inside, Some(&dirs)), Some(real.clone()));
+        assert_eq!(confined("copilot", "s1", &inside, Some(&dirs)), Some(real.clone()));
         // Not written yet: still its place in the folder.
         let later = home.path().join(".copilot/session-state/s2/events.jsonl");
-        assert!(confined("copilot", &later, Some(&dirs)).is_some_and(|path| path.ends_with("s2/events.jsonl")));
+        assert!(confined("copilot", "s1", &later, Some(&dirs)).is_some_and(|path| path.ends_with("s2/events.jsonl")));
         // Outside, by name, by `..`, relative, or through a link in the folder.
         let secret = home.path().join("secret.txt");
-        assert_eq!(confined("copilot", &secret, Some(&dirs)), None);
+        assert_eq!(confined("copilot", "s1", &secret, Some(&dirs)), None);
         let climbing = home.path().join(".copilot/session-state/../../secret.txt");
-        assert_eq!(confined("copilot", &climbing, Some(&dirs)), None);
-        assert_eq!(confined("copilot", Path::new("secret.txt"), Some(&dirs)), None);
+        assert_eq!(confined("copilot", "s1", &climbing, Some(&dirs)), None);
+        assert_eq!(confined("copilot", "s1", Path::new("secret.txt"), Some(&dirs)), None);
         let link = home.path().join(".copilot/session-state/s3");
         std::os::unix::fs::symlink(home.path(), &link).unwrap();
-        assert_eq!(confined("copilot", &link.join("secret.txt"), Some(&dirs)), None);
-        // No folder known: nothing is read.
-        assert_eq!(confined("copilot", &inside, None), None);
+        assert_eq!(confined("copilot", "s1", &link.join("secret.txt"), Some(&dirs)), None);
+    }
+
+    /// `$COPILOT_HOME` set for the CLI alone: its folder is not this process's. Only that
+    /// session's own transcript, by its place, with no link on the way, is read there.
+    #[test]
+    fn a_copilot_folder_this_process_does_not_know_gives_only_the_sessions_own_transcript() {
+        let (home, dirs) = copilot_home();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let root = elsewhere.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("session-state/s1")).unwrap();
+        let own = root.join("session-state/s1/events.jsonl");
+        std::fs::write(&own, "{}\n").unwrap();
+        assert_eq!(confined("copilot", "s1", &own, Some(&dirs)), Some(own.clone()));
+        assert_eq!(confined("copilot", "s1", &own, None), Some(own.clone()), "no folder known at all");
+        assert_eq!(confined("copilot", "s2", &own, Some(&dirs)), None, "another session's");
+        std::fs::write(root.join("secret.txt"), "secret\n").unwrap();
+        assert_eq!(confined("copilot", "s1", &root.join("secret.txt"), Some(&dirs)), None);
+        // A link on the way (a folder, or the file itself) is refused.
+        std::os::unix::fs::symlink(root.join("session-state"), root.join("linked")).unwrap();
+        assert_eq!(confined("copilot", "s1", &root.join("linked/s1/events.jsonl"), Some(&dirs)), None);
+        std::fs::create_dir_all(root.join("x/session-state/s1")).unwrap();
+        std::os::unix::fs::symlink(home.path().join("secret.txt"), root.join("x/session-state/s1/events.jsonl"))
+            .unwrap();
+        assert_eq!(confined("copilot", "s1", &root.join("x/session-state/s1/events.jsonl"), Some(&dirs)), None);
     }
 
     #[test]
     fn a_cli_that_names_its_own_transcripts_is_read_where_it_says() {
         let (home, dirs) = copilot_home();
         let anywhere = home.path().join("secret.txt");
-        assert_eq!(confined("claude", &anywhere, Some(&dirs)), Some(anywhere.clone()));
-        assert_eq!(confined("custom", &anywhere, None), Some(anywhere));
+        assert_eq!(confined("claude", "s1", &anywhere, Some(&dirs)), Some(anywhere.clone()));
+        assert_eq!(confined("custom", "s1", &anywhere, None), Some(anywhere));
     }
 }

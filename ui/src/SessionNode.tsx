@@ -92,13 +92,13 @@ export function MiddleCut({ text, tail }: { text: string; tail?: string }) {
   useLayoutEffect(() => {
     const el = root.current;
     if (!el) return;
-    const measure = () => placeTail(el);
+    const measure = () => placeTail(el, cut.tail);
     measure();
     if (typeof ResizeObserver === "undefined") return;
     const observer = new ResizeObserver(measure);
     observer.observe(el);
     return () => observer.disconnect();
-  }, [text, tail]);
+  }, [text, tail, cut.tail]);
   return (
     <span ref={root} className="middle-cut">
       {/* Wraps at its spaces into one line's height: what shows is whole words. */}
@@ -111,25 +111,44 @@ export function MiddleCut({ text, tail }: { text: string; tail?: string }) {
 /**
  * Lays out a {@link MiddleCut}: the head keeps room for the tail, and the tail (after an ellipsis
  * when the head gave way) sits right after the head's last whole word on its one line — not at
- * the far edge of the card, with a gap before it.
+ * the far edge of the card, with a gap before it. A tail too long to sit after the head's first
+ * word gives way too, a whole word at a time from its front, so no word is ever cut by the edge.
  */
-function placeTail(root: HTMLElement) {
+function placeTail(root: HTMLElement, fullTail: string) {
   const head = root.firstElementChild as HTMLElement | null;
   const tail = root.lastElementChild as HTMLElement | null;
   if (!head || !tail || head === tail) return;
+  // The tail's own text node (React's): shortened in place, given back whole before each layout.
+  const tailText = tail.firstChild;
+  if (tailText && tailText.nodeType === Node.TEXT_NODE) tailText.nodeValue = fullTail;
+  let words = fullTail;
+  for (;;) {
+    const left = layOut(root, head, tail);
+    const fits = left == null || left + tail.offsetWidth <= root.offsetWidth + 0.5;
+    const shorter = words.replace(/^\s*\S+(?=\s)/, "");
+    if (fits || shorter === words || !tailText) return;
+    words = shorter;
+    tailText.nodeValue = words;
+  }
+}
+
+/** Places the tail after the head's last shown word; its left edge in the root's own pixels. */
+function layOut(root: HTMLElement, head: HTMLElement, tail: HTMLElement): number | null {
+  head.style.paddingRight = `${tail.offsetWidth}px`;
   const clipped = head.scrollHeight > head.clientHeight + 1;
   root.classList.toggle("is-cut", clipped);
-  head.style.paddingRight = `${tail.offsetWidth}px`;
   const words = head.firstChild;
-  if (!words || typeof document.createRange !== "function") return;
+  if (!words || typeof document.createRange !== "function") return null;
   const range = document.createRange();
   range.selectNodeContents(words);
   const line = range.getClientRects?.()[0];
   const box = root.getBoundingClientRect();
-  if (!line || box.width === 0) return;
+  if (!line || box.width === 0) return null;
   // Canvas zoom scales what the screen shows; offsets are in the element's own pixels.
   const scale = root.offsetWidth / box.width;
-  tail.style.left = `${Math.max(0, (line.right - box.left) * scale)}px`;
+  const left = Math.max(0, (line.right - box.left) * scale);
+  tail.style.left = `${left}px`;
+  return left;
 }
 
 /** Everything a card draws from the clock, as one string: when it is unchanged, so is the card. */

@@ -12,7 +12,7 @@
 //! the instance says so.
 
 use std::collections::{HashSet, VecDeque};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -96,14 +96,13 @@ pub fn append(state_dir: &Path, event: &Spooled) -> io::Result<()> {
 /// Takes every event in the spool and leaves it empty. `None` when there is no spool.
 pub fn take(state_dir: &Path) -> io::Result<Option<Taken>> {
     let path = path(state_dir);
-    let file = match open_existing(&path) {
-        Ok(file) => file,
+    match std::fs::symlink_metadata(&path) {
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(error),
-    };
-    if file.metadata()?.len() == 0 {
-        return Ok(None);
+        Ok(meta) if meta.is_file() && meta.len() == 0 => return Ok(None),
+        Ok(_) => {}
     }
+    let file = crate::platform::open_private_append(&path)?;
     file.lock()?;
     let bytes = read_all(&file);
     let emptied = bytes.as_ref().map_or(Ok(()), |_| file.set_len(0));
@@ -128,33 +127,11 @@ fn parse(bytes: &[u8]) -> Taken {
     taken
 }
 
-/// The spool, opened to append, created 0600 whatever the umask; never through a symlink.
+/// The spool, opened to append (and read, to be kept bounded): created 0600 whatever the umask,
+/// never through a symlink, never another user's file (the platform's one private opener).
 fn open(state_dir: &Path) -> io::Result<File> {
     crate::platform::create_private_dir(state_dir)?;
-    let mut options = OpenOptions::new();
-    options.read(true).append(true).create(true);
-    crate::platform::create_mode(&mut options, 0o600);
-    let file = crate::platform::open_flags(&mut options, true, true).open(path(state_dir))?;
-    check(&file)?;
-    Ok(file)
-}
-
-fn open_existing(path: &Path) -> io::Result<File> {
-    let mut options = OpenOptions::new();
-    options.read(true).write(true);
-    let file = crate::platform::open_flags(&mut options, true, true).open(path)?;
-    check(&file)?;
-    Ok(file)
-}
-
-/// Only a regular file of this user's that no one else may write is read or written: another
-/// user's file put in its place could feed the board made-up events.
-fn check(file: &File) -> io::Result<()> {
-    let meta = file.metadata()?;
-    if !meta.is_file() || !crate::platform::private_to_me(&meta) {
-        return Err(io::Error::new(io::ErrorKind::PermissionDenied, "the spool is not a private file of this user's"));
-    }
-    Ok(())
+    crate::platform::open_private_append(&path(state_dir))
 }
 
 fn lock_within(file: &File, deadline: Instant) -> io::Result<()> {
@@ -306,7 +283,7 @@ mod tests {
     fn a_line_that_is_not_an_event_is_counted_not_applied() {
         let dir = tempfile::tempdir().unwrap();
         append(dir.path(), &event(1)).unwrap();
-        let mut file = OpenOptions::new().append(true).open(path(dir.path())).unwrap();
+        let mut file = std::fs::OpenOptions::new().append(true).open(path(dir.path())).unwrap();
         file.write_all(b"{\"v\":1,\"id\":\"../../x\",\"agent\":\"claude\",\"at\":1,\"body\":{}}\nnot json\n").unwrap();
         let taken = take(dir.path()).unwrap().unwrap();
         assert_eq!((taken.events, taken.dropped), (vec![event(1)], 2));

@@ -41,12 +41,12 @@ pub fn create_private_dir(path: &Path) -> io::Result<()> {
     fs::DirBuilder::new().recursive(true).mode(0o700).create(path)
 }
 
-/// Opens `path` to append, creating it `0600`: never through a symlink (`O_NOFOLLOW`), never a
+/// Opens `path` to append (and read), creating it `0600`: never through a symlink (`O_NOFOLLOW`), never a
 /// FIFO or device, never a file another user owns (one planted in a folder they could write),
 /// and a looser mode left by an older version is tightened before anything is written.
 pub fn open_private_append(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
-    options.append(true).create(true).mode(0o600);
+    options.read(true).append(true).create(true).mode(0o600);
     let file = open_flags(&mut options, true, true).open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {

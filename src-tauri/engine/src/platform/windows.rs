@@ -36,10 +36,10 @@ pub fn create_private_dir(path: &Path) -> io::Result<()> {
     fs::create_dir_all(path)
 }
 
-/// Opens `path` to append, creating it; a symlink at the path is opened as itself and refused.
+/// Opens `path` to append (and read), creating it; a symlink at the path is opened as itself and refused.
 pub fn open_private_append(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
-    options.append(true).create(true);
+    options.read(true).append(true).create(true);
     let file = open_flags(&mut options, false, true).open(path)?;
     let meta = file.metadata()?;
     if meta.file_type().is_symlink() || !meta.is_file() {

@@ -5,8 +5,9 @@
 use serde_json::{json, Value};
 
 use crate::decide::held_hook_for;
+use crate::harness::wait_for;
 use crate::harness::{hook, App, Notify};
-use crate::keyboard::{press, wait_for, ESCAPE};
+use crate::keyboard::{press, ESCAPE};
 
 /// axe-core's own build, from the UI's dev dependencies (`npm --prefix ui ci`).
 fn axe_source() -> String {

@@ -244,7 +244,7 @@ async fn the_switch_in_connections_opts_a_cli_in_for_the_forwarders_at_once() {
     assert_eq!(saved["decide"], serde_json::json!(["claude"]), "and kept for the next start");
     // Every CLI of the table has its switch, Qwen Code's and Copilot CLI's included — each off
     // while a save is under way, so read them once the save has come back.
-    crate::keyboard::wait_for(
+    crate::harness::wait_for(
         &app,
         "the save has come back",
         r#"const s = document.querySelector('[data-testid="decide-settings"]'); return s && s.getAttribute('aria-busy') === 'false';"#,

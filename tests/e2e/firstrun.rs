@@ -9,8 +9,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+use crate::harness::wait_for;
 use crate::harness::{hook, App, Notify};
-use crate::keyboard::wait_for;
 
 /// The first `command` under `key` anywhere in the hooks file.
 fn hook_command(settings: &Value, event: &str) -> Option<String> {

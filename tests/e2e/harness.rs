@@ -38,6 +38,20 @@ pub fn eventually<T>(limit: Duration, mut check: impl FnMut() -> Option<T>) -> O
     }
 }
 
+/// Evaluates `script` in the web view every 20 ms until it returns something truthy (not null,
+/// false or ""), and returns that; bounded at 20 s, for a slower machine.
+pub async fn wait_for(app: &App, what: &str, script: &str, args: Vec<Value>) -> Value {
+    let started = Instant::now();
+    loop {
+        let value = app.client.execute(script, args.clone()).await.expect(what);
+        if !matches!(value, Value::Null | Value::Bool(false)) && value != Value::String(String::new()) {
+            return value;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "never: {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 pub fn fixture(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
     serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))

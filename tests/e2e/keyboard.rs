@@ -1,14 +1,12 @@
 //! One target for every key, the whole command before Allow, Tab in screen order (issue 44), in
 //! the real app: keys typed through WebDriver's actions land where the focus is, as a user's do.
 
-use std::time::{Duration, Instant};
-
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::Locator;
 use serde_json::{json, Value};
 
 use crate::decide::{held_hook_for, told_claude};
-use crate::harness::{hook, App, Notify};
+use crate::harness::{hook, wait_for, App, Notify};
 
 pub const TAB: char = '\u{e004}';
 pub const ESCAPE: char = '\u{e00c}';
@@ -42,19 +40,6 @@ async fn panel_card(app: &App) -> Option<String> {
     let script =
         r#"const p = document.querySelector('[data-testid="details-panel"]'); return p ? p.dataset.sessionId : null;"#;
     app.client.execute(script, vec![]).await.expect("read the panel").as_str().map(str::to_owned)
-}
-
-/// Evaluates `script` every 20 ms until it returns something truthy (bounded: 10 s).
-pub async fn wait_for(app: &App, what: &str, script: &str, args: Vec<Value>) -> Value {
-    let started = Instant::now();
-    loop {
-        let value = app.client.execute(script, args.clone()).await.expect(what);
-        if !matches!(value, Value::Null | Value::Bool(false)) && value != json!("") {
-            return value;
-        }
-        assert!(started.elapsed() < Duration::from_secs(10), "never: {what}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
 }
 
 async fn key_hint(app: &App) -> String {

@@ -31,15 +31,7 @@ async fn run(app: &App, script: &str) -> Value {
 }
 
 async fn wait_for(app: &App, script: &str, what: &str) -> Value {
-    let started = std::time::Instant::now();
-    loop {
-        let value = run(app, script).await;
-        if !value.is_null() && value != Value::Bool(false) {
-            return value;
-        }
-        assert!(started.elapsed() < std::time::Duration::from_secs(20), "{what}: never seen");
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    crate::harness::wait_for(app, what, script, vec![]).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -30,7 +30,7 @@ pub const SPOOL_LIMIT: u64 = 4 * 1024 * 1024;
 /// instance takes the file in well under this; the agent must not wait on it).
 const LOCK_WAIT: Duration = Duration::from_millis(250);
 /// The version of a line; a line of another version is skipped.
-const VERSION: u32 = 1;
+pub const VERSION: u32 = 1;
 
 /// One event the instance did not take: what the forwarder would have posted.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

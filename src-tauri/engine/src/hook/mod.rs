@@ -128,7 +128,14 @@ impl Event<'_> {
     /// Keeps the event for the instance; a body that is not JSON would have been dropped there.
     fn spool(&self, state_dir: &Path, process: Option<AgentProcess>) {
         let Ok(body) = serde_json::from_slice::<Value>(self.body) else { return };
-        let spooled = Spooled { v: 1, id: self.id.clone(), agent: self.agent.to_owned(), at: self.at, process, body };
+        let spooled = Spooled {
+            v: spool::VERSION,
+            id: self.id.clone(),
+            agent: self.agent.to_owned(),
+            at: self.at,
+            process,
+            body,
+        };
         let _ = spool::append(state_dir, &spooled);
     }
 }

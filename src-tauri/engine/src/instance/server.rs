@@ -572,7 +572,7 @@ mod tests {
         assert!(state.first_delivery(&headers), "its request came first");
         assert!(!state.first_delivery(&headers), "the same request twice");
         let spooled = |n: u64| spool::Spooled {
-            v: 1,
+            v: spool::VERSION,
             id: id(n),
             agent: "claude".into(),
             at: 1_000 + n,

@@ -4,7 +4,8 @@
 
 use std::sync::{Arc, PoisonError};
 
-use switchboard_core::{HistoryEntry, Position, Snapshot};
+use switchboard_core::view::HistoryView;
+use switchboard_core::{Position, Snapshot};
 use switchboard_engine::api::{self, ApiError, ErrorKind};
 use switchboard_engine::instance::act::jump::{self, Jump};
 use switchboard_engine::instance::act::{answer, launch};
@@ -97,9 +98,10 @@ pub fn set_position(state: State<'_>, session_id: String, x: f64, y: f64) -> Res
 }
 
 #[tauri::command]
-pub fn session_history(state: State<'_>, session_id: String) -> Vec<HistoryEntry> {
+pub fn session_history(state: State<'_>, session_id: String) -> Vec<HistoryView> {
     let instance = state.instance.lock().unwrap_or_else(PoisonError::into_inner);
-    instance.as_ref().map(|instance| instance.history(&session_id)).unwrap_or_default()
+    let entries = instance.as_ref().map(|instance| instance.history(&session_id)).unwrap_or_default();
+    entries.into_iter().map(HistoryView::from).collect()
 }
 
 /// Brings the agent's tmux pane or terminal window forward, or hands back the command that
@@ -322,6 +324,13 @@ pub fn set_settings(state: State<'_>, settings: Settings) -> Result<Settings, Co
     let instance = state.instance.lock().unwrap_or_else(PoisonError::into_inner);
     let instance = instance.as_ref().ok_or_else(CommandError::stopping)?;
     instance.set_settings(settings).map_err(|error| CommandError::new(ErrorKind::Io, error.to_string()))
+}
+
+/// Why a push URL cannot be used, in the sentence the settings show; `None` when it can. The
+/// one check, Rust's, so the field and the sender never disagree.
+#[tauri::command]
+pub fn push_url_problem(url: String) -> Option<String> {
+    PushChannel::url_problem(&url)
 }
 
 /// A push channel's Test button (issue 25): one test message through the channel as the panel

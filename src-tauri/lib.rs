@@ -47,6 +47,7 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
             commands::settings,
             commands::set_settings,
             commands::test_push,
+            commands::push_url_problem,
             commands::remotes,
             commands::answer_question,
             commands::answer_text,

@@ -320,7 +320,7 @@ mod tests {
         // What the reducer stamps on every session it hands out.
         let mut session: Session = serde_json::from_value(base).unwrap();
         session.title = Some(view::title(None, session.title.as_deref(), session.cwd.as_deref(), &session.session_id));
-        session.attention = view::attention(&session);
+        view::stamp(&mut session);
         session
     }
 

@@ -30,7 +30,6 @@ import {
   windowPane,
   type SessionNodeType,
 } from "./store";
-import { badgeOf } from "./status";
 import type { Session } from "./bindings/Session";
 import {
   CROWDED_ABOVE,
@@ -78,7 +77,7 @@ function FitIcon() {
 }
 
 function miniClasses(session: Session | undefined, selected: boolean): string {
-  const classes = ["minimap-node", `tone-${session ? badgeOf(session, 0).tone : "idle"}`];
+  const classes = ["minimap-node", `tone-${session ? session.badge.tone : "idle"}`];
   if (session?.ended) classes.push("is-ended");
   if (selected) classes.push("is-selected");
   return classes.join(" ");

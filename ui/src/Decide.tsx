@@ -274,7 +274,8 @@ export function DecideWhat({
   // On the card the box around the command may cut it: measured there.
   const boxRef = useHidesText(onHidden, what);
   const endRef = useEndWatch(session);
-  const tool = session.tool ? `Needs permission: ${session.tool}` : "Needs permission";
+  // Rust's lead for a held permission ("Needs permission: Bash").
+  const tool = session.reason?.lead ?? session.badge.word;
   const blocked = cannotAnswer(session);
   // Its remote is unreachable: no countdown from here (the hold runs there), but why the
   // buttons are off.

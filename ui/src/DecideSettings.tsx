@@ -1,6 +1,7 @@
 // Connections → "Answer permissions from Switchboard": opt in per CLI (its row in Rust's table says
 // whether it can be, and what its screen does meanwhile) and how long a permission waits.
 import { useEffect, useState } from "react";
+import { MAX_HOLD_SECONDS, MIN_HOLD_SECONDS } from "./bindings/limits";
 import { AGENTS } from "./bindings/agents";
 import type { Settings } from "./bindings/Settings";
 import * as ipc from "./ipc";
@@ -19,8 +20,6 @@ export const DECIDE_AGENTS: ReadonlyArray<{ agent: string; name: string; note: s
   unsupported: !row.decides,
 }));
 
-export const MIN_HOLD_SECONDS = 5;
-export const MAX_HOLD_SECONDS = 120;
 
 /** Opt-in per CLI: its permission prompts wait for Allow / Deny on the board. */
 export function DecideSettings({ settings }: { settings: SavedSettings }) {

@@ -3,11 +3,11 @@
 // on request, and its recent history as a timeline, newest last. The history is fetched from Rust
 // when the panel opens and again whenever that session changes (its sessions-changed).
 import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
-import type { HistoryEntry } from "./bindings/HistoryEntry";
+import type { HistoryView } from "./bindings/HistoryView";
 import type { Session } from "./bindings/Session";
 import { selectDetailsId, useSwitchboard } from "./store";
 import { useClock } from "./clock";
-import { badgeOf, historyReason, statusBadge } from "./status";
+import { reasonTooltip } from "./status";
 import {
   absoluteTime,
   agentName,
@@ -33,7 +33,7 @@ import { UsagePanel } from "./UsagePanel";
 import { canEnd } from "./ending";
 import { isTypingTarget, optionOf, shortcutFor } from "./shortcuts";
 
-type Loaded = { phase: "loading" } | { phase: "ok"; entries: HistoryEntry[] } | { phase: "failed"; message: string };
+type Loaded = { phase: "loading" } | { phase: "ok"; entries: HistoryView[] } | { phase: "failed"; message: string };
 
 function errorMessage(err: unknown): string {
   if (err && typeof err === "object" && typeof (err as { message?: unknown }).message === "string") {
@@ -42,9 +42,9 @@ function errorMessage(err: unknown): string {
   return String(err);
 }
 
-export function HistoryItem({ entry, now }: { entry: HistoryEntry; now: number }) {
-  const badge = statusBadge(entry);
-  const reason = historyReason(entry);
+export function HistoryItem({ entry, now }: { entry: HistoryView; now: number }) {
+  const badge = entry.badge;
+  const reason = entry.reason;
   return (
     <li className={`history-entry tone-${badge.tone}`} data-testid="history-entry" data-status={entry.status}>
       <span className="history-dot">
@@ -65,7 +65,7 @@ export function HistoryItem({ entry, now }: { entry: HistoryEntry; now: number }
           </time>
         </div>
         {reason && (
-          <div className={`history-reason look-${reason.look}`} data-testid="history-reason" title={reason.full}>
+          <div className={`history-reason look-${reason.look}`} data-testid="history-reason" title={reasonTooltip(reason)}>
             {reason.lead && <span className="history-tool">{reason.lead}</span>}
             {reason.lead && reason.text && " "}
             {/* A command breaks at its spaces, never inside a flag (issue 44.2). */}
@@ -320,7 +320,7 @@ function Details({ id }: { id: string }) {
   }, [count, newest]);
 
   if (!session) return null;
-  const badge = badgeOf(session, now);
+  const badge = session.badge;
   const title = titleOf(session);
   const folder = session.cwd ? shortenHome(session.cwd) : null;
   const terminal = hasPane(session);

@@ -10,9 +10,9 @@ import { useClock } from "./clock";
 import { dayCost, formatCost } from "./usage";
 
 const CHIPS: Array<{ category: Category; label: (n: number) => string; hint: string }> = [
-  { category: "needs", label: (n) => (n === 1 ? "needs you" : "need you"), hint: "Has a question or needs permission" },
-  { category: "working", label: () => "working", hint: "Working" },
-  { category: "done", label: () => "done", hint: "Done" },
+  { category: "needs", label: (n) => (n === 1 ? "needs you" : "need you"), hint: "Asking you: a question, a permission or a failed turn" },
+  { category: "working", label: () => "working", hint: "Busy: nothing for you yet" },
+  { category: "done", label: () => "done", hint: "Finished their turn" },
 ];
 
 function CountChip({ category, label, hint }: (typeof CHIPS)[number]) {

@@ -3,7 +3,6 @@
 // when it reports again.
 import { useSwitchboard } from "./store";
 import { useClock } from "./clock";
-import { badgeOf } from "./status";
 import { absoluteTime, agentName, relativeAge, shortenHome, titleOf } from "./sessionLabels";
 import { CloseIcon, StatusGlyph } from "./icons";
 
@@ -12,7 +11,7 @@ function OlderItem({ id, picked }: { id: string; picked: boolean }) {
   const pickOlder = useSwitchboard((s) => s.pickOlder);
   const now = useClock((s) => s.now);
   if (!session) return null;
-  const badge = badgeOf(session, now);
+  const badge = session.badge;
   const title = titleOf(session);
   const folder = session.cwd ? shortenHome(session.cwd) : null;
   const classes = ["older-item", `tone-${badge.tone}`];

@@ -8,30 +8,19 @@ import type { PushChannel } from "./bindings/PushChannel";
 import type { PushKind } from "./bindings/PushKind";
 import type { PushOutcome } from "./bindings/PushOutcome";
 import type { QuietHours } from "./bindings/QuietHours";
+import { STATUS_BADGES } from "./bindings/view";
 import type { Reach } from "./bindings/Reach";
 import type { SavedSettings } from "./settings";
 import * as ipc from "./ipc";
 
-/** The statuses a tone can be chosen for, in the words the board uses for them. */
-export const SOUND_STATUSES: { status: AgentStatus; label: string }[] = [
-  { status: "blocked", label: "Needs permission" },
-  { status: "waiting", label: "Has a question" },
-  { status: "done", label: "Finished" },
-];
+/** The statuses a tone can be chosen for, in the words the board's badges use for them. */
+export const SOUND_STATUSES: { status: AgentStatus; label: string }[] = (["blocked", "waiting", "done"] as const).map(
+  (status) => ({ status, label: STATUS_BADGES[status].word }),
+);
 
-/** Longest URL Rust keeps (settings.rs `MAX_URL`). */
-export const MAX_URL = 2048;
-
-/** Why a push URL cannot be used, or `null` when it can: http(s), a host, no spaces (as Rust checks). */
-export function urlProblem(url: string): string | null {
-  const trimmed = url.trim();
-  if (trimmed === "") return "Enter a URL.";
-  if (trimmed.length > MAX_URL) return `A URL has at most ${MAX_URL} characters.`;
-  const rest = trimmed.startsWith("https://") ? trimmed.slice(8) : trimmed.startsWith("http://") ? trimmed.slice(7) : null;
-  if (rest === null) return "The URL must start with https:// or http://.";
-  const host = rest.split(/[/?#]/)[0] ?? "";
-  if (host === "" || host.startsWith(":") || /[\s\p{Cc}]/u.test(trimmed)) return "The URL needs a host and no spaces.";
-  return null;
+/** Why a push URL cannot be used, or `null` when it can: Rust's check and its sentence. */
+export async function urlProblem(url: string): Promise<string | null> {
+  return ipc.pushUrlProblem(url.trim());
 }
 
 /** `HH:MM` as minutes since midnight, or `null`. */
@@ -148,21 +137,21 @@ function ChannelRow({
   const typed = { ...saved, url: url.trim() };
   const problemId = `push-problem-${kind}`;
 
-  const commitUrl = () => {
+  const commitUrl = async () => {
     if (url.trim() === saved.url) return;
-    const wrong = url.trim() === "" && !saved.enabled ? null : urlProblem(url);
+    const wrong = url.trim() === "" && !saved.enabled ? null : await urlProblem(url);
     setProblem(wrong);
     if (!wrong) void onSave(typed);
   };
 
-  const toggle = (enabled: boolean) => {
-    const wrong = enabled ? urlProblem(url) : null;
+  const toggle = async (enabled: boolean) => {
+    const wrong = enabled ? await urlProblem(url) : null;
     setProblem(wrong);
     if (!wrong) void onSave({ ...typed, enabled });
   };
 
   const runTest = async () => {
-    const wrong = urlProblem(url);
+    const wrong = await urlProblem(url);
     setProblem(wrong);
     if (wrong) return;
     setTest({ busy: true, outcome: null, error: null });
@@ -186,7 +175,7 @@ function ChannelRow({
             data-testid={`push-${kind}-enabled`}
             checked={saved.enabled}
             disabled={disabled}
-            onChange={(event) => toggle(event.target.checked)}
+            onChange={(event) => void toggle(event.target.checked)}
           />
           {name}
         </label>
@@ -206,9 +195,9 @@ function ChannelRow({
             setUrl(event.target.value);
             if (problem) setProblem(null);
           }}
-          onBlur={commitUrl}
+          onBlur={() => void commitUrl()}
           onKeyDown={(event) => {
-            if (event.key === "Enter") commitUrl();
+            if (event.key === "Enter") void commitUrl();
           }}
         />
         <button

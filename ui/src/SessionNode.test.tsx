@@ -1,10 +1,9 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { Profiler } from "react";
-import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { SessionCard } from "./SessionNode";
 import { initialData, useSwitchboard } from "./store";
 import { useClock } from "./clock";
-import { REASON_DISPLAY_CHARS } from "./status";
 import type { Session } from "./bindings/Session";
 import { makeSession, NOW } from "./test/sessions";
 import * as ipc from "./ipc";
@@ -73,8 +72,8 @@ describe("a session node", () => {
     [{ status: "done" as const }, "done", "Done"],
     [{ status: "done" as const, errored: true, message: "boom" }, "done", "Error"],
     [{ status: "done" as const, interrupted: true }, "done", "Interrupted"],
-    [{ status: null, firstEventAt: NOW - 1_000 }, "none", "Starting"],
-    [{ status: null, firstEventAt: NOW - 3_600_000 }, "none", "Idle"],
+    [{ status: null, starting: true }, "none", "Starting"],
+    [{ status: null, starting: false }, "none", "Idle"],
   ])("%o shows data-status=%s and the word %s", (fields, status, word) => {
     const node = renderSession(fields);
     expect(node).toHaveAttribute("data-status", status);
@@ -153,15 +152,6 @@ describe("a session node", () => {
     expect(ipc.clearUnread).toHaveBeenCalledWith("sess-1");
     // Rust is the source of truth: the dot stays until the sessions-changed echo.
     expect(within(node).getByTestId("unread-dot")).toBeInTheDocument();
-  });
-
-  it("clips a 60 KB message and keeps the whole text in the tooltip", () => {
-    const message = "All tests pass. ".repeat(3840); // 61 440 characters
-    const node = renderSession({ status: "done", message });
-    const reason = within(node).getByTestId("session-reason");
-    expect(reason.textContent!.length).toBeLessThanOrEqual(REASON_DISPLAY_CHARS);
-    expect(reason.textContent!.endsWith("…")).toBe(true);
-    expect(reason).toHaveAttribute("title", message);
   });
 
   it("clips a long title with its full text in the tooltip", () => {
@@ -281,13 +271,10 @@ describe("answering a held permission on the node", () => {
     expect(within(node).getByTestId("decide-countdown")).toHaveTextContent(/waits here 2[34] s/);
   });
 
-  it("says a hold that ended unanswered has expired, and what an answer from the board did", () => {
+  it("says a hold that ended unanswered has expired", () => {
     const expired = renderSession({ status: "blocked", tool: "Bash", message: "make deploy", decision: null, decisionUntil: 1 });
     expect(within(expired).getByTestId("session-reason")).toHaveTextContent("Expired — answer in your terminal");
     expect(within(expired).queryByTestId("decide-allow")).toBeNull();
-    cleanup();
-    const answered = renderSession({ status: "working", tool: "Bash", message: "Allowed from Switchboard: make deploy" });
-    expect(within(answered).getByTestId("session-reason")).toHaveTextContent("Allowed from Switchboard: make deploy");
   });
 
   it.each([

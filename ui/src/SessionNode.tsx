@@ -5,7 +5,7 @@ import type { Session } from "./bindings/Session";
 import { useStore, type NodeProps } from "@xyflow/react";
 import { useSwitchboard, type SessionNodeType } from "./store";
 import { useClock } from "./clock";
-import { badgeOf, isStale, reasonOf } from "./status";
+import { isStale, reasonTooltip } from "./status";
 import {
   absoluteTime,
   agentName,
@@ -79,7 +79,7 @@ function hostNote(session: Session, now: number): string {
 export function tileTooltip(session: Session, now: number): string {
   const folder = session.cwd ? shortenHome(session.cwd) : null;
   const agent = agentName(session.agent);
-  return `${titleOf(session)} — ${badgeOf(session, 0).word} · ${agent}${hostNote(session, now)}${folder ? ` · ${folder}` : ""}`;
+  return `${titleOf(session)} — ${session.badge.word} · ${agent}${hostNote(session, now)}${folder ? ` · ${folder}` : ""}`;
 }
 
 /**
@@ -157,7 +157,7 @@ export function clockFace(session: Session, now: number): string {
   return [
     relativeAge(session.lastEventAt, now),
     silenceFor(session.lastEventAt, now),
-    badgeOf(session, now).word,
+    session.badge.word,
     session.unreachableSince != null ? unreachableLine(session.host, session.unreachableSince, now) : "",
     holding ? holdingLine(holding) : "",
   ].join("\u0000");
@@ -181,8 +181,8 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
   const how = useHowToAnswer(session);
   if (!session) return null;
 
-  const badge = badgeOf(session, now);
-  const reason = reasonOf(session);
+  const badge = session.badge;
+  const reason = session.reason;
   // Two sessions called the same (two agents in one folder) are told apart by their ids.
   const labels = labelsInRegion(session, region, tag);
   const title = tag != null && labels.title === titleOf(session) ? `${labels.title} · ${tag}` : labels.title;
@@ -261,7 +261,7 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
       <div
         className={`node-reason look-${reason.look}`}
         data-testid="session-reason"
-        title={how ? `${how.text}\n\n${reason.full}` : reason.full}
+        title={how ? `${how.text}\n\n${reasonTooltip(reason)}` : reasonTooltip(reason)}
       >
         {how ? (
           // Where a prompt the board does not hold is answered, in the lead's place (the status

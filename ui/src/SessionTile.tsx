@@ -4,7 +4,6 @@ import { memo, useRef, type HTMLAttributes, type MouseEvent, type PointerEvent }
 import { useStoreApi } from "@xyflow/react";
 import type { Session } from "./bindings/Session";
 import { useSwitchboard, type SessionNodeType } from "./store";
-import { badgeOf } from "./status";
 import { titleOf } from "./sessionLabels";
 import { agentLetter } from "./icons";
 import { sizeOf, type NodeSize, type XY } from "./layout";
@@ -27,7 +26,7 @@ function TileCard({ session, selected, size, dimmed, frame }: {
   frame: Frame;
 }) {
   const id = session.sessionId;
-  const badge = badgeOf(session, 0);
+  const badge = session.badge;
   const title = titleOf(session);
   const strip = size === "strip";
   const { classes, data } = faceOf(session, badge, selected, dimmed);

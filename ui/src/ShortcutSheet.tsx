@@ -6,18 +6,10 @@ import { useEffect, useRef } from "react";
 import { create } from "zustand";
 import { CloseIcon } from "./icons";
 import { FIELD_SHORTCUTS, SHORTCUT_HELP, SHORTCUT_SECTIONS, type ShortcutHelp } from "./shortcuts";
-import type { Tone } from "./status";
+import { LEGEND } from "./bindings/view";
 
-/** Each status colour with the word the board puts beside it. */
-export const LEGEND_TONES: readonly { tone: Tone; word: string; what: string }[] = [
-  { tone: "blocked", word: "Needs permission", what: "waits for Allow / Deny — here or in its terminal" },
-  { tone: "waiting", word: "Has a question", what: "asked you something" },
-  { tone: "working", word: "Working", what: "busy; nothing for you yet" },
-  { tone: "done", word: "Done", what: "finished its turn" },
-  { tone: "interrupted", word: "Interrupted", what: "stopped (Esc, a refusal)" },
-  { tone: "error", word: "Error", what: "its request failed" },
-  { tone: "idle", word: "Idle / Starting", what: "no status yet, or ended" },
-];
+/** Each status colour with the word the board puts beside it (Rust's legend, core/src/view/face.rs). */
+export const LEGEND_TONES = LEGEND;
 
 /** The other marks a card, the board and the minimap carry. */
 export const LEGEND_MARKS: readonly { mark: string; what: string }[] = [

@@ -6,7 +6,6 @@
 import { memo, useLayoutEffect, useRef, useState, type MouseEvent, type PointerEvent } from "react";
 import { useStore, useStoreApi } from "@xyflow/react";
 import type { Session } from "./bindings/Session";
-import { badgeOf } from "./status";
 import { sizeOf, ZOOM_COMPACT, type NodeSize, type XY } from "./layout";
 import { useSwitchboard, type SessionNodeType } from "./store";
 import { tileTooltip } from "./SessionNode";
@@ -92,7 +91,7 @@ function spriteBox(tile: Painted, scale: number) {
 function summary(label: string, painted: readonly Painted[]): string {
   const counts = new Map<string, number>();
   for (const { session } of painted) {
-    const word = badgeOf(session, 0).word;
+    const word = session.badge.word;
     counts.set(word, (counts.get(word) ?? 0) + 1);
   }
   return `${label}: ${[...counts].map(([word, n]) => `${n} ${word}`).join(", ")}`;

@@ -1,7 +1,7 @@
 // The quick filter (Ctrl+K or `/`) and the header's status chips: which sessions stay lit.
 // Pure: the store keeps the result so each node only reads a boolean.
 import type { Session } from "./bindings/Session";
-import { badgeOf, categoryOf, type Category } from "./status";
+import type { Category } from "./status";
 import { agentName, isRemote, lastFolder, shortenHome, titleOf } from "./sessionLabels";
 
 /** `branch`: the filter bar's branch field, matched against each session's git branch. */
@@ -25,7 +25,7 @@ function onBranch(session: Session, field: string | undefined): boolean {
  * machine it runs on when that is a remote, and what its card shows — the question, the command,
  * the tool, the last message (issue 21.5), a question's options (issue 24). */
 function wordsOf(session: Session, project: string | null): string {
-  const words = [titleOf(session), agentName(session.agent), session.agent, badgeOf(session, 0).word];
+  const words = [titleOf(session), agentName(session.agent), session.agent, session.badge.word];
   if (isRemote(session)) words.push(session.host);
   if (session.unreachableSince != null) words.push("unreachable");
   for (const text of [session.question, session.command, session.tool, session.message]) {
@@ -38,7 +38,7 @@ function wordsOf(session: Session, project: string | null): string {
   if (session.status) words.push(session.status);
   // The branch the card shows.
   if (session.git?.branch) words.push(session.git.branch);
-  const category = categoryOf(session);
+  const category = session.category;
   if (category === "needs") words.push("needs you");
   if (session.unread) words.push("unread");
   if (session.ended) words.push("ended");
@@ -52,7 +52,7 @@ function wordsOf(session: Session, project: string | null): string {
 
 /** Every whitespace-separated term must appear somewhere (see `wordsOf`). */
 export function matchesFilter(session: Session, project: string | null, filter: Filter): boolean {
-  if (filter.category != null && categoryOf(session) !== filter.category) return false;
+  if (filter.category != null && session.category !== filter.category) return false;
   if (!onBranch(session, filter.branch)) return false;
   const terms = filter.text.toLowerCase().split(/\s+/).filter(Boolean);
   if (terms.length === 0) return true;

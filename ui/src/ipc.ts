@@ -3,7 +3,7 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type { TurnItem } from "./bindings/TurnItem";
 import type { DoctorReport } from "./bindings/DoctorReport";
-import type { HistoryEntry } from "./bindings/HistoryEntry";
+import type { HistoryView } from "./bindings/HistoryView";
 import type { Session } from "./bindings/Session";
 import type { RemoteState } from "./bindings/RemoteState";
 import type { PushChannel } from "./bindings/PushChannel";
@@ -80,9 +80,9 @@ export async function setPosition(sessionId: string, x: number, y: number): Prom
 }
 
 /** The session's recent status changes, oldest first (newest last); empty outside the app. */
-export async function sessionHistory(sessionId: string): Promise<HistoryEntry[]> {
+export async function sessionHistory(sessionId: string): Promise<HistoryView[]> {
   if (!isTauri()) return [];
-  const entries = await invoke<HistoryEntry[]>("session_history", { sessionId });
+  const entries = await invoke<HistoryView[]>("session_history", { sessionId });
   return Array.isArray(entries) ? entries : [];
 }
 
@@ -345,6 +345,12 @@ export async function setSettings(next: Settings): Promise<Settings> {
   } catch (err) {
     throw toIpcError(err);
   }
+}
+
+/** Why a push URL cannot be used, in Rust's words (its one check); `null` when it can. */
+export async function pushUrlProblem(url: string): Promise<string | null> {
+  if (!isTauri()) return null;
+  return (await invoke<string | null>("push_url_problem", { url })) ?? null;
 }
 
 /**

@@ -7,6 +7,7 @@
 // shelf are one search over one shape, and each step reads its neighbours' numbers.)
 // Pure: no store, no IO. (Over 400 lines: the lane, the regions and the packing are one
 // computation whose parts depend on each other's sizes.)
+import { RANK_ENDED, RANK_NEEDS_YOU } from "./bindings/view";
 import type { Session } from "./bindings/Session";
 import { LOCAL_HOST, lastFolder, projectRegionId, shortenHome } from "./sessionLabels";
 
@@ -116,7 +117,7 @@ export function rankOf(session: Session): number {
   return session.boardRank;
 }
 
-export const NEEDS_YOU_RANK = 1;
+export const NEEDS_YOU_RANK = RANK_NEEDS_YOU;
 
 // ── Projects ─────────────────────────────────────────────────────────────────────────────────
 
@@ -504,7 +505,7 @@ export function layoutCanvas(
   const bySort = (a: LayoutItem, b: LayoutItem) => byPlace(a, b) || a.rank - b.rank || byArrival(a, b);
   // Stable: ended sessions last (once), else where they arrived.
   const byStay = (a: LayoutItem, b: LayoutItem) =>
-    Number(a.rank === 6) - Number(b.rank === 6) || byPlace(a, b) || byArrival(a, b);
+    Number(a.rank === RANK_ENDED) - Number(b.rank === RANK_ENDED) || byPlace(a, b) || byArrival(a, b);
   const sorted = items.some((item) => item.place != null);
   const free = items.filter((item) => !pinned[item.id]);
 
@@ -527,7 +528,7 @@ export function layoutCanvas(
   // One machine's projects stay together (this one first, then the remotes by name). Projects
   // keep their place (first arrival first), so a status change moves a node inside its region,
   // never the regions; a project whose sessions all ended goes last among its machine's.
-  const allEnded = (list: LayoutItem[]) => list.every((item) => item.rank === 6);
+  const allEnded = (list: LayoutItem[]) => list.every((item) => item.rank === RANK_ENDED);
   const projectOrder = [...projects.values()].sort(
     (a, b) =>
       compareHosts(a.host, b.host) ||

@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { agentName, clockTime, distinctTags, labelsInRegion, middleCut, relativeAge, shortenHome, silenceFor, titleOf, unreachableLine } from "./sessionLabels";
+import { agentName, clockTime, distinctTags, labelsInRegion, middleCut, relativeAge, shortenHome, silenceFor, unreachableLine } from "./sessionLabels";
 import { makeSession, NOW } from "./test/sessions";
-
-describe("titleOf", () => {
-  it("prefers the session's own title, then the last folder, then a short id", () => {
-    expect(titleOf(makeSession({ sessionId: "abc", title: "auth-refactor" }))).toBe("auth-refactor");
-    expect(titleOf(makeSession({ sessionId: "abc", title: "  ", cwd: "/home/maya/src/webapp/" }))).toBe("webapp");
-    expect(titleOf(makeSession({ sessionId: "0123456789abcdef", title: null, cwd: null }))).toBe("01234567");
-  });
-});
 
 describe("agentName", () => {
   it("names the known CLIs and keeps custom labels as they are", () => {
@@ -49,7 +41,8 @@ describe("relativeAge", () => {
 });
 
 describe("labelsInRegion", () => {
-  const at = (cwd: string, title: string | null = null) =>
+  // Titles as Rust stamps them: with none of its own, a session is named after its folder.
+  const at = (cwd: string, title: string) =>
     makeSession({ sessionId: "3f2a9c1b-77", agent: "codex", cwd, title });
 
   it("names the project once: the region says it, the card does not repeat it", () => {
@@ -58,47 +51,47 @@ describe("labelsInRegion", () => {
       folder: null,
     });
     // No title of its own: not the folder's name again, but the agent and the short id.
-    expect(labelsInRegion(at("/home/maya/src/api"), "project:/home/maya/src/api")).toEqual({
+    expect(labelsInRegion(at("/home/maya/src/api", "api"), "project:/home/maya/src/api")).toEqual({
       title: "Codex · 3f2a9c1b",
       folder: null,
     });
   });
 
   it("shows a subfolder as the part below the project", () => {
-    expect(labelsInRegion(at("/home/maya/src/api/sub0/sub3"), "project:/home/maya/src/api")).toEqual({
+    expect(labelsInRegion(at("/home/maya/src/api/sub0/sub3", "sub3"), "project:/home/maya/src/api")).toEqual({
       title: "sub3",
       folder: "./sub0/sub3",
     });
   });
 
   it("keeps the whole folder in the needs-you lane and outside its project", () => {
-    expect(labelsInRegion(at("/home/maya/src/api"), "needs-you")).toEqual({ title: "api", folder: "~/src/api" });
-    expect(labelsInRegion(at("/home/maya/src/api-old"), "project:/home/maya/src/api")).toEqual({
+    expect(labelsInRegion(at("/home/maya/src/api", "api"), "needs-you")).toEqual({ title: "api", folder: "~/src/api" });
+    expect(labelsInRegion(at("/home/maya/src/api-old", "api-old"), "project:/home/maya/src/api")).toEqual({
       title: "api-old",
       folder: "~/src/api-old",
     });
-    expect(labelsInRegion(at("/home/maya/src/api"), null)).toEqual({ title: "api", folder: "~/src/api" });
+    expect(labelsInRegion(at("/home/maya/src/api", "api"), null)).toEqual({ title: "api", folder: "~/src/api" });
   });
 });
 
 describe("a remote's session", () => {
-  const remote = (cwd: string, title: string | null = null) =>
+  const remote = (cwd: string, title: string) =>
     makeSession({ sessionId: "devbox:3f2a9c1b-77", host: "devbox", agent: "codex", cwd, title });
 
   it("is told apart by its id there, not by the host prefix of its id here", () => {
-    expect(labelsInRegion(remote("/home/maya/src/api"), "project:devbox:/home/maya/src/api")).toEqual({
+    expect(labelsInRegion(remote("/home/maya/src/api", "api"), "project:devbox:/home/maya/src/api")).toEqual({
       title: "Codex · 3f2a9c1b",
       folder: null,
     });
   });
 
   it("is shown below its project in its host's region only", () => {
-    expect(labelsInRegion(remote("/home/maya/src/api/sub"), "project:devbox:/home/maya/src/api")).toEqual({
+    expect(labelsInRegion(remote("/home/maya/src/api/sub", "sub"), "project:devbox:/home/maya/src/api")).toEqual({
       title: "sub",
       folder: "./sub",
     });
     // Not in this machine's region of the same path (it is never laid out there).
-    expect(labelsInRegion(remote("/home/maya/src/api/sub"), "project:/home/maya/src/api")).toEqual({
+    expect(labelsInRegion(remote("/home/maya/src/api/sub", "sub"), "project:/home/maya/src/api")).toEqual({
       title: "sub",
       folder: "~/src/api/sub",
     });

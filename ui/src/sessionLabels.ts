@@ -85,10 +85,9 @@ export function middleCut(title: string, tail?: string): { head: string; tail: s
   return { head: title.slice(0, title.length - kept.length).trimEnd(), tail: kept };
 }
 
-/** The agent's own name for the session, else the last folder of cwd, else a short id. */
+/** The session's name, as Rust stamps it (core/src/view.rs `title`). */
 export function titleOf(session: Session): string {
-  const title = session.title?.trim();
-  return title || lastFolder(session.cwd) || shortIdOf(session);
+  return session.title ?? "";
 }
 
 /**
@@ -110,7 +109,8 @@ export function labelsInRegion(
   if (!project || !session.cwd) return { title, folder };
   const below = session.cwd === project ? "" : session.cwd.startsWith(`${project}/`) ? session.cwd.slice(project.length + 1) : null;
   if (below == null) return { title, folder };
-  const untitled = !session.title?.trim() && title === lastFolder(session.cwd) && below === "";
+  // Named after the project's own folder, the card would only repeat the region's name.
+  const untitled = title === lastFolder(session.cwd) && below === "";
   return {
     title: untitled ? `${agentName(session.agent)} · ${tag ?? shortIdOf(session)}` : title,
     folder: below === "" ? null : `./${below}`,

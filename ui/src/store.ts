@@ -5,7 +5,7 @@ import { create } from "zustand";
 import { applyNodeChanges, type Node, type NodeChange } from "@xyflow/react";
 import type { Session } from "./bindings/Session";
 import type { SessionsChanged } from "./bindings/SessionsChanged";
-import { categoryOf, type Category } from "./status";
+import type { Category } from "./status";
 import {
   DEFAULT_PANE,
   layoutCanvas,
@@ -262,12 +262,12 @@ export function idsInCategory(
   order: readonly string[],
   category: Category,
 ): string[] {
-  return order.filter((id) => categoryOf(sessions[id]!) === category);
+  return order.filter((id) => sessions[id]!.category === category);
 }
 
 export function countInCategory(sessions: Record<string, Session>, category: Category): number {
   let count = 0;
-  for (const id in sessions) if (categoryOf(sessions[id]!) === category) count++;
+  for (const id in sessions) if (sessions[id]!.category === category) count++;
   return count;
 }
 

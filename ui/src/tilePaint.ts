@@ -2,7 +2,6 @@
 // once per scheme, and the tile drawn as its light element would be. `TileCanvas.tsx` places the
 // sprites and handles the pointer.
 import type { Session } from "./bindings/Session";
-import { badgeOf } from "./status";
 import { titleOf } from "./sessionLabels";
 import { agentLetter } from "./icons";
 import { farTextSizes, sizeOf, type NodeSize } from "./layout";
@@ -162,7 +161,7 @@ function agentBox(ctx: CanvasRenderingContext2D, agent: string, x: number, cy: n
 export function paintTile(ctx: CanvasRenderingContext2D, tile: Painted, look: Look): void {
   const { session, x, y } = tile;
   const { width: w, height: h } = sizeOf(tile.size);
-  const badge = badgeOf(session, 0);
+  const badge = session.badge;
   const tone = badge.tone;
   const strip = tile.size === "strip";
   const unreachable = session.unreachableSince != null;

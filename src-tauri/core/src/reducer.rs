@@ -76,6 +76,10 @@ impl SessionState {
                 idle_holding: false,
                 turn_started_at: None,
                 board_rank: 0,
+                starting: true,
+                badge: crate::view::Badge::default(),
+                category: None,
+                reason: None,
             },
             seq,
             event_title: None,
@@ -153,8 +157,7 @@ impl SessionState {
             session.cwd.as_deref(),
             &session.session_id,
         ));
-        self.session.attention = crate::view::attention(&self.session);
-        self.session.board_rank = crate::view::board_rank(&self.session);
+        crate::view::stamp(&mut self.session);
     }
 }
 
@@ -366,7 +369,8 @@ impl Reducer {
 
     /// Flags sessions by their silence: `working` with no event for `ages.stale_after` ms is
     /// stale; anything silent for `ages.archive_after` ms is archived; an idle agent holding
-    /// memory is marked (`Session::idle_holding_at`). Returns the sessions whose flags changed.
+    /// memory is marked (`Session::idle_holding_at`); one without a status is no longer
+    /// "Starting" a minute after its first event. Returns the sessions whose flags changed.
     pub fn mark_silence(&mut self, now: Millis, ages: Ages) -> Vec<Session> {
         let mut changed: Vec<&SessionState> = Vec::new();
         // A remote's instance flags its own sessions.
@@ -376,10 +380,16 @@ impl Reducer {
             let stale = session.status == Some(AgentStatus::Working) && silence >= ages.stale_after;
             let archived = silence >= ages.archive_after;
             let holding = session.idle_holding_at(now);
-            if (stale, archived, holding) != (session.stale, session.archived, session.idle_holding) {
+            let starting = session.starting
+                && session.status.is_none()
+                && now.saturating_sub(session.first_event_at) < crate::view::STARTING_GRACE_MS;
+            if (stale, archived, holding, starting)
+                != (session.stale, session.archived, session.idle_holding, session.starting)
+            {
                 session.stale = stale;
                 session.archived = archived;
                 session.idle_holding = holding;
+                session.starting = starting;
                 state.refresh();
                 changed.push(state);
             }
@@ -397,6 +407,8 @@ impl Reducer {
             let mut session = restored.session;
             session.restored = true;
             session.subagents = 0;
+            // Whatever it was starting, it is not starting now.
+            session.starting = false;
             // A hold belongs to a process that is gone.
             session.decision = None;
             session.decision_until = None;

@@ -115,6 +115,19 @@ pub struct Session {
     /// reducer; the board sorts by it.
     #[serde(default)]
     pub board_rank: u8,
+    /// No status yet and younger than [`crate::view::STARTING_GRACE_MS`]: its badge says
+    /// "Starting", not "Idle". The reducer clears it on the clock.
+    #[serde(default)]
+    pub starting: bool,
+    /// Its badge: tone and word (`view::badge`). Stamped by the reducer, like the three below.
+    #[serde(default)]
+    pub badge: crate::view::Badge,
+    /// The header chip it counts towards (`view::category`).
+    #[serde(default)]
+    pub category: Option<crate::view::Category>,
+    /// Why it needs the user, or what it does (`view::why`).
+    #[serde(default)]
+    pub reason: Option<crate::view::Reason>,
 }
 
 pub use crate::question::{Question, QuestionOption, MAX_OPTIONS, MAX_QUESTIONS};

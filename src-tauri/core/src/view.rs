@@ -3,9 +3,29 @@
 //! (`title`, `attention`), so the board, the tray and the notifications read them instead of
 //! each working them out again.
 
+mod face;
+#[cfg(test)]
+pub(crate) mod fixtures;
+
 pub use crate::session::Attention;
 use crate::session::Session;
 use crate::status::AgentStatus;
+pub use face::{
+    badge, category, why, Badge, Category, HistoryView, Look, Reason, Tone, LEGEND, REASON_CHARS, STARTING_GRACE_MS,
+};
+
+/// Stamps every display fact on the session from its fields: its place in the queue and on the
+/// board, its badge, chip and reason. The reducer calls it on every change, so what the board,
+/// the tray and the notifications read is always the session's own.
+pub fn stamp(session: &mut Session) {
+    // Once it reports a status it has started, for good.
+    session.starting &= session.status.is_none();
+    session.attention = attention(session);
+    session.board_rank = board_rank(session);
+    session.badge = badge(session);
+    session.category = category(session);
+    session.reason = why(session);
+}
 
 /// Whether, and why, the session needs the user. Ended and archived sessions never ask; archived
 /// ones are off the canvas, so their unread dot does not count either.
@@ -27,12 +47,17 @@ pub fn attention(session: &Session) -> Option<Attention> {
     }
 }
 
+/// Cards ranked at or below this go to the "Needs you" lane: blocked, waiting, a failed turn.
+pub const RANK_NEEDS_YOU: u8 = 1;
+/// An ended session's rank, the last.
+pub const RANK_ENDED: u8 = 6;
+
 /// A card's place among the cards of its region, what needs the user first: 0 blocked, 1 waiting
 /// (or a failed turn, which asks too), 2 unread, 3 working, 4 no status yet, 5 done and read,
 /// 6 ended. The board sorts by it (issue 35: the rule once, here).
 pub fn board_rank(session: &Session) -> u8 {
     if session.ended {
-        return 6;
+        return RANK_ENDED;
     }
     match session.status {
         Some(AgentStatus::Blocked) => 0,

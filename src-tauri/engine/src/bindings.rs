@@ -48,7 +48,18 @@ fn generated() -> Vec<(&'static str, String)> {
         ("Verdict.ts", file(Verdict::decl(), &[])),
         ("ErrorKind.ts", file(ErrorKind::decl(), &[])),
         ("agents.ts", agents(header)),
+        ("limits.ts", limits(header)),
     ]
+}
+
+/// The bounds the settings enforce, so the web view's fields offer what Rust keeps.
+fn limits(header: &str) -> String {
+    format!(
+        "{header}\n/** The shortest and longest a held permission may wait for the board (seconds). */\n\
+         export const MIN_HOLD_SECONDS = {};\nexport const MAX_HOLD_SECONDS = {};\n",
+        crate::protocol::MIN_HOLD.as_secs(),
+        crate::protocol::MAX_HOLD.as_secs(),
+    )
 }
 
 /// Each CLI's row as the web view needs it (issue 35: the web view names no CLI itself): its

@@ -24,6 +24,8 @@ pub const EVENT_ID_HEADER: &str = "x-switchboard-event";
 /// The longest [`PROCESS_HEADER`] value the server reads.
 pub const PROCESS_HEADER_LIMIT: usize = 2048;
 
+/// The shortest a hold may be configured to last.
+pub const MIN_HOLD: Duration = Duration::from_secs(5);
 /// The longest a hold may be configured to last; the CLIs' hook timeout is set above it.
 pub const MAX_HOLD: Duration = Duration::from_secs(120);
 /// How long a hold lasts unless the settings say otherwise.

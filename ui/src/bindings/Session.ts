@@ -2,11 +2,14 @@
 import type { AgentProcess } from "./AgentProcess";
 import type { AgentStatus } from "./AgentStatus";
 import type { Attention } from "./Attention";
+import type { Badge } from "./Badge";
+import type { Category } from "./Category";
 import type { EditSummary } from "./EditSummary";
 import type { Footprint } from "./Footprint";
 import type { GitInfo } from "./GitInfo";
 import type { Position } from "./Position";
 import type { Question } from "./Question";
+import type { Reason } from "./Reason";
 import type { SessionKind } from "./SessionKind";
 import type { Usage } from "./Usage";
 
@@ -116,4 +119,21 @@ turnStartedAt: number | null,
  * failed, 2 unread, 3 working, 4 no status yet, 5 done and read, 6 ended. Stamped by the
  * reducer; the board sorts by it.
  */
-boardRank: number, };
+boardRank: number, 
+/**
+ * No status yet and younger than [`crate::view::STARTING_GRACE_MS`]: its badge says
+ * "Starting", not "Idle". The reducer clears it on the clock.
+ */
+starting: boolean, 
+/**
+ * Its badge: tone and word (`view::badge`). Stamped by the reducer, like the three below.
+ */
+badge: Badge, 
+/**
+ * The header chip it counts towards (`view::category`).
+ */
+category: Category | null, 
+/**
+ * Why it needs the user, or what it does (`view::why`).
+ */
+reason: Reason | null, };

@@ -1,4 +1,6 @@
 // What React Flow needs from a browser that jsdom does not have (per the xyflow testing guide).
+import { NODE_HEIGHT, NODE_WIDTH } from "../layout";
+
 class ResizeObserverStub {
   private readonly callback: ResizeObserverCallback;
   constructor(callback: ResizeObserverCallback) {
@@ -25,8 +27,8 @@ export function installFlowStubs(): void {
   g.DOMMatrixReadOnly ??= DOMMatrixReadOnlyStub;
   // Nodes need a size to be rendered by React Flow.
   Object.defineProperties(HTMLElement.prototype, {
-    offsetHeight: { configurable: true, get() { return parseFloat(this.style.height) || 116; } },
-    offsetWidth: { configurable: true, get() { return parseFloat(this.style.width) || 272; } },
+    offsetHeight: { configurable: true, get() { return parseFloat(this.style.height) || NODE_HEIGHT; } },
+    offsetWidth: { configurable: true, get() { return parseFloat(this.style.width) || NODE_WIDTH; } },
   });
   (SVGElement.prototype as unknown as { getBBox: () => DOMRect }).getBBox = () =>
     ({ x: 0, y: 0, width: 0, height: 0 }) as DOMRect;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::{DEFAULT_HOLD, MAX_HOLD};
+use crate::protocol::{DEFAULT_HOLD, MAX_HOLD, MIN_HOLD};
 
 pub const SETTINGS_FILE: &str = "settings.json";
 
@@ -99,21 +99,22 @@ pub const MAX_URL: usize = 2_048;
 pub const SOUND_STATUSES: [&str; 3] = ["waiting", "blocked", "done"];
 
 impl PushChannel {
-    /// Why `url` cannot be posted to, if it cannot: an `http(s)://host…` URL without spaces.
+    /// Why `url` cannot be posted to, if it cannot: an `http(s)://host…` URL without spaces, at
+    /// most [`MAX_URL`] bytes. The settings show this sentence as it is (`push_url_problem`).
     pub fn url_problem(url: &str) -> Option<String> {
         let url = url.trim();
         if url.is_empty() {
-            return Some("enter a URL".into());
+            return Some("Enter a URL.".into());
         }
         if url.len() > MAX_URL {
-            return Some(format!("a URL has at most {MAX_URL} characters"));
+            return Some(format!("A URL has at most {MAX_URL} characters."));
         }
         let Some(rest) = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://")) else {
-            return Some("the URL must start with https:// or http://".into());
+            return Some("The URL must start with https:// or http://.".into());
         };
         let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
         if host.is_empty() || host.starts_with(':') || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Some("the URL needs a host and no spaces".into());
+            return Some("The URL needs a host and no spaces.".into());
         }
         None
     }
@@ -195,11 +196,11 @@ impl Settings {
             .map_err(|source| SettingsError::Write { path, source })
     }
 
-    /// Only CLIs that can take a decision, and a hold between 5 s and [`MAX_HOLD`].
+    /// Only CLIs that can take a decision, and a hold between [`MIN_HOLD`] and [`MAX_HOLD`].
     pub fn cleaned(mut self) -> Self {
         // Only CLIs whose permission hook takes a decision (`Agent::decision_event`).
         self.decide.retain(|cli| switchboard_core::agent::deciding().any(|id| id == cli));
-        self.hold_seconds = self.hold_seconds.clamp(5, MAX_HOLD.as_secs() as u32);
+        self.hold_seconds = self.hold_seconds.clamp(MIN_HOLD.as_secs() as u32, MAX_HOLD.as_secs() as u32);
         let mut names = BTreeSet::new();
         self.remotes.retain(|remote| remote.problem().is_none() && names.insert(remote.name.clone()));
         self.remotes.truncate(MAX_REMOTES);

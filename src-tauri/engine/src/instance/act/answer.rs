@@ -303,17 +303,11 @@ fn keys_for(session: &Session, answer: &Answer) -> Result<Keys, AnswerError> {
 /// A reply or written answer as one line: newlines made spaces, control characters dropped, at
 /// most [`MAX_REPLY`] characters; `None` when nothing is left.
 fn one_line(text: &str) -> Option<String> {
-    let line: String = text
-        .split(['\n', '\r'])
-        .map(str::trim)
-        .filter(|part| !part.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .filter(|c| !c.is_control())
-        .take(MAX_REPLY)
-        .collect();
-    (!line.trim().is_empty()).then_some(line)
+    // The one sanitiser (`text::printable_line`): an escape sequence goes whole, not leaving
+    // its `[31m` behind to be typed into the agent's pane.
+    let line = crate::text::printable_line(text);
+    let line: String = line.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_REPLY).collect();
+    (!line.is_empty()).then_some(line)
 }
 
 /// The pane that shows this machine's session (the tie, by its CLI's rule). Answers, the Screen,
@@ -436,6 +430,12 @@ mod tests {
             multi_select: false,
         }];
         session
+    }
+
+    #[test]
+    fn a_reply_is_one_line_without_escape_sequences() {
+        assert_eq!(one_line("  fix\u{1b}[31m it\r\n\n now  ").as_deref(), Some("fix it now"));
+        assert_eq!(one_line("\u{1b}]0;title\u{7}\n \t"), None, "nothing printable is no reply");
     }
 
     #[test]

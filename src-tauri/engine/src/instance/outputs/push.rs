@@ -405,7 +405,7 @@ fn attempt(client: &ureq::Agent, delivery: &Delivery, attempts: u32) -> PushOutc
 
 /// A header value as ntfy reads it: ASCII as is, anything else as an RFC 2047 encoded word.
 fn header_text(text: &str) -> String {
-    let text: String = text.chars().filter(|c| !c.is_control()).collect();
+    let text = crate::text::printable_line(text);
     if text.is_ascii() {
         return text;
     }

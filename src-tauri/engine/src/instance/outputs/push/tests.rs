@@ -301,6 +301,8 @@ fn the_test_button_says_what_the_receiver_answered_or_why_not() {
 fn a_non_ascii_title_goes_to_ntfy_as_an_encoded_word() {
     assert_eq!(header_text("plain"), "plain");
     assert_eq!(header_text("Müller"), "=?UTF-8?B?TcO8bGxlcg==?=");
+    // A title's escape sequence goes whole; its line breaks become spaces (one header line).
+    assert_eq!(header_text("red\u{1b}[31m title\r\nX-Evil: 1"), "red title  X-Evil: 1");
     assert_eq!(base64(b"abc"), "YWJj");
     assert_eq!(base64(b"ab"), "YWI=");
 }

@@ -263,24 +263,14 @@ impl App {
 
     /// Clicks the first element matching `selector` once it has settled (see [`SETTLE`]): nodes
     /// glide when the layout changes, the canvas pans after a click and panels open beside a
-    /// node, so a click at once can land on whatever moved there. A click still intercepted is
-    /// retried, a bounded number of times, each after settling again.
+    /// node, so a click at once can land on whatever moved there. Settled means still for
+    /// 300 ms, no animation running, and the element itself under its centre: then one click.
     pub async fn click_settled(&self, selector: &str) {
-        for attempt in 1..=5 {
-            let settled = self.client.execute_async(SETTLE, vec![json!(selector)]).await.expect("wait for the element");
-            assert_eq!(settled["found"], json!(true), "{selector} never appeared: {settled}");
-            if settled["settled"] != json!(true) {
-                eprintln!("{selector} did not settle within 10 s ({settled}); clicking anyway");
-            }
-            let element = self.client.find(Locator::Css(selector)).await.expect("find the element");
-            match element.click().await {
-                Ok(()) => return,
-                Err(error) if attempt < 5 => {
-                    eprintln!("click on {selector} not taken (attempt {attempt}, {settled}): {error}")
-                }
-                Err(error) => panic!("click {selector}: {error} ({settled})"),
-            }
-        }
+        let settled = self.client.execute_async(SETTLE, vec![json!(selector)]).await.expect("wait for the element");
+        assert_eq!(settled["found"], json!(true), "{selector} never appeared: {settled}");
+        assert_eq!(settled["settled"], json!(true), "{selector} never settled under its centre: {settled}");
+        let element = self.client.find(Locator::Css(selector)).await.expect("find the element");
+        element.click().await.unwrap_or_else(|error| panic!("click {selector}: {error} ({settled})"));
     }
 
     /// Waits (bounded) until the element matching `selector` and the canvas have held still for
@@ -703,7 +693,7 @@ const poll = () => {
   const now = performance.now();
   const el = document.querySelector(selector);
   if (!el) {
-    if (now - started > 10000) { done({found: false}); return; }
+    if (now - started > 20000) { done({found: false}); return; }
     stillSince = now; last = null; setTimeout(poll, 16); return;
   }
   const r = el.getBoundingClientRect();
@@ -716,7 +706,7 @@ const poll = () => {
   const at = document.elementFromPoint(x, y);
   const hit = !!at && (at === el || el.contains(at));
   const settled = now - stillSince >= 300 && (hit || !needsHit) && r.width > 0 && r.height > 0;
-  if (settled || now - started > 10000) { done({found: true, settled, hit, box: state, at: at ? at.className || at.tagName : null}); return; }
+  if (settled || now - started > 20000) { done({found: true, settled, hit, box: state, at: at ? at.className || at.tagName : null}); return; }
   setTimeout(poll, 16);
 };
 poll();

@@ -146,17 +146,20 @@ class DaemonWindows:
         self.tmux("send-keys", "-t", pane, *(["-l"] if literal else []), *keys)
 
     def type(self, pane: str, text: str):
+        """Types `text`, and Enter once the composer shows it: an Enter sent while Codex is
+        still taking the text in is lost."""
         self.send(pane, text, literal=True)
-        time.sleep(0.3)
+        head = text[:16]
+        if not harness.wait_until(lambda: head in self.screen(pane), 20):
+            raise AssertionError(f"{pane} never showed {head!r}:\n{self.screen(pane)}")
         self.send(pane, "Enter")
 
     def prompt(self, pane: str, text: str):
-        """Types a prompt; if Codex has not taken it within 5 s (the Enter lost while the daemon
-        connected), presses Enter once more."""
+        """Types a prompt and waits until Codex has taken it (its turn runs or ran)."""
         self.type(pane, text)
-        if not harness.wait_until(lambda: "Worked for" in self.screen(pane) or "esc to interrupt" in self.screen(pane), 5):
-            print(f"    the prompt in {pane} was not taken; pressing Enter again", flush=True)
-            self.send(pane, "Enter")
+        taken = lambda: "Worked for" in self.screen(pane) or "esc to interrupt" in self.screen(pane)
+        if not harness.wait_until(taken, 30):
+            raise AssertionError(f"the prompt in {pane} was not taken:\n{self.screen(pane)}")
 
     def start(self, pane: str) -> bool:
         """At its prompt. Keys typed before the daemon is up can be lost: wait for the footer's

@@ -190,9 +190,13 @@ class Tmux:
         subprocess.run([*args, *keys], check=True)
 
     def type(self, text: str, enter: bool = True):
+        """Types `text`; Enter once the screen shows it. An Enter sent while a CLI is still
+        taking the text in (or drawing a resumed history) is lost."""
         self.send(text, literal=True)
         if enter:
-            time.sleep(0.3)
+            head = text.strip()[:16]
+            if not wait_until(lambda: head in self.screen(), 20, 0.05):
+                raise AssertionError(f"the screen never showed {head!r}:\n{self.screen()}")
             self.send("Enter")
 
     def screen(self) -> str:

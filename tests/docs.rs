@@ -103,3 +103,29 @@ fn the_architecture_names_every_room_and_only_paths_that_exist() {
         on_disk.iter().filter(|room| !named.iter().any(|path| path == *room || matches_pattern(path, room))).collect();
     assert!(unnamed.is_empty(), "rooms docs/ARCHITECTURE.md does not name: {unnamed:#?}");
 }
+
+/// Issue 46: no production source file over 450 lines, so each stays one job a reader can hold.
+/// A module's tests (`tests.rs`, `*_tests.rs`, `tests/`) may be longer. The web view's files are
+/// held to the same by a test of their own, under `ui/src/`.
+#[test]
+fn no_rust_source_file_is_over_450_lines() {
+    fn walk(dir: &Path, long: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if name != "tests" {
+                    walk(&path, long);
+                }
+            } else if name.ends_with(".rs") && !name.ends_with("tests.rs") {
+                let lines = read(&path).lines().count();
+                if lines > 450 {
+                    long.push(format!("{}: {lines} lines", path.strip_prefix(root()).unwrap().display()));
+                }
+            }
+        }
+    }
+    let mut long = Vec::new();
+    walk(&root().join("src-tauri"), &mut long);
+    assert!(long.is_empty(), "over 450 lines: {long:#?}");
+}

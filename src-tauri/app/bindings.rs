@@ -10,7 +10,7 @@ use crate::{CommandError, CHIME, FOCUS_SESSION, NOTICES_CHANGED, SESSIONS_CHANGE
 
 #[test]
 fn ipc_bindings_are_up_to_date() {
-    let header = "// Generated from the Rust types by ts-rs (src-tauri/bindings.rs). Do not edit.\n";
+    let header = "// Generated from the Rust types by ts-rs (src-tauri/app/bindings.rs). Do not edit.\n";
     let files = [
         (
             "CommandError.ts",

@@ -1,4 +1,4 @@
-// Generated from the Rust types by ts-rs (src-tauri/bindings.rs). Do not edit.
+// Generated from the Rust types by ts-rs (src-tauri/app/bindings.rs). Do not edit.
 
 export const SESSIONS_CHANGED = "sessions-changed";
 export const FOCUS_SESSION = "focus-session";

@@ -15,7 +15,7 @@ use axum::routing::{delete, get, post};
 use axum::Router;
 use rand::RngCore;
 use serde_json::Value;
-use switchboard_core::{normalizer, AgentProcess, AgentStatus, StatusEvent};
+use switchboard_core::{normalizer, AgentStatus, StatusEvent};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tower_http::limit::RequestBodyLimitLayer;
@@ -23,6 +23,10 @@ use tower_http::timeout::TimeoutLayer;
 
 mod act;
 mod listen;
+mod reads;
+mod request;
+
+use request::{agent_process, is_agent_id, is_too_large, key_matches, query_param};
 
 use listen::accept_loop;
 pub use listen::{connection_cap, BUSY_READ_TIMEOUT};
@@ -32,9 +36,7 @@ use crate::instance::act::decide::Decisions;
 use crate::instance::hub::journal::Journal;
 use crate::instance::hub::{Hub, Input, Inputs};
 use crate::instance::outputs::push::{Push, PushKind};
-use crate::protocol::{
-    routes, HoldAnswer, BODY_LIMIT, DEFAULT_HOLD, EVENT_ID_HEADER, MAX_HOLD, PROCESS_HEADER, PROCESS_HEADER_LIMIT,
-};
+use crate::protocol::{routes, HoldAnswer, BODY_LIMIT, DEFAULT_HOLD, EVENT_ID_HEADER, MAX_HOLD};
 use crate::spool::{self, Delivered};
 
 /// A client that has not sent its headers, or its body, by then is cut off.
@@ -122,8 +124,8 @@ impl ServerState {
 fn router(state: Arc<ServerState>) -> Router {
     let quick = Router::new()
         .route(routes::HOOK, post(hook))
-        .route(routes::SESSIONS, get(sessions))
-        .route(routes::SESSION, delete(remove_session))
+        .route(routes::SESSIONS, get(reads::sessions))
+        .route(routes::SESSION, delete(reads::remove_session))
         .route(routes::REMOTES, get(remotes).post(reload_remotes))
         .route(routes::PEEK, get(act::peek))
         .route(routes::END, post(act::end_agent))
@@ -151,7 +153,7 @@ fn router(state: Arc<ServerState>) -> Router {
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, MAX_HOLD + READ_TIMEOUT));
     // A link's stream lasts as long as the link: no timeout (a stalled reader only stops being
     // polled; the journal holds its frames, not the stream).
-    let streamed = Router::new().route(routes::UPDATES, get(updates));
+    let streamed = Router::new().route(routes::UPDATES, get(reads::updates));
     quick
         .merge(decided)
         .merge(typed)
@@ -325,90 +327,6 @@ async fn reload_remotes(State(state): State<Arc<ServerState>>, RawQuery(query): 
     }
 }
 
-fn query_param<'a>(query: Option<&'a str>, name: &str) -> Option<&'a str> {
-    query?.split('&').find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
-}
-
-/// Forgets a session (what the app's remove button does), for `switchboard doctor`'s test event
-/// and scripts.
-async fn remove_session(
-    State(state): State<Arc<ServerState>>,
-    id: Result<Path<String>, PathRejection>,
-    RawQuery(query): RawQuery,
-) -> StatusCode {
-    if !key_matches(query.as_deref(), &state.key) {
-        return StatusCode::UNAUTHORIZED;
-    }
-    let Ok(Path(id)) = id else { return StatusCode::NOT_FOUND };
-    match state.inputs.ask(|reply| Input::Remove { session_id: id, reply }).await {
-        Some(true) => StatusCode::NO_CONTENT,
-        Some(false) => StatusCode::NOT_FOUND,
-        None => StatusCode::SERVICE_UNAVAILABLE,
-    }
-}
-
-/// The forwarder's report of the agent's process, if well-formed and small.
-fn agent_process(headers: &HeaderMap) -> Option<AgentProcess> {
-    let value = headers.get(PROCESS_HEADER)?;
-    if value.len() > PROCESS_HEADER_LIMIT {
-        return None;
-    }
-    serde_json::from_slice(value.as_bytes()).ok()
-}
-
-fn is_too_large(error: &axum::Error) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    while let Some(error) = source {
-        if error.is::<http_body_util::LengthLimitError>() {
-            return true;
-        }
-        source = error.source();
-    }
-    false
-}
-
-/// The snapshot is built and serialized on the blocking pool, so a large one never holds up
-/// the workers that answer hooks.
-async fn sessions(State(state): State<Arc<ServerState>>, RawQuery(query): RawQuery) -> Response {
-    if !key_matches(query.as_deref(), &state.key) {
-        return StatusCode::UNAUTHORIZED.into_response();
-    }
-    let hub = Arc::clone(&state.hub);
-    match tokio::task::spawn_blocking(move || serde_json::to_vec(&hub.snapshot())).await {
-        Ok(Ok(json)) => ([(axum::http::header::CONTENT_TYPE, "application/json")], json).into_response(),
-        _ => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
-    }
-}
-
-/// A link's stream of frames (`protocol::link`): `hello`, then a snapshot or — with
-/// `?instance=<this run>&after=N` — the updates after N if the journal still has them, then each
-/// update as it happens.
-async fn updates(State(state): State<Arc<ServerState>>, RawQuery(query): RawQuery) -> Response {
-    if !key_matches(query.as_deref(), &state.key) {
-        return StatusCode::UNAUTHORIZED.into_response();
-    }
-    let journal = state.journal.get_or_init(|| Journal::start(&state.hub));
-    let query = query.as_deref();
-    let after = query_param(query, "after")
-        .and_then(|after| after.parse::<u64>().ok())
-        .filter(|_| query_param(query, "instance") == Some(journal.instance()));
-    let body = Body::from_stream(journal.stream(after, state.shutdown.clone()));
-    let headers =
-        [(axum::http::header::CONTENT_TYPE, "application/x-ndjson"), (axum::http::header::CACHE_CONTROL, "no-store")];
-    (headers, body).into_response()
-}
-
-fn is_agent_id(agent: &str) -> bool {
-    !agent.is_empty() && agent.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
-}
-
-/// The `key` query parameter against the secret, in constant time. A missing key is compared
-/// like a wrong one.
-fn key_matches(query: Option<&str>, secret: &str) -> bool {
-    let given = query.unwrap_or_default().split('&').find_map(|pair| pair.strip_prefix("key=")).unwrap_or_default();
-    constant_time_eq::constant_time_eq(given.as_bytes(), secret.as_bytes())
-}
-
 /// A running hook server.
 pub struct HookServer {
     addr: SocketAddr,
@@ -496,127 +414,4 @@ impl HookServer {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use axum::http::Request;
-    use tower::ServiceExt;
-
-    /// The routes in-process, without a socket: what each request does to the input queue.
-    #[tokio::test]
-    async fn the_router_answers_and_queues_only_what_the_key_allows() {
-        let hub = Arc::new(Hub::new());
-        let (inputs, mut queue) = crate::instance::hub::inputs(16);
-        let decisions = Decisions::new(inputs.clone());
-        let app = router(Arc::new(ServerState {
-            key: "k".repeat(48),
-            journal: std::sync::OnceLock::new(),
-            hub: Arc::clone(&hub),
-            inputs,
-            decisions,
-            shutdown: CancellationToken::new(),
-            push: std::sync::OnceLock::new(),
-            delivered: std::sync::Mutex::new(Delivered::new(16)),
-        }));
-        let call = |method: &str, uri: String, body: &'static str| {
-            let request = Request::builder().method(method).uri(uri).body(Body::from(body)).unwrap();
-            app.clone().oneshot(request)
-        };
-        let stop = r#"{"hook_event_name":"Stop","session_id":"s1","last_assistant_message":"ok"}"#;
-        let key = "k".repeat(48);
-        let status = |r: Result<Response, std::convert::Infallible>| r.unwrap().status();
-        assert_eq!(status(call("POST", format!("/hook/claude?key={key}"), stop).await), StatusCode::NO_CONTENT);
-        assert!(matches!(queue.try_recv(), Some(Input::Hook(event)) if event.session_id == "s1"));
-        for uri in ["/hook/claude".to_owned(), "/hook/claude?key=wrong".into(), format!("/hook/Bad_Agent?key={key}")] {
-            assert_eq!(status(call("POST", uri.clone(), stop).await), StatusCode::NO_CONTENT, "{uri}");
-        }
-        assert_eq!(status(call("POST", format!("/hook/claude?key={key}"), "{not json").await), StatusCode::NO_CONTENT);
-        assert!(queue.try_recv().is_none(), "nothing else was queued");
-        assert_eq!(status(call("GET", format!("/hook/claude?key={key}"), "").await), StatusCode::METHOD_NOT_ALLOWED);
-        assert_eq!(status(call("GET", "/sessions?key=wrong".into(), "").await), StatusCode::UNAUTHORIZED);
-        assert_eq!(status(call("GET", format!("/sessions?key={key}"), "").await), StatusCode::OK);
-        for uri in ["/updates".to_owned(), "/updates?key=wrong&after=0".into(), format!("/updates?key={key}x")] {
-            assert_eq!(status(call("GET", uri.clone(), "").await), StatusCode::UNAUTHORIZED, "{uri}");
-        }
-        assert_eq!(status(call("GET", format!("/updates?key={key}"), "").await), StatusCode::OK);
-        assert_eq!(status(call("POST", format!("/updates?key={key}"), "").await), StatusCode::METHOD_NOT_ALLOWED);
-        // Found by the HTTP fuzzer: a segment that is not UTF-8 once decoded is no reason for a 400.
-        assert_eq!(status(call("POST", "/hook/%aA".into(), "{}").await), StatusCode::NO_CONTENT);
-        assert_eq!(status(call("DELETE", "/sessions/%FF".into(), "").await), StatusCode::UNAUTHORIZED);
-        // A remove is the user's action: it goes through the hub, which answers it.
-        let running = tokio::spawn(Arc::clone(&hub).run(queue, CancellationToken::new()));
-        assert_eq!(status(call("POST", format!("/hook/claude?key={key}"), stop).await), StatusCode::NO_CONTENT);
-        assert_eq!(status(call("DELETE", format!("/sessions/s1?key={key}"), "").await), StatusCode::NO_CONTENT);
-        assert_eq!(status(call("DELETE", format!("/sessions/nope?key={key}"), "").await), StatusCode::NOT_FOUND);
-        assert_eq!(status(call("DELETE", format!("/sessions/%FF?key={key}"), "").await), StatusCode::NOT_FOUND);
-        running.abort();
-    }
-
-    /// Issue 45: what the spool held is applied in order, each id once (a copy that came by its
-    /// request first is skipped), with its own time; events it had to drop are said.
-    #[test]
-    fn spooled_events_are_applied_once_in_order_and_drops_are_said() {
-        let (inputs, mut queue) = crate::instance::hub::inputs(16);
-        let state = ServerState {
-            key: "k".into(),
-            journal: std::sync::OnceLock::new(),
-            hub: Arc::new(Hub::new()),
-            inputs: inputs.clone(),
-            decisions: Decisions::new(inputs),
-            shutdown: CancellationToken::new(),
-            push: std::sync::OnceLock::new(),
-            delivered: std::sync::Mutex::new(Delivered::new(16)),
-        };
-        let id = |n: u64| format!("{n:032x}");
-        let mut headers = HeaderMap::new();
-        headers.insert(EVENT_ID_HEADER, id(2).parse().unwrap());
-        assert!(state.first_delivery(&headers), "its request came first");
-        assert!(!state.first_delivery(&headers), "the same request twice");
-        let spooled = |n: u64| spool::Spooled {
-            v: spool::VERSION,
-            id: id(n),
-            agent: "claude".into(),
-            at: 1_000 + n,
-            process: None,
-            body: serde_json::json!({"hook_event_name": "Stop", "session_id": format!("s{n}")}),
-        };
-        state.apply_spooled(spool::Taken { events: vec![spooled(1), spooled(2), spooled(3)], dropped: 4 });
-        let mut applied = Vec::new();
-        let mut notice = None;
-        while let Some(input) = queue.try_recv() {
-            match input {
-                Input::Hook(event) => applied.push((event.session_id.clone(), event.ts)),
-                Input::Notice { source: "spool", text } => notice = text,
-                _ => {}
-            }
-        }
-        assert_eq!(applied, [("s1".to_owned(), 1_001), ("s3".to_owned(), 1_003)], "s2 came by its request");
-        assert!(notice.is_some_and(|text| text.starts_with("4 hook events were lost")));
-    }
-
-    #[test]
-    fn the_secret_is_24_random_bytes_in_hex() {
-        let (a, b) = (new_secret(), new_secret());
-        assert_eq!(a.len(), 48);
-        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
-        assert_ne!(a, b);
-    }
-
-    #[test]
-    fn agent_ids_are_lowercase_letters_and_dashes() {
-        assert!(is_agent_id("claude"));
-        assert!(is_agent_id("my-tool"));
-        for bad in ["", "Claude", "codex2", "a_b", "a.b", "../x"] {
-            assert!(!is_agent_id(bad), "{bad}");
-        }
-    }
-
-    #[test]
-    fn a_missing_key_is_rejected_like_a_wrong_one() {
-        let secret = "abc123";
-        assert!(key_matches(Some("key=abc123"), secret));
-        assert!(key_matches(Some("x=1&key=abc123"), secret));
-        for query in [None, Some(""), Some("key="), Some("key=abc12"), Some("key=abc1234"), Some("kex=abc123")] {
-            assert!(!key_matches(query, secret), "{query:?}");
-        }
-    }
-}
+mod tests;

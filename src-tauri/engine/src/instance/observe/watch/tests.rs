@@ -1,0 +1,193 @@
+use super::*;
+use std::io::Write;
+
+fn set(pids: &[u32]) -> HashSet<u32> {
+    pids.iter().copied().collect()
+}
+
+fn no_command(_: u32) -> Option<String> {
+    None
+}
+
+/// Issue 20.2: Enter pressed as soon as the prompt is drawn starts the tool inside the hook
+/// window; a child running the asked command is the tool all the same, at once.
+#[test]
+fn a_child_running_the_asked_command_is_the_tool_however_quick_the_approval() {
+    let just_now = Instant::now();
+    let claude_runs = |pid: u32| {
+        (pid == 2).then(|| {
+            "/bin/bash -c -l source /root/.claude/shell-snapshots/s.sh && eval 'sleep 2 && touch  marker.txt' \\< /dev/null"
+                .to_owned()
+        })
+    };
+    let asked = command_key("sleep 2 && touch marker.txt");
+    let (mut before, mut candidates) = (set(&[1]), HashMap::new());
+    assert!(approved(&mut before, &mut candidates, just_now, set(&[1, 2]), asked.as_deref(), claude_runs));
+    assert!(before.contains(&2));
+    // Another new child near the hook (the user's own hook beside ours) is not taken for it.
+    let (mut before, mut candidates) = (set(&[1]), HashMap::new());
+    let other = |pid: u32| (pid == 3).then(|| "notify-send 'Claude needs you'".to_owned());
+    assert!(!approved(&mut before, &mut candidates, just_now, set(&[1, 3]), asked.as_deref(), other));
+    // A command with quotes is matched by its part before the first one; a too short one never.
+    assert_eq!(command_key("git commit -m \"wip\"").as_deref(), Some("git commit -m"));
+    assert_eq!(command_key("ls"), None);
+    assert_eq!(command_key("make   deploy…").as_deref(), Some("make deploy"));
+}
+
+#[test]
+fn a_lasting_new_child_is_the_approved_tool_but_a_hook_beside_ours_is_not() {
+    let long_ago = Instant::now() - Duration::from_secs(10);
+    let (mut before, mut candidates) = (set(&[1]), HashMap::new());
+    // A child appears: not yet confirmed.
+    assert!(!approved(&mut before, &mut candidates, long_ago, set(&[1, 2]), None, no_command));
+    // It has lived long enough, far from any hook event: the tool runs.
+    *candidates.get_mut(&2).unwrap() -= TOOL_CONFIRM;
+    assert!(approved(&mut before, &mut candidates, long_ago, set(&[1, 2]), None, no_command));
+    assert!(!approved(&mut before, &mut candidates, long_ago, set(&[1, 2]), None, no_command), "told once");
+
+    // A child that starts with a hook event (another hook of the same event) is not a tool,
+    // however long it lives; one that comes and goes is forgotten.
+    let (mut before, mut candidates) = (set(&[]), HashMap::new());
+    assert!(!approved(&mut before, &mut candidates, long_ago, set(&[7]), None, no_command));
+    let seen = candidates[&7] - TOOL_CONFIRM;
+    candidates.insert(7, seen);
+    let hook = seen + Duration::from_millis(100);
+    assert!(!approved(&mut before, &mut candidates, hook, set(&[7]), None, no_command));
+    assert!(!approved(&mut before, &mut candidates, hook, set(&[]), None, no_command));
+    assert!(before.contains(&7) && candidates.is_empty());
+}
+
+fn append(path: &std::path::Path, text: &str) {
+    std::fs::OpenOptions::new().append(true).create(true).open(path).unwrap().write_all(text.as_bytes()).unwrap();
+}
+
+#[test]
+fn a_tail_reads_only_complete_lines_appended_after_it_began() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    append(&path, "{\"old\":1}\n");
+    let mut tail = Tail::at_end(path.clone()).unwrap();
+    assert!(tail.new_records().is_empty());
+    append(&path, "{\"a\":1}\n{\"b\":");
+    assert_eq!(tail.new_records(), vec![serde_json::json!({"a": 1})]);
+    append(&path, "2}\n");
+    assert_eq!(tail.new_records(), vec![serde_json::json!({"b": 2})]);
+}
+
+/// Issue 20.1: Esc in a new session's first turn. The transcript did not exist when the turn
+/// began; once it appears, its interrupt record is read.
+#[test]
+fn a_transcript_created_after_the_turn_began_is_read_from_its_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("later.jsonl");
+    let mut tail = Tail::at_end(path.clone()).expect("followed before it exists");
+    assert!(tail.new_records().is_empty());
+    append(&path, "{\"first\":1}\n{\"second\":2}\n");
+    assert_eq!(tail.new_records(), vec![serde_json::json!({"first": 1}), serde_json::json!({"second": 2})]);
+    assert!(tail.new_records().is_empty(), "read once");
+}
+
+#[test]
+fn a_truncated_or_rotated_transcript_is_read_from_its_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    append(&path, &"{\"x\":0}\n".repeat(100));
+    let mut tail = Tail::at_end(path.clone()).unwrap();
+    std::fs::write(&path, "{\"after\":\"truncate\"}\n").unwrap();
+    assert_eq!(tail.new_records(), vec![serde_json::json!({"after": "truncate"})]);
+    let rotated = dir.path().join("t.jsonl.1");
+    std::fs::rename(&path, &rotated).unwrap();
+    append(&path, "{\"after\":\"rotate\"}\n");
+    assert_eq!(tail.new_records(), vec![serde_json::json!({"after": "rotate"})]);
+}
+
+#[test]
+fn a_huge_append_is_read_only_to_its_last_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    append(&path, "");
+    let mut tail = Tail::at_end(path.clone()).unwrap();
+    let line = format!("{{\"pad\":\"{}\"}}\n", "p".repeat(1000));
+    append(&path, &line.repeat(3000)); // ~3 MB
+    append(&path, "{\"last\":true}\n");
+    let records = tail.new_records();
+    assert!(records.len() < 1100, "bounded: {}", records.len());
+    assert_eq!(records.last(), Some(&serde_json::json!({"last": true})));
+}
+
+#[test]
+fn a_1_gb_transcript_costs_only_what_is_appended() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.jsonl");
+    // Sparse: 1 GiB of size without 1 GiB of disk.
+    std::fs::File::create(&path).unwrap().set_len(1 << 30).unwrap();
+    let mut tail = Tail::at_end(path.clone()).unwrap();
+    assert_eq!(tail.offset, 1 << 30);
+    append(&path, "\n{\"type\":\"info\",\"content\":\"Request cancelled.\"}\n");
+    assert_eq!(tail.new_records(), vec![serde_json::json!({"type": "info", "content": "Request cancelled."})]);
+    assert_eq!(tail.offset, std::fs::metadata(&path).unwrap().len(), "read to the end, from where it was");
+}
+
+#[test]
+fn an_unreadable_transcript_is_skipped_without_error() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    append(&path, "{}\n");
+    let mut tail = Tail::at_end(path.clone()).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).unwrap();
+    append(&path, "{\"x\":1}\n"); // as root this still reads; as a user it must not panic
+    let _ = tail.new_records();
+    std::fs::remove_file(&path).unwrap();
+    assert!(tail.new_records().is_empty(), "a vanished file reads as nothing");
+}
+
+#[test]
+fn two_hundred_watched_sessions_settle_through_their_transcripts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (inputs, mut queue) = crate::instance::hub::inputs(1024);
+    let hub = crate::instance::hub::Hub::new();
+    let updates = hub.updates();
+    let mut watch = Watch { sessions: HashMap::new(), inputs, last_liveness: Instant::now() };
+    for i in 0..200 {
+        let path = dir.path().join(format!("t{i}.jsonl"));
+        append(&path, "{}\n");
+        let event = switchboard_core::normalize(
+            "gemini",
+            &serde_json::json!({"hook_event_name": "BeforeAgent", "session_id": format!("s{i}"), "transcript_path": path}),
+            1,
+        );
+        hub.apply(crate::instance::hub::Input::Hook(Box::new(event.unwrap())));
+    }
+    for update in updates.try_iter() {
+        watch.observe(update);
+    }
+    assert_eq!(watch.sessions.len(), 200);
+    for i in (0..200).step_by(2) {
+        append(&dir.path().join(format!("t{i}.jsonl")), "{\"type\":\"info\",\"content\":\"Request cancelled.\"}\n");
+    }
+    watch.tick();
+    let mut settled = 0;
+    while let Some(crate::instance::hub::Input::Hook(event)) = queue.try_recv() {
+        assert_eq!(event.cue, switchboard_core::Cue::Settle);
+        settled += 1;
+    }
+    assert_eq!(settled, 100, "exactly the sessions whose transcript said so");
+}
+
+#[test]
+fn a_fifo_is_never_followed_nor_read_when_it_appears_where_a_transcript_was_awaited() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    let mkfifo = |path: &std::path::Path| {
+        let c_path = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    };
+    mkfifo(&fifo);
+    assert!(Tail::at_end(fifo).is_none());
+    let awaited = dir.path().join("missing");
+    let mut tail = Tail::at_end(awaited.clone()).expect("awaited");
+    mkfifo(&awaited);
+    assert!(tail.new_records().is_empty(), "a FIFO is never opened (it would block)");
+}

@@ -1,0 +1,125 @@
+use super::*;
+use crate::instance::hub::{Hub, Input};
+use serde_json::json;
+use switchboard_core::{normalize, Position};
+
+fn hub_with_store(dir: &Path) -> (Hub, StoreHandle) {
+    let (store, notice) = Store::open(dir).unwrap();
+    assert_eq!(notice, None);
+    let hub = Hub::with_restored(store.load().unwrap());
+    let handle = StoreHandle::start(store, &hub, None).unwrap();
+    (hub, handle)
+}
+
+fn apply(hub: &Hub, id: &str, status: &str, at: u64) {
+    hub.apply(Input::Hook(Box::new(normalize("custom", &json!({"sessionId": id, "status": status}), at).unwrap())));
+}
+
+/// Issue 12 items 8 and 9: the database and its WAL and shared-memory files are private from
+/// the first write, whatever the umask; a directory that cannot hold it is not called damage.
+#[test]
+fn the_database_files_are_0600_and_a_bad_directory_is_not_called_damage() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    // SAFETY: umask only changes this process's file creation mask.
+    let old = unsafe { libc::umask(0) };
+    let opened = Store::open(dir.path());
+    unsafe { libc::umask(old) };
+    let (mut store, _) = opened.unwrap();
+    store.write(&Batch::default()).unwrap();
+    for name in [DATABASE_FILE, "switchboard.db-wal", "switchboard.db-shm"] {
+        let mode = std::fs::metadata(dir.path().join(name)).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{name}");
+    }
+    let file = dir.path().join("plain-file");
+    std::fs::write(&file, "").unwrap();
+    let error = Store::open(&file.join("state")).err().expect("cannot open under a file");
+    let text = crate::error_text(&error);
+    assert!(text.starts_with("cannot create the session database in"), "{text}");
+    assert!(!text.contains("damaged") && text.matches("Not a directory").count() == 1, "{text}");
+}
+
+#[test]
+fn positions_unread_and_removals_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let (hub, store) = hub_with_store(dir.path());
+        for (id, status) in [("kept", "blocked"), ("read", "done"), ("gone", "done")] {
+            apply(&hub, id, status, 1_000);
+        }
+        hub.apply(Input::SetPosition { session_id: "kept".into(), position: Position { x: 12, y: -40 }, reply: None });
+        hub.apply(Input::ClearUnread { session_id: "read".into(), reply: None });
+        hub.apply(Input::Remove { session_id: "gone".into(), reply: None });
+        assert!(store.flush(Duration::from_secs(5)));
+    }
+    let (hub, store) = hub_with_store(dir.path());
+    let snapshot = hub.snapshot();
+    let ids: Vec<&str> = snapshot.sessions.iter().map(|s| s.session_id.as_str()).collect();
+    assert_eq!(ids, ["kept", "read"], "arrival order kept, removed session gone");
+    let kept = &snapshot.sessions[0];
+    assert_eq!(kept.position, Some(Position { x: 12, y: -40 }));
+    assert!(kept.unread && kept.restored);
+    assert!(!snapshot.sessions[1].unread);
+    assert_eq!(store.history("kept").len(), 1);
+    assert!(store.history("gone").is_empty());
+}
+
+#[test]
+fn stored_history_stays_bounded_however_long_a_session_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (hub, store) = hub_with_store(dir.path());
+    for i in 0..400u64 {
+        let status = if i % 2 == 0 { "working" } else { "blocked" };
+        apply(&hub, "long", status, i);
+        if i % 37 == 0 {
+            store.flush(Duration::from_secs(5));
+        }
+    }
+    store.flush(Duration::from_secs(5));
+    let conn = Connection::open(Store::path(dir.path())).unwrap();
+    let rows: usize = conn.query_row("SELECT COUNT(*) FROM history", [], |row| row.get(0)).unwrap();
+    assert!(rows <= HISTORY_LIMIT + HISTORY_SLACK, "{rows} rows stored");
+    let history = store.history("long");
+    assert_eq!(history.len(), HISTORY_LIMIT);
+    assert_eq!(history.last().unwrap().status, switchboard_core::AgentStatus::Blocked);
+}
+
+/// Issue 22: what waits for the writer is bounded by the sessions, not by the flood; a
+/// session that came and went before its first commit costs no write; evicted sessions that
+/// were saved are deleted, and the live ones are saved whatever was evicted meanwhile.
+#[test]
+fn a_flood_of_ids_waits_as_at_most_one_entry_per_session_and_saves_exactly_the_live_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let (hub, store) = hub_with_store(dir.path());
+    apply(&hub, "saved-then-evicted", "working", 1);
+    assert!(store.flush(Duration::from_secs(5)));
+    // However far behind the writer is, at most one entry per live session waits, plus one
+    // deletion per saved session evicted.
+    let cap = switchboard_core::MAX_SESSIONS;
+    let mut most = 0;
+    for n in 0..(3 * cap as u64) {
+        apply(&hub, &format!("flood-{n}"), "working", 2 + n);
+        most = most.max(store.waiting());
+    }
+    assert!(most <= 2 * cap + 1, "{most} sessions waited for {cap} live");
+    assert!(store.flush(Duration::from_secs(30)));
+    let live: std::collections::HashSet<String> = hub.snapshot().sessions.into_iter().map(|s| s.session_id).collect();
+    let conn = Connection::open(Store::path(dir.path())).unwrap();
+    let mut query = conn.prepare("SELECT session_id FROM sessions").unwrap();
+    let saved: std::collections::HashSet<String> =
+        query.query_map([], |row| row.get::<_, String>(0)).unwrap().map(Result::unwrap).collect();
+    assert_eq!(saved, live, "exactly the live sessions are saved");
+    assert!(!saved.contains("saved-then-evicted"));
+}
+
+#[test]
+fn a_write_within_the_flush_interval_is_committed_without_an_explicit_flush() {
+    let dir = tempfile::tempdir().unwrap();
+    let (hub, _store) = hub_with_store(dir.path());
+    apply(&hub, "s", "working", 1);
+    let committed = (0..100).any(|_| {
+        std::thread::sleep(FLUSH_EVERY / 10);
+        saved_state(dir.path(), "s").is_some()
+    });
+    assert!(committed, "committed within ten flush intervals");
+}

@@ -1,0 +1,42 @@
+//! What a request carries, read with care: the key (in constant time), a query parameter, the
+//! forwarder's report of the agent's process, and whether a body was refused for its size.
+
+use axum::http::HeaderMap;
+use switchboard_core::AgentProcess;
+
+use crate::protocol::{PROCESS_HEADER, PROCESS_HEADER_LIMIT};
+
+pub(super) fn query_param<'a>(query: Option<&'a str>, name: &str) -> Option<&'a str> {
+    query?.split('&').find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
+}
+
+/// The forwarder's report of the agent's process, if well-formed and small.
+pub(super) fn agent_process(headers: &HeaderMap) -> Option<AgentProcess> {
+    let value = headers.get(PROCESS_HEADER)?;
+    if value.len() > PROCESS_HEADER_LIMIT {
+        return None;
+    }
+    serde_json::from_slice(value.as_bytes()).ok()
+}
+
+pub(super) fn is_too_large(error: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(error) = source {
+        if error.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = error.source();
+    }
+    false
+}
+
+pub(super) fn is_agent_id(agent: &str) -> bool {
+    !agent.is_empty() && agent.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
+}
+
+/// The `key` query parameter against the secret, in constant time. A missing key is compared
+/// like a wrong one.
+pub(super) fn key_matches(query: Option<&str>, secret: &str) -> bool {
+    let given = query.unwrap_or_default().split('&').find_map(|pair| pair.strip_prefix("key=")).unwrap_or_default();
+    constant_time_eq::constant_time_eq(given.as_bytes(), secret.as_bytes())
+}

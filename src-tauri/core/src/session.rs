@@ -121,13 +121,13 @@ pub struct Session {
     pub starting: bool,
     /// Its badge: tone and word (`view::badge`). Stamped by the reducer, like the three below.
     #[serde(default)]
-    pub badge: crate::view::Badge,
+    pub badge: Badge,
     /// The header chip it counts towards (`view::category`).
     #[serde(default)]
-    pub category: Option<crate::view::Category>,
+    pub category: Option<Category>,
     /// Why it needs the user, or what it does (`view::why`).
     #[serde(default)]
-    pub reason: Option<crate::view::Reason>,
+    pub reason: Option<Reason>,
 }
 
 pub use crate::question::{Question, QuestionOption, MAX_OPTIONS, MAX_QUESTIONS};
@@ -263,4 +263,69 @@ pub struct Change {
     pub previous: Option<AgentStatus>,
     /// `should_notify` held: the session is now unread and, if enabled, an OS notification is due.
     pub notify: bool,
+}
+
+// What a card says (stamped by `view::stamp`; the rules are in view/face.rs).
+
+/// The colour family of a badge. Never the only signal: each tone has its word and icon.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub enum Tone {
+    Working,
+    Waiting,
+    Blocked,
+    Done,
+    Error,
+    Interrupted,
+    #[default]
+    Idle,
+}
+
+/// The status as the card names it: "Needs permission", "Done", "Starting", ….
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Badge {
+    pub tone: Tone,
+    #[cfg_attr(test, ts(type = "string"))]
+    pub word: std::borrow::Cow<'static, str>,
+}
+
+impl Badge {
+    pub(crate) const fn of(tone: Tone, word: &'static str) -> Self {
+        Self { tone, word: std::borrow::Cow::Borrowed(word) }
+    }
+}
+
+/// The header chip a session counts towards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub enum Category {
+    Needs,
+    Working,
+    Done,
+}
+
+/// How a reason is set: tinted with the status colour, in a neutral box, or as plain text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub enum Look {
+    Attention,
+    Box,
+    Quiet,
+}
+
+/// Why the user is needed, or what is going on, in a line or two.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Reason {
+    /// A heading before the text ("Needs permission: Bash").
+    pub lead: Option<String>,
+    /// Whitespace collapsed and clipped to [`crate::view::REASON_CHARS`]: what the card shows.
+    pub text: String,
+    /// The whole of it, for the tooltip; `null` when it is `lead` and `text` as they stand.
+    pub full: Option<String>,
+    pub look: Look,
 }

@@ -7,7 +7,7 @@ export type Reason = {
  */
 lead: string | null, 
 /**
- * Whitespace collapsed and clipped to [`REASON_CHARS`]: what the card shows.
+ * Whitespace collapsed and clipped to [`crate::view::REASON_CHARS`]: what the card shows.
  */
 text: string, 
 /**

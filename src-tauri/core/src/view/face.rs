@@ -2,11 +2,10 @@
 //! towards and the line that says why (docs/model.md §6). The reducer stamps them on every
 //! session it hands out and the board only draws them, so a word is never chosen in two places.
 
-use std::borrow::Cow;
-
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::clip;
+pub use crate::session::{Badge, Category, Look, Reason, Tone};
 use crate::session::{HistoryEntry, Session};
 
 #[cfg(test)]
@@ -18,36 +17,6 @@ pub const STARTING_GRACE_MS: Millis = 60_000;
 /// How much of a reason the card puts on screen; `full` keeps the whole text for the tooltip.
 pub const REASON_CHARS: usize = 240;
 
-/// The colour family of a badge. Never the only signal: each tone has its word and icon.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub enum Tone {
-    Working,
-    Waiting,
-    Blocked,
-    Done,
-    Error,
-    Interrupted,
-    #[default]
-    Idle,
-}
-
-/// The status as the card names it: "Needs permission", "Done", "Starting", ….
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-pub struct Badge {
-    pub tone: Tone,
-    #[cfg_attr(test, ts(type = "string"))]
-    pub word: Cow<'static, str>,
-}
-
-impl Badge {
-    const fn of(tone: Tone, word: &'static str) -> Self {
-        Self { tone, word: Cow::Borrowed(word) }
-    }
-}
-
 /// Each tone with the word the board puts beside it and what it means: the `?` sheet's legend.
 pub const LEGEND: [(Tone, &str, &str); 7] = [
     (Tone::Blocked, "Needs permission", "waits for Allow / Deny — here or in its terminal"),
@@ -58,39 +27,6 @@ pub const LEGEND: [(Tone, &str, &str); 7] = [
     (Tone::Error, "Error", "its request failed"),
     (Tone::Idle, "Idle / Starting", "no status yet, or ended"),
 ];
-
-/// The header chip a session counts towards.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub enum Category {
-    Needs,
-    Working,
-    Done,
-}
-
-/// How a reason is set: tinted with the status colour, in a neutral box, or as plain text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub enum Look {
-    Attention,
-    Box,
-    Quiet,
-}
-
-/// Why the user is needed, or what is going on, in a line or two.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-pub struct Reason {
-    /// A heading before the text ("Needs permission: Bash").
-    pub lead: Option<String>,
-    /// Whitespace collapsed and clipped to [`REASON_CHARS`]: what the card shows.
-    pub text: String,
-    /// The whole of it, for the tooltip; `null` when it is `lead` and `text` as they stand.
-    pub full: Option<String>,
-    pub look: Look,
-}
 
 impl Reason {
     fn new(full: &str, look: Look) -> Self {

@@ -236,6 +236,29 @@ for p in phases:
               f"| {cell(pick(s, p, 'server_cores'), '{:.3f}')} | {cell(pick(s, p, 'p50_ms'), '{:.2f}')} "
               f"| {cell(pick(s, p, 'p99_ms'), '{:.2f}')} | {lost} | {cell(pick(s, p, 'others_cpu_s'), '{:.2f}')} |")
 print()
+
+def median(server, phase, key):
+    values = [float(v) for v in pick(server, phase, key) if v not in ("-", "", "nan")]
+    return statistics.median(values) if values else None
+
+# The one line: Switchboard against the peer, what issue 47 judges (CPU per event at each fixed
+# rate, saturated throughput, p99 at the highest rate). A ratio, never a pass or a fail.
+if "switchboard" in servers and "node" in servers:
+    parts = []
+    for p in [p for p in phases if p.startswith("rate")]:
+        sb, node = median("switchboard", p, "cpu_us_per_event"), median("node", p, "cpu_us_per_event")
+        if sb and node:
+            parts.append(f"CPU/event at {p[5:]}/s {sb:.1f} vs {node:.1f} µs ({sb / node:.2f}×)")
+    sb, node = median("switchboard", "saturated", "req_s"), median("node", "saturated", "req_s")
+    if sb and node:
+        parts.append(f"saturated {sb:,.0f} vs {node:,.0f} req/s ({sb / node:.2f}×)")
+    top = [p for p in phases if p.startswith("rate")][-1:]
+    for p in top:
+        sb, node = median("switchboard", p, "p99_ms"), median("node", p, "p99_ms")
+        if sb is not None and node is not None:
+            parts.append(f"p99 at {p[5:]}/s {sb:.2f} vs {node:.2f} ms")
+    print("**Summary (Switchboard vs the Node peer)**: " + "; ".join(parts) + ".")
+    print()
 print("Every run (bench/out/raw.tsv):")
 print()
 print("| run | pos | server | phase | req/s | p50 ms | p99 ms | achieved/s | CPU µs/event | cores | others s |")

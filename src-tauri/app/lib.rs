@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use switchboard_engine::instance::lock::{InstanceLock, LockError};
 use switchboard_engine::instance::outputs::notifier::{Action, Notifier, OnAction};
+use switchboard_engine::instance::runtime::EngineThread;
 use switchboard_engine::{Config, Input, Instance};
 use tauri::{Manager, Runtime, WindowEvent};
 
@@ -69,7 +70,10 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
             let lock = lock.lock().unwrap_or_else(PoisonError::into_inner).take().expect("setup runs once");
             let notify = config.notify;
             let state_dir = config.state_dir.clone();
-            let instance = tauri::async_runtime::block_on(Instance::start_locked(config, lock))?;
+            // The instance on a thread of its own (issue 47): the hook path never shares Tauri's
+            // runtime; the engine thread lives as long as the app (kept in its state).
+            let engine = EngineThread::start()?;
+            let instance = engine.run(Instance::start_locked(config, lock)).ok_or("the engine's thread is gone")??;
             tracing::info!(port = instance.server.port(), "hook server listening");
             let (hub, inputs) = (Arc::clone(&instance.hub), instance.inputs.clone());
             // The outputs of the app: the web view and notifications, each its own subscriber.
@@ -103,7 +107,7 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
                 tracing::warn!(%error, "the app's config folder could not be made private");
             }
             let (tray_hub, tray_updates) = (Arc::clone(&hub), hub.updates());
-            app.manage(AppState { hub, inputs, decisions, instance: Mutex::new(Some(instance)) });
+            app.manage(AppState { hub, inputs, decisions, instance: Mutex::new(Some(instance)), engine });
             tray::start(&handle, tray_hub, tray_updates);
             Ok(())
         })
@@ -151,9 +155,12 @@ pub fn run() -> anyhow::Result<()> {
     let app = builder::<tauri::Wry>(config, lock).build(tauri::generate_context!())?;
     app.run(|handle, event| {
         if let tauri::RunEvent::Exit = event {
-            let instance = handle.try_state::<AppState>().and_then(|state| state.instance.lock().ok()?.take());
-            if let Some(instance) = instance {
-                tauri::async_runtime::block_on(instance.stop());
+            if let Some(state) = handle.try_state::<AppState>() {
+                let instance = state.instance.lock().ok().and_then(|mut instance| instance.take());
+                if let Some(instance) = instance {
+                    // Stopped where it runs: the server's tasks are the engine thread's.
+                    state.engine.run(instance.stop());
+                }
             }
         }
     });

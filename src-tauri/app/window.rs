@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use switchboard_engine::instance::act::decide::Decisions;
 use switchboard_engine::instance::act::jump::{self, Jump};
+use switchboard_engine::instance::runtime::EngineThread;
 use switchboard_engine::{Hub, Input, Inputs, Instance};
 use tauri::{AppHandle, Emitter, Manager, Runtime};
 
@@ -18,6 +19,8 @@ pub struct AppState {
     pub decisions: Arc<Decisions>,
     /// Taken (and stopped) when the app exits.
     pub instance: Mutex<Option<Instance>>,
+    /// The thread the instance runs on (its hook server, hub and reducer).
+    pub engine: EngineThread,
 }
 
 pub fn show_window<R: Runtime>(app: &AppHandle<R>) {

@@ -111,7 +111,11 @@ fn state_dir() -> anyhow::Result<PathBuf> {
 fn serve(no_notify: bool) -> anyhow::Result<()> {
     let mut config = switchboard_engine::Config::from_env()?;
     config.notify &= !no_notify;
-    let runtime = tokio::runtime::Runtime::new()?;
+    // One thread owns the hook path (issue 47): the server, the normalizer, the hub and the
+    // reducer run on this one, so a hook wakes no other thread on its way into the state; the
+    // subscribers take coalesced change sets on their own threads, and blocking work (a
+    // snapshot's JSON) goes to the blocking pool.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(switchboard_engine::instance::serve(config))?;
     Ok(())
 }

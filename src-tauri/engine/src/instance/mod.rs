@@ -17,6 +17,8 @@ pub mod lock;
 pub mod observe;
 /// What is told of every change: the database, the desktop's notifications, the push channels.
 pub mod outputs;
+/// The one thread the instance lives on inside the app.
+pub mod runtime;
 /// The hook server: the door everything from outside comes in by.
 pub mod server;
 pub mod settings;

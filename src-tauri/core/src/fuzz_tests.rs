@@ -57,7 +57,7 @@ fn corpus() -> &'static Corpus {
         }
         for entry in read_dir(&dir.join("real")) {
             let name = entry.file_name().unwrap().to_string_lossy().into_owned();
-            let Some(agent) = ["claude", "codex", "gemini"].into_iter().find(|agent| name.starts_with(agent)) else {
+            let Some(agent) = registry().find(|agent| name.starts_with(agent)) else {
                 continue;
             };
             corpus.hooks.extend(json_files(&entry.join("events")).map(|value| (agent, value)));
@@ -65,7 +65,7 @@ fn corpus() -> &'static Corpus {
                 corpus.hooks.push((agent, record["payload"].clone()));
             }
         }
-        for agent in ["claude", "codex", "gemini"] {
+        for agent in registry() {
             for path in read_dir(&dir.join("real-transcripts").join(agent)) {
                 corpus.records.extend(json_lines(&path).into_iter().map(|record| (agent, record)));
             }
@@ -747,4 +747,9 @@ proptest! {
         let local = board.get("evil:mine").unwrap();
         prop_assert_eq!((local.host.as_str(), local.status), ("local", Some(AgentStatus::Blocked)));
     }
+}
+
+/// Every CLI in the table, by id: fixtures are found for whichever has them (never a hand list).
+fn registry() -> impl Iterator<Item = &'static str> {
+    crate::AGENTS.iter().map(|agent| agent.id)
 }

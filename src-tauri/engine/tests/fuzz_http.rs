@@ -63,13 +63,17 @@ fn fixtures() -> &'static [(&'static str, Vec<u8>)] {
     FIXTURES.get_or_init(|| {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
         let mut found = Vec::new();
-        for agent in ["claude", "codex", "gemini"] {
+        // Every CLI in the table: fixtures are found for whichever has them.
+        for agent in switchboard_core::AGENTS.iter().map(|agent| agent.id) {
             found.extend(files(&dir.join(agent)).map(|bytes| (agent, bytes)));
         }
         for folder in files_in(&dir.join("real")) {
             let name = folder.file_name().unwrap().to_string_lossy().into_owned();
-            let agent =
-                ["claude", "codex", "gemini"].into_iter().find(|agent| name.starts_with(agent)).unwrap_or("custom");
+            let agent = switchboard_core::AGENTS
+                .iter()
+                .map(|agent| agent.id)
+                .find(|agent| name.starts_with(agent))
+                .unwrap_or("custom");
             found.extend(files(&folder.join("events")).map(|bytes| (agent, bytes)));
         }
         found.push(("custom", br#"{"sessionId":"fuzz","status":"done","message":"ok"}"#.to_vec()));

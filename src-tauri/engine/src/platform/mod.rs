@@ -8,7 +8,8 @@
 //!   what Windows has no answer for is an [`Unsupported`] with its reason, never a made-up value.
 //!
 //! Outside this room the engine names no OS (`cfg(target_os)`, `std::os::unix`, `libc`) but in
-//! its Linux tests; the desktop app's own glue (`src-tauri/*.rs`) has not moved here yet.
+//! its Linux tests; nor does the desktop app (`src-tauri/app/`), whose second-launch channel is
+//! `local.rs`.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -38,6 +39,8 @@ use unix as sys;
 use windows as sys;
 
 mod command;
+/// The channel a second launch of the app asks the first through.
+pub mod local;
 /// Desktop notifications (the one place that knows which OS can hear their clicks).
 pub mod notify;
 

@@ -33,9 +33,9 @@ class Copilot(openai_tui.Run):
     model = "gpt-4.1"
     error_event = "errorOccurred"
     shell_tool = "bash"
-    # Its ask_user form picks with ↑/↓ from wherever its cursor is (a typed `2` does nothing):
-    # the board refuses to type an option and says why.
-    board_answers = False
+    # Its ask_user form picks with ↑/↓ from wherever its cursor is (a typed `2` does nothing): the
+    # board reads the cursor's line off the form and presses the arrows to the option, then Enter.
+    cursor_line = "❯ {label}"
     ask_call = call("ask_user", message=openai_tui.ASK, requestedSchema={"properties": {"database": {
         "type": "string", "title": "Database", "enum": openai_tui.CHOICES}}})
 

@@ -126,6 +126,19 @@ class Serve:
                              capture_output=True, text=True, timeout=timeout)
         return out.returncode, out.stdout + out.stderr
 
+    def answer_route(self, session_id: str, option: int, timeout: float = 60) -> tuple[int, str]:
+        """`POST /answer/<session>?option=N`, as scripts answer (the board's buttons call the same
+        use case): the HTTP status and body, once the CLI took it or it was refused."""
+        import urllib.error
+        import urllib.request
+        endpoint = self.endpoint()
+        url = f"http://127.0.0.1:{endpoint['port']}/answer/{session_id}?key={endpoint['key']}&option={option}"
+        try:
+            with urllib.request.urlopen(urllib.request.Request(url, method="POST"), timeout=timeout) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
+
     def sessions(self) -> list[dict]:
         out = subprocess.run([str(switchboard_bin()), "status", "--json"], env=self.env,
                              capture_output=True, text=True, timeout=10)

@@ -59,7 +59,9 @@ class Run:
     ask_call: dict = {}
     asks_at_terminal = True  # it asks before a tool on its own (pi never does)
     question_tool = True  # it has a question tool (pi has none)
-    board_answers = True  # `switchboard answer <n>` picks option n on its question
+    # Its question form picks with ↑/↓ from wherever its cursor is: how the cursor's line looks on
+    # screen (`{label}` for the option's), so a scenario can move it at the terminal first.
+    cursor_line = ""
     dialog_while_held = False  # its own dialog is drawn while the board holds a permission (OpenCode)
     usage_file = True  # it keeps a session file the board counts tokens from (OpenCode: SQLite)
 
@@ -135,8 +137,19 @@ class Run:
         return bool(harness.wait_until(check, timeout, 0.2))
 
     def prompt(self, text_: str):
+        """Types a prompt, and Enter once the composer shows all of it: its start alone may be the
+        previous prompt's, still on screen above (board-allow's before board-deny's)."""
         self.since = time.time() * 1000
-        self.tmux.type(text_)
+        self.tmux.type(text_, enter=False)
+        head, tail = text_.strip()[:16], text_.strip()[-16:]
+
+        def drawn() -> bool:
+            screen = self.tmux.screen()
+            at = screen.rfind(head)
+            return at >= 0 and tail in screen[at:]
+        if not harness.wait_until(drawn, 20, 0.05):
+            raise AssertionError(f"the screen never showed {text_!r}:\n{self.tmux.screen()}")
+        self.tmux.send("Enter")
 
     def press_until(self, key: str, moved: Callable[[], bool]):
         """Presses `key` on a dialog just drawn, again if the first press was lost (a key typed the
@@ -265,23 +278,7 @@ def scenarios_after_usage(r: Run):
         r.expect("answered → working → done", r.done_with("Going with PostgreSQL."), 30)
         r.idle()
 
-    if r.question_tool and not r.board_answers:
-        report.scenario("a question the board refuses to type into")
-        r.prompt("Ask me again [[scenario:ask-board]]")
-        r.expect("waiting with the question", lambda s: s["status"] == "waiting" and s.get("question") == ASK)
-        r.tmux.wait_text(CHOICES[1], 20)
-        code, said = r.serve.answer(r.sid, "2")
-        report.check("`switchboard answer 2` is refused with the reason", code != 0 and "arrow keys" in said, said)
-        # (Its screen counts the seconds it has waited: the question itself is what must be unchanged.)
-        screen = r.tmux.screen()
-        report.check("nothing was typed: the question is still open on screen",
-                     ASK in screen and CHOICES[1] in screen and (r.session() or {}).get("status") == "waiting",
-                     screen[-600:])
-        r.press_until("Enter", lambda: (r.session() or {}).get("status") != "waiting")
-        r.expect("answered at the terminal → done", r.done_with("Noted your choice."), 30)
-        r.idle()
-
-    if r.question_tool and r.board_answers:
+    if r.question_tool:
         report.scenario("a question answered from the board")
         r.prompt("Ask me again [[scenario:ask-board]]")
         r.expect("waiting with the question", lambda s: s["status"] == "waiting" and s.get("question") == ASK)
@@ -290,10 +287,16 @@ def scenarios_after_usage(r: Run):
         # Answered once: the board types the option when the dialog stands still (issue 46).
         code, said = r.serve.answer(r.sid, "2")
         report.check(f"`switchboard answer 2` exits 0 once {r.name} took it", code == 0, said)
+        print(f"    {said.strip()}", flush=True)
+        if r.cursor_line:
+            report.check("one ↓ from the cursor on the first option, then Enter", "↓ Enter" in said, said)
         r.expect("the second option → done", r.done_with("Noted your choice."), 30)
         report.check("the model got the second option", harness.wait_until(
             lambda: any(CHOICES[1] in t for t in r.fake.tool_results[results:]), 10), r.fake.tool_results[results:])
         r.idle()
+
+    if r.question_tool and r.cursor_line:
+        cursor_scenario(r)
 
     report.scenario("Esc while streaming")
     r.prompt("Think slowly [[scenario:stream]]")
@@ -346,6 +349,30 @@ def scenarios_after_usage(r: Run):
             ended = harness.wait_until(lambda: (lambda s: s if s and s["ended"] and s.get("exited") else None)
                                        (r.session()), 10)
             report.check("no session-end hook; the process watch ends the session", bool(ended), brief(r.session()))
+
+
+def cursor_scenario(r: Run):
+    """Issue 48: a form that picks with ↑/↓ from wherever its cursor is. The user moved the cursor
+    to the second option at the terminal; the board's option 1 (through the answer route the
+    board's buttons and scripts use) counts the arrows from there, up, not from the top."""
+    report = r.report
+    report.scenario("a question answered from the board after its cursor moved at the terminal")
+    r.prompt("Ask me once more [[scenario:ask-board]]")
+    r.expect("waiting with the question", lambda s: s["status"] == "waiting" and s.get("question") == ASK)
+    r.tmux.wait_text(r.cursor_line.format(label=CHOICES[0]), 20)
+    on_second = r.cursor_line.format(label=CHOICES[1])
+    r.press_until("Down", lambda: on_second in r.tmux.screen())
+    report.check("the cursor is on the second option", on_second in r.tmux.screen(), r.tmux.screen()[-600:])
+    results = len(r.fake.tool_results)
+    status, said = r.serve.answer_route(r.sid, 1)
+    report.check(f"the answer route's option 1 returns 200 once {r.name} took it, ↑ then Enter typed",
+                 status == 200 and '"↑ Enter"' in said, f"{status} {said}")
+    print(f"    POST /answer?option=1 → {status} {said}", flush=True)
+    r.expect("the first option → done", r.done_with("Noted your choice."), 30)
+    report.check("the model got the first option, not the one under the cursor", harness.wait_until(
+        lambda: any(CHOICES[0] in t for t in r.fake.tool_results[results:]), 10)
+        and not any(CHOICES[1] in t for t in r.fake.tool_results[results:]), r.fake.tool_results[results:])
+    r.idle()
 
 
 def board_scenarios(r: Run):

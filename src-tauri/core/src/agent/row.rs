@@ -46,9 +46,23 @@ pub struct Typing {
     pub enter_after_ms: u64,
     /// What it draws instead of a long typed text it took as a paste (`[Pasted text #2]`).
     pub pasted: Option<&'static str>,
-    /// Its question dialog picks option `n` when `n` is typed; otherwise an option is not typed
-    /// from the board (Copilot CLI's form moves a cursor with arrows from wherever it is).
+    /// Its question dialog picks option `n` when `n` is typed; otherwise an option is picked
+    /// with the arrow keys where the row's [`Agent::arrow_form`] says how to read its form, and
+    /// not from the board where it says nothing.
     pub options_by_digit: bool,
+}
+
+/// How a question form that picks with ↑/↓ from wherever its cursor is (Copilot CLI's
+/// `ask_user`) is read on its screen (issue 48): the option lines sit just above its line of
+/// key hints, the cursor's line marked, the others indented to the same column. The board
+/// finds the cursor's line and the wanted option's line, presses the arrows between them, sees
+/// the cursor there, then presses Enter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArrowForm {
+    /// Its line of key hints, just below the options (`↑/↓ select · enter accept`).
+    pub hints: &'static str,
+    /// What starts the cursor's line before the option's label (`❯`).
+    pub cursor: &'static str,
 }
 
 /// How Switchboard reads the CLI's own transcript (its records, one JSON value each).
@@ -135,6 +149,9 @@ pub struct Agent {
     pub tie: Tie,
     /// How it takes a typed reply.
     pub typing: Typing,
+    /// Where options are not picked by digit: how its question form is read on screen so the
+    /// board moves its cursor with the arrows; `None`: an option is not picked from the board.
+    pub arrow_form: Option<ArrowForm>,
     /// How its hooks are registered; `None`: Switchboard does not install into it (`custom`).
     pub setup: Option<super::Setup>,
     /// Events whose hook it runs under a short-lived supervisor rather than itself (Qwen Code's
@@ -175,6 +192,7 @@ impl Agent {
         transcript: Transcript::NONE,
         tie: Tie::HookProcess,
         typing: Typing { prompts: &[], enter_after_ms: 150, pasted: None, options_by_digit: true },
+        arrow_form: None,
         setup: None,
         detached_events: &[],
         asks_only_when_held: false,

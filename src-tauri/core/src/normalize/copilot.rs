@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 mod transcript;
 
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, DecisionReply, Start, Transcript, Typing};
+use crate::agent::row::{Agent, ArrowForm, DecisionReply, Start, Transcript, Typing};
 use crate::agent::setup::{DirVar, Layout, Setup};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
@@ -60,9 +60,11 @@ pub static AGENT: Agent = Agent {
     decision_reply: DecisionReply::Flat,
     resume: Some("copilot --resume {id}"),
     transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: transcript::settles },
-    // Its ask_user form picks with ↑/↓ from wherever its cursor is, not by number: an option is
-    // not typed from the board (checked on 1.0.102).
+    // Its ask_user form picks with ↑/↓ from wherever its cursor is, not by number (a typed `2`
+    // does nothing): the board reads the cursor off the form and moves it (checked on 1.0.102,
+    // `tests/fixtures/screens/copilot-cli-1.0.102/`).
     typing: Typing { prompts: &["❯", ">"], enter_after_ms: 150, pasted: Some("[Paste"), options_by_digit: false },
+    arrow_form: Some(ArrowForm { hints: "↑/↓ select · enter accept", cursor: "❯" }),
     setup: Some(Setup {
         dir: ".copilot",
         dir_var: Some(DirVar::Folder("COPILOT_HOME")),

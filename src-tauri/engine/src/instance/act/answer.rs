@@ -13,9 +13,12 @@
 //! that hook instead — in any terminal, nothing typed, a written answer too; its own dialog,
 //! drawn meanwhile, closes. Only while the question is held for the board (Allow / Deny on).
 //!
-//! What is typed: the option's number alone (in all three CLIs' question dialogs the key `2`
-//! answers option 2 at once), or the reply's text as literal keys (newlines made spaces, at most
-//! [`MAX_REPLY`] characters) and, once drawn, Enter ([`crate::terminal::typing`]).
+//! What is typed: the option's number alone (in most CLIs' question dialogs the key `2` answers
+//! option 2 at once), or — on a form that picks with ↑/↓ from wherever its cursor is (Copilot
+//! CLI's, issue 48) — the arrows from the cursor's line to the option's, read off the screen,
+//! and Enter once the cursor is seen there ([`crate::terminal::form`]); or the reply's text as
+//! literal keys (newlines made spaces, at most [`MAX_REPLY`] characters) and, once drawn, Enter
+//! ([`crate::terminal::typing`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,7 +28,7 @@ use switchboard_core::{AgentStatus, Millis, Session};
 
 use crate::instance::act::decide::Decisions;
 use crate::instance::hub::{Hub, Input, Inputs};
-use crate::terminal::{tie, tmux, typing, TieError};
+use crate::terminal::{form, tie, tmux, typing, TieError};
 
 /// The longest reply typed (characters).
 pub const MAX_REPLY: usize = 4_000;
@@ -116,6 +119,8 @@ pub enum AnswerError {
     Untied(#[from] TieError),
     #[error(transparent)]
     Typing(#[from] typing::TypingError),
+    #[error(transparent)]
+    Form(#[from] form::FormError),
     /// Typed, but the CLI's next event never said it took it.
     #[error("typed into pane {pane}, but {cli} did not take it within {seconds} s (no new turn): {left}")]
     NotTaken { pane: String, cli: &'static str, seconds: u64, left: String },
@@ -241,6 +246,10 @@ pub fn deliver(session: &Session, answer: &Answer) -> Result<Delivered, AnswerEr
             }
             digit.clone()
         }
+        Keys::Arrows(arrows, n) => {
+            let question = session.questions.first().ok_or(AnswerError::NotAsking)?;
+            form::pick(&pane, arrows, question, *n)?
+        }
         Keys::Line(text) => {
             typing::type_line(&pane, text, &row_of(session).typing)?;
             text.clone()
@@ -259,6 +268,8 @@ fn screen(session: &Session) -> Result<String, AnswerError> {
 
 enum Keys {
     Digit(String),
+    /// Option `n`, picked on the form with the arrows from wherever its cursor is.
+    Arrows(&'static switchboard_core::agent::ArrowForm, usize),
     Line(String),
 }
 
@@ -276,14 +287,7 @@ fn keys_for(session: &Session, answer: &Answer) -> Result<Keys, AnswerError> {
             if question.multi_select || session.questions.len() > 1 {
                 return Err(AnswerError::SeveralChoices);
             }
-            if let Some(row) = switchboard_core::agent(&session.agent).filter(|row| !row.typing.options_by_digit) {
-                return Err(AnswerError::OptionsByArrows(row.name));
-            }
-            let count = question.options.len();
-            if *n == 0 || *n > count || *n > 9 {
-                return Err(AnswerError::NoSuchOption(count, *n));
-            }
-            Ok(Keys::Digit(n.to_string()))
+            option_keys(switchboard_core::agent(&session.agent), question.options.len(), *n)
         }
         Answer::Text(_) => Err(AnswerError::TextNeedsHook),
         Answer::Reply(text) => {
@@ -297,6 +301,22 @@ fn keys_for(session: &Session, answer: &Answer) -> Result<Keys, AnswerError> {
             }
             one_line(text).map(Keys::Line).ok_or(AnswerError::Empty)
         }
+    }
+}
+
+/// How option `n` of `count` is picked on this CLI's question: its digit, the arrows on a form
+/// its row says how to read, or not from the board.
+fn option_keys(row: Option<&'static switchboard_core::Agent>, count: usize, n: usize) -> Result<Keys, AnswerError> {
+    if n == 0 || n > count {
+        return Err(AnswerError::NoSuchOption(count, n));
+    }
+    match row.filter(|row| !row.typing.options_by_digit) {
+        None if n > 9 => Err(AnswerError::NoSuchOption(count, n)),
+        None => Ok(Keys::Digit(n.to_string())),
+        Some(row) => match &row.arrow_form {
+            Some(arrows) => Ok(Keys::Arrows(arrows, n)),
+            None => Err(AnswerError::OptionsByArrows(row.name)),
+        },
     }
 }
 
@@ -411,38 +431,4 @@ fn left_in_composer(session: &Session, text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use switchboard_core::question::{Question, QuestionOption};
-
-    fn asking(agent: &str) -> Session {
-        let option = |label: &str| QuestionOption { label: label.into(), description: None };
-        let event =
-            switchboard_core::normalize("custom", &serde_json::json!({"sessionId": "s", "status": "waiting"}), 1);
-        let mut session = switchboard_core::Reducer::new().apply(&event.unwrap(), false).unwrap().session;
-        session.agent = agent.into();
-        session.status = Some(AgentStatus::Waiting);
-        session.awaiting_input = true;
-        session.questions = vec![Question {
-            header: None,
-            question: "Which database?".into(),
-            options: vec![option("PostgreSQL"), option("SQLite")],
-            multi_select: false,
-        }];
-        session
-    }
-
-    #[test]
-    fn a_reply_is_one_line_without_escape_sequences() {
-        assert_eq!(one_line("  fix\u{1b}[31m it\r\n\n now  ").as_deref(), Some("fix it now"));
-        assert_eq!(one_line("\u{1b}]0;title\u{7}\n \t"), None, "nothing printable is no reply");
-    }
-
-    #[test]
-    fn an_option_is_typed_as_its_number_only_where_the_cli_picks_by_number() {
-        assert!(matches!(keys_for(&asking("qwen"), &Answer::Option(2)), Ok(Keys::Digit(d)) if d == "2"));
-        let Err(refused) = keys_for(&asking("copilot"), &Answer::Option(2)) else { panic!("typed for Copilot CLI") };
-        assert_eq!(refused, AnswerError::OptionsByArrows("Copilot CLI"));
-        assert!(refused.to_string().contains("answer it in its terminal"), "{refused}");
-    }
-}
+mod tests;

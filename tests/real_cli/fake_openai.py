@@ -53,6 +53,10 @@ class FakeOpenAI:
         self.requests: list[dict] = []  # {scenario, step}, for debugging a failed run
         self.user_texts: list[str] = []  # the latest user text of every request (what a reply delivered)
         self.tool_results: list[str] = []
+        # The usage each answer reports, by the request's number (0, 1, …): 100 in and 10 out unless
+        # a test wants each answer's own; what each answer reported is kept in `usages`.
+        self.usage_of = lambda n: {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+        self.usages: list[dict] = []  # {scenario, title, usage}
         self.lock = threading.Lock()
         fake = self
 
@@ -125,26 +129,30 @@ class FakeOpenAI:
         answer = script[step] if step < len(script) else text("Done.")
         # OpenCode asks for a session title on the side: no tools, its own system prompt.
         system = " ".join(content_text(m.get("content")) for m in messages if m.get("role") == "system")
-        if "title generator" in system and not body.get("tools"):
+        title = "title generator" in system and not body.get("tools")
+        if title:
             answer = text("A test title")
         if "error" in answer:
             status = answer["error"]
             handler._json(status, {"error": {"message": f"fake error {status}", "type": "server_error",
                                              "code": str(status)}})
             return
+        with self.lock:
+            usage = self.usage_of(len(self.usages))
+            self.usages.append({"scenario": scenario, "title": title, "usage": usage})
         if not body.get("stream"):
             handler._json(200, {"id": "chatcmpl-fake", "object": "chat.completion", "model": "fake-model",
                                 "choices": [{"index": 0, "finish_reason": "stop",
                                              "message": {"role": "assistant", "content": "A short answer."}}],
-                                "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
+                                "usage": usage})
             return
-        self.stream(handler, answer)
+        self.stream(handler, answer, usage)
 
     def got(self, text_: str, start: int = 0) -> bool:
         with self.lock:
             return any(text_ in t for t in self.user_texts[start:])
 
-    def stream(self, handler, answer: dict):
+    def stream(self, handler, answer: dict, usage: dict):
         handler.send_response(200)
         handler.send_header("Content-Type", "text/event-stream")
         handler.send_header("Cache-Control", "no-cache")
@@ -178,7 +186,7 @@ class FakeOpenAI:
                     time.sleep(0.5)
                     send({"content": "."})
                 send({}, "stop")
-            send({}, usage={"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110})
+            send({}, usage=usage)
             handler.wfile.write(b"data: [DONE]\n\n")
             handler.wfile.flush()
         except OSError:

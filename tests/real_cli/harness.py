@@ -80,16 +80,20 @@ class Serve:
     """`switchboard serve --no-notify` with its own state directory."""
 
     def __init__(self, workdir: Path, env: Optional[dict[str, str]] = None):
+        """`env`: variables of every start (where a CLI keeps what serve reads, e.g. OpenCode's
+        data folder)."""
         self.state = workdir / "switchboard-state"
         self.state.mkdir(parents=True, exist_ok=True)
         self.log = open(workdir / "serve.log", "ab")
         self.proc: Optional[subprocess.Popen] = None
-        self.start(env)
+        self.always = dict(env or {})
+        self.start()
 
     def start(self, env: Optional[dict[str, str]] = None):
         """Starts serve (again) on the same state directory: the sessions come back from its
         database. `env` adds variables, e.g. SWITCHBOARD_DECIDE to hold permissions (issue 14)."""
-        self.env = {**os.environ, **(env or {}), "SWITCHBOARD_HOME": str(self.state), "SWITCHBOARD_NO_NOTIFY": "1"}
+        self.env = {**os.environ, **self.always, **(env or {}), "SWITCHBOARD_HOME": str(self.state),
+                    "SWITCHBOARD_NO_NOTIFY": "1"}
         self.proc = subprocess.Popen([str(switchboard_bin()), "serve", "--no-notify"], env=self.env,
                                      stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log)
         if not wait_until(lambda: (self.state / "endpoint.json").exists(), 10):

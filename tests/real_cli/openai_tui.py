@@ -89,6 +89,10 @@ class Run:
     def env(self) -> dict[str, str]:
         raise NotImplementedError
 
+    def serve_env(self) -> dict[str, str]:
+        """Variables serve needs to find what the CLI writes in its temporary home."""
+        return {}
+
     def command(self) -> list[str]:
         raise NotImplementedError
 
@@ -117,7 +121,7 @@ class Run:
                           again.returncode == 0 and written.exists() and written.read_text() == before,
                           again.stdout + again.stderr)
         self.fake = FakeOpenAI(scripts(self.shell_tool, self.ask_call)).start()
-        self.serve = harness.Serve(self.ctx.workdir)
+        self.serve = harness.Serve(self.ctx.workdir, self.serve_env())
 
     def launch(self) -> bool:
         if self.tmux:

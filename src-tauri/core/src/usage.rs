@@ -15,6 +15,10 @@
 //! - **Gemini CLI**: the chat file's `gemini` messages, `tokens` (`input` — the whole prompt,
 //!   `cached` included —, `output`, `thoughts`, `cached`) and `model`. A message is written again
 //!   whenever it grows (tokens, then tool calls): counted once, by its `id`.
+//! - **OpenCode**: no transcript: its SQLite database (`opencode.db`), the `message` table's
+//!   assistant messages, `tokens` (`input` — the prompt less the cache —, `output`, `reasoning`,
+//!   `cache.read`, `cache.write`), `cost` (its own reckoning, in dollars) and `modelID`; its
+//!   subagents' sessions count too, not as the context.
 
 use std::collections::VecDeque;
 
@@ -152,6 +156,9 @@ pub(crate) struct Counted {
     pub(crate) output: u64,
     pub(crate) cache_read: u64,
     pub(crate) cache_write: u64,
+    /// What the response cost by the CLI's own reckoning (OpenCode's), in millionths of a US
+    /// dollar; 0 when it says nothing, and the pricing table estimates it.
+    pub(crate) cost_micros: u64,
 }
 
 /// Responses remembered to recognise one written again.
@@ -213,6 +220,7 @@ impl Meter {
         totals.output = totals.output - before.output + counted.output;
         totals.cache_read = totals.cache_read - before.cache_read + counted.cache_read;
         totals.cache_write = totals.cache_write - before.cache_write + counted.cache_write;
+        totals.cost_micros = totals.cost_micros - before.cost_micros + counted.cost_micros;
         before != counted
     }
 
@@ -220,13 +228,16 @@ impl Meter {
     pub fn usage(&self, prices: &Prices) -> Usage {
         let price = self.model.as_deref().and_then(|model| prices.of(model));
         let totals = self.totals;
-        let cost_micros = price.map(|price| {
-            // Tokens × dollars per million tokens = millionths of a dollar.
-            (totals.input as f64 * price.input
-                + totals.output as f64 * price.output
-                + totals.cache_read as f64 * price.cache_read
-                + totals.cache_write as f64 * price.cache_write)
-                .round() as u64
+        let reckoned = (totals.cost_micros > 0).then_some(totals.cost_micros);
+        let cost_micros = reckoned.or_else(|| {
+            price.map(|price| {
+                // Tokens × dollars per million tokens = millionths of a dollar.
+                (totals.input as f64 * price.input
+                    + totals.output as f64 * price.output
+                    + totals.cache_read as f64 * price.cache_read
+                    + totals.cache_write as f64 * price.cache_write)
+                    .round() as u64
+            })
         });
         Usage {
             model: self.model.clone(),

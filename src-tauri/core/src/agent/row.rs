@@ -82,6 +82,23 @@ impl Transcript {
     pub const NONE: Self = Self { turn: |_| Vec::new(), usage: |_, _| false, settles: |_| false };
 }
 
+/// A SQLite database of the CLI's own that keeps its sessions (OpenCode), read for their usage where
+/// the CLI writes no transcript. The engine opens it read-only; the file is found from the
+/// environment as the CLI finds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Database {
+    /// A variable that names the file itself: a path, absolute or relative to its folder.
+    pub file_var: Option<&'static str>,
+    /// A variable naming the base its folder is in (`XDG_DATA_HOME`), and the folder's name there.
+    pub base_var: Option<(&'static str, &'static str)>,
+    /// Its folder in the home folder, when that variable is not set (`.local/share/opencode`).
+    pub dir: &'static str,
+    pub file: &'static str,
+    /// SQL with the session's id as `?1`: one row per model response, a JSON record in its one
+    /// column, each counted by the row's `transcript.usage`.
+    pub usage_query: &'static str,
+}
+
 /// How `switchboard new <cli>` starts it, interactive, in Switchboard's own tmux.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Start {
@@ -145,6 +162,8 @@ pub struct Agent {
     pub title: TitleSource,
     /// How its transcript is read: last turn, usage, interrupts.
     pub transcript: Transcript,
+    /// Its database, when its usage is read there rather than from a transcript (OpenCode).
+    pub database: Option<Database>,
     /// How a tmux pane is tied to one of its sessions.
     pub tie: Tie,
     /// How it takes a typed reply.
@@ -190,6 +209,7 @@ impl Agent {
         resume: None,
         title: TitleSource::None,
         transcript: Transcript::NONE,
+        database: None,
         tie: Tie::HookProcess,
         typing: Typing { prompts: &[], enter_after_ms: 150, pasted: None, options_by_digit: true },
         arrow_form: None,

@@ -8,12 +8,14 @@
 //! last answer into the `session.idle` that ends it, once. A refused permission or a dismissed
 //! question ends the turn. A subagent (the `task` tool) is a session with a parent: its events
 //! come as the parent's with a `subagent_id`. Its sessions live in SQLite, not in a transcript
-//! file, so the board has no usage or last turn from it yet.
+//! file: the board reads their usage there (`opencode/database.rs`), and has no last turn from it.
+
+mod database;
 
 use serde_json::Value;
 
 use super::{lifecycle, one_line, request_failed, Hook};
-use crate::agent::row::{Agent, DecisionReply, Start, Typing};
+use crate::agent::row::{Agent, DecisionReply, Start, Transcript, Typing};
 use crate::agent::setup::{Bridge, DirVar, Layout, Setup};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
@@ -83,6 +85,9 @@ pub static AGENT: Agent = Agent {
     decision_event: Some("permission.asked"),
     decision_reply: DecisionReply::Flat,
     resume: Some("opencode -s {id}"),
+    // No transcript: its usage comes from its database, a row at a time.
+    transcript: Transcript { usage: database::usage, ..Transcript::NONE },
+    database: Some(database::DATABASE),
     typing: Typing { prompts: &["┃"], enter_after_ms: 200, pasted: None, options_by_digit: true },
     setup: Some(Setup {
         dir: ".config/opencode",

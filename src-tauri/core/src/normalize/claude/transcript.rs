@@ -74,6 +74,7 @@ pub(crate) fn usage(meter: &mut Meter, record: &Value) -> bool {
         output: number(usage, "output_tokens"),
         cache_read: number(usage, "cache_read_input_tokens"),
         cache_write: number(usage, "cache_creation_input_tokens"),
+        ..Counted::default()
     };
     let sidechain = record.get("isSidechain").and_then(Value::as_bool).unwrap_or(false);
     let changed = meter.count(id, counted);

@@ -58,6 +58,7 @@ pub(crate) fn usage(meter: &mut Meter, record: &Value) -> bool {
                 output: number(total, "output_tokens"),
                 cache_read: cached,
                 cache_write: 0,
+                ..Counted::default()
             };
             let context = info
                 .get("last_token_usage")

@@ -47,6 +47,7 @@ pub(crate) fn usage(meter: &mut Meter, record: &Value) -> bool {
         output: number(tokens, "outputTokens"),
         cache_read: number(tokens, "cacheReadTokens"),
         cache_write: number(tokens, "cacheWriteTokens"),
+        ..Counted::default()
     };
     let changed = meter.count(id, counted);
     if let Some(model) = str_of(tokens, "model") {

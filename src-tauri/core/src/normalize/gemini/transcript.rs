@@ -62,6 +62,7 @@ pub(crate) fn usage(meter: &mut Meter, record: &Value) -> bool {
         output: number(tokens, "output") + number(tokens, "thoughts"),
         cache_read: cached,
         cache_write: 0,
+        ..Counted::default()
     };
     let changed = meter.count(id, counted);
     if let Some(model) = record.get("model").and_then(Value::as_str) {

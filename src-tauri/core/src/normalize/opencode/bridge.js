@@ -80,13 +80,25 @@ function decision(out) {
   return {};
 }
 
-// One bridge per project folder, whatever OpenCode instantiates: it may load a plugin twice for
-// the same folder (seen with --port); a server that serves several folders gets one for each.
-const loaded = globalThis.__switchboardBridge ?? (globalThis.__switchboardBridge = new Set());
+// Which instance of the bridge speaks for a session. OpenCode may instantiate a plugin twice in
+// one process for the same folder: with --port (1.18.33) the first instance never hears an event
+// and the second hears them all, so a bridge per folder kept at its first instance put nothing on
+// the board. The first instance that hears of a session keeps it; another that also hears of it
+// stays silent, so nothing is sent twice.
+const speakers = globalThis.__switchboardSpeakers ?? (globalThis.__switchboardSpeakers = new Map());
+
+/** The session an OpenCode event is about (its own id for a session's events). */
+function sessionOf(p) {
+  return p.sessionID ?? p.part?.sessionID ?? p.info?.sessionID ?? p.info?.id;
+}
 
 export const SwitchboardBridge = async ({ client, directory }) => {
-  if (loaded.has(directory)) return {};
-  loaded.add(directory);
+  const self = Symbol("bridge");
+  const mine = (id) => {
+    if (typeof id !== "string" || id === "") return false;
+    if (!speakers.has(id)) speakers.set(id, self);
+    return speakers.get(id) === self;
+  };
   const hooks = loadHooks();
   let queue = Promise.resolve();
   const send = (name, fields, running) => {
@@ -159,6 +171,7 @@ export const SwitchboardBridge = async ({ client, directory }) => {
 
   const event = async ({ event: e }) => {
     const p = e?.properties ?? {};
+    if (!mine(sessionOf(p))) return;
     switch (e?.type) {
       case "session.created":
       case "session.updated": {
@@ -234,6 +247,7 @@ export const SwitchboardBridge = async ({ client, directory }) => {
   return {
     event,
     "chat.message": async (input, output) => {
+      if (!mine(input?.sessionID)) return;
       const s = session(input.sessionID);
       s.busy = true;
       s.error = undefined;
@@ -246,6 +260,7 @@ export const SwitchboardBridge = async ({ client, directory }) => {
     },
     dispose: async () => {
       // OpenCode exits: each of its sessions ends (delivered before it goes).
+      for (const id of sessions.keys()) speakers.delete(id);
       await Promise.all(
         [...sessions.entries()]
           .filter(([, s]) => !s.parent)

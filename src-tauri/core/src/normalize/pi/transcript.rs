@@ -67,6 +67,7 @@ pub(crate) fn usage(meter: &mut Meter, record: &Value) -> bool {
         output: number(tokens, "output"),
         cache_read: number(tokens, "cacheRead"),
         cache_write: number(tokens, "cacheWrite"),
+        ..Counted::default()
     };
     if counted.input + counted.output + counted.cache_read + counted.cache_write == 0 {
         // An aborted or failed answer is saved with no usage: not a request that counted.

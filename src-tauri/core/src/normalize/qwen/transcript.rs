@@ -52,6 +52,7 @@ pub(crate) fn usage(meter: &mut Meter, record: &Value) -> bool {
         output: number(tokens, "candidatesTokenCount") + number(tokens, "thoughtsTokenCount"),
         cache_read: cached,
         cache_write: 0,
+        ..Counted::default()
     };
     let changed = meter.count(id, counted);
     if let Some(model) = str_of(record, "model") {

@@ -5,7 +5,8 @@
 //!   and only what was appended since is read afterwards (a `stat` per session per look); the
 //!   records go to `switchboard_core::usage::Meter` (which says, per CLI, which fields count).
 //!   Prices come from `pricing.json` in the state folder: written from the built-in table when
-//!   missing, re-read when the user edits it.
+//!   missing, re-read when the user edits it. A CLI that writes no transcript but keeps its
+//!   sessions in a database (OpenCode) has them counted there instead (`meter/database.rs`).
 //! - **Footprint.** Every [`FOOTPRINT_EVERY`], one pass over the process table (`/proc` on
 //!   Linux) gives each live agent's process tree: CPU since the last sample, resident memory,
 //!   how many processes, since when. Only sessions whose agent process is known and alive are
@@ -127,6 +128,7 @@ struct Metered {
     cwd: Option<String>,
     transcript_path: Option<String>,
     reader: Option<Reader>,
+    database: Option<database::Reader>,
     meter: usage::Meter,
     reported_usage: Option<Usage>,
     process: Option<AgentProcess>,
@@ -215,6 +217,7 @@ impl Metering {
                 cwd: None,
                 transcript_path: None,
                 reader: None,
+                database: database::Reader::of(&session.agent),
                 meter: switchboard_core::agent::meter(&session.agent),
                 reported_usage: session.usage.clone(),
                 process: None,
@@ -260,7 +263,11 @@ impl Metering {
         let repriced = self.pricing.refresh();
         let mut readings = Vec::new();
         for (id, metered) in &mut self.sessions {
-            let read = metered.reader.as_mut().map(|reader| reader.read(&mut metered.meter)).unwrap_or(false);
+            let read = match (&mut metered.database, &mut metered.reader) {
+                (Some(database), _) => database.read(id, &mut metered.meter),
+                (None, Some(reader)) => reader.read(&mut metered.meter),
+                (None, None) => false,
+            };
             if !read && !repriced {
                 continue;
             }
@@ -425,5 +432,6 @@ pub fn git_info(dir: &Path) -> Option<GitInfo> {
     })
 }
 
+mod database;
 #[cfg(test)]
 mod tests;

@@ -146,13 +146,9 @@ class DaemonWindows:
         self.tmux("send-keys", "-t", pane, *(["-l"] if literal else []), *keys)
 
     def type(self, pane: str, text: str):
-        """Types `text`, and Enter once the composer shows it: an Enter sent while Codex is
-        still taking the text in is lost."""
-        self.send(pane, text, literal=True)
-        head = text[:16]
-        if not harness.wait_until(lambda: head in self.screen(pane), 20):
-            raise AssertionError(f"{pane} never showed {head!r}:\n{self.screen(pane)}")
-        self.send(pane, "Enter")
+        """Types `text`, and Enter once the composer shows it (`harness.typed_then_enter`)."""
+        harness.typed_then_enter(lambda: self.screen(pane), lambda: self.send(pane, text, literal=True),
+                                 lambda: self.send(pane, "Enter"), text)
 
     def prompt(self, pane: str, text: str):
         """Types a prompt and waits until Codex has taken it (its turn runs or ran)."""

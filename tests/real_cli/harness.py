@@ -179,6 +179,27 @@ class Serve:
         self.log.close()
 
 
+# How long Codex and Gemini CLI treat an Enter that follows typed text as part of a paste (a
+# newline, not a submit): the product waits 150 ms past the drawn text (`Typing::enter_after_ms`);
+# the harness, twice that. This is the CLIs' own time rule, not a guess at a race.
+PASTE_WINDOW_S = 0.3
+
+
+def typed_then_enter(screen, send_text, send_enter, text: str, enter: bool = True):
+    """Sends `text`, waits until the screen shows it one more time than before (the same prompt
+    may already stand in the history above), then — past the CLI's paste window — Enter. Fails
+    loudly if the text is never drawn."""
+    head = text.strip()[:16]
+    before = screen().count(head)
+    send_text()
+    if not enter:
+        return
+    if not wait_until(lambda: screen().count(head) > before, 20, 0.05):
+        raise AssertionError(f"the screen never showed {head!r}:\n{screen()}")
+    time.sleep(PASTE_WINDOW_S)
+    send_enter()
+
+
 class Tmux:
     """One interactive program in a private tmux server (`tmux -L <socket>`)."""
 
@@ -207,14 +228,10 @@ class Tmux:
         subprocess.run([*args, *keys], check=True)
 
     def type(self, text: str, enter: bool = True):
-        """Types `text`; Enter once the screen shows it. An Enter sent while a CLI is still
-        taking the text in (or drawing a resumed history) is lost."""
-        self.send(text, literal=True)
-        if enter:
-            head = text.strip()[:16]
-            if not wait_until(lambda: head in self.screen(), 20, 0.05):
-                raise AssertionError(f"the screen never showed {head!r}:\n{self.screen()}")
-            self.send("Enter")
+        """Types `text`; Enter once the screen shows it once more than before and the CLI's
+        paste window has passed (`typed_then_enter`)."""
+        typed_then_enter(self.screen, lambda: self.send(text, literal=True),
+                         lambda: self.send("Enter"), text, enter)
 
     def screen(self) -> str:
         out = subprocess.run(["tmux", "-L", self.socket, "capture-pane", "-p", "-t", "main"],

@@ -661,15 +661,15 @@ class Scenarios:
         self.permission_refused("permission-refused-no", ["Down", "Down", "Enter"], "No")
 
     def plan_mode(self, on: bool) -> bool:
-        """Shift+tab cycles Default ⇄ Plan; the footer says "Plan mode (shift+tab to cycle)"."""
+        """Shift+tab cycles Default ⇄ Plan; the footer says "Plan mode (shift+tab to cycle)". One
+        press, past the composer's input window, when the mode is not already `on`."""
         def now_on():
             return "Plan mode (shift+tab" in self.codex.tmux.screen()
-        for _ in range(3):
-            if now_on() == on:
-                return True
-            self.codex.tmux.send("BTab")
-            harness.wait_until(lambda: now_on() == on, 2, 0.1)
-        return now_on() == on
+        if now_on() == on:
+            return True
+        time.sleep(harness.PASTE_WINDOW_S)
+        self.codex.tmux.send("BTab")
+        return bool(harness.wait_until(lambda: now_on() == on, 10, 0.1))
 
     def question_tool(self):
         self.report.scenario("question tool (Plan mode, answered)")

@@ -153,15 +153,16 @@ class Run:
             return at >= 0 and tail in screen[at:]
         if not harness.wait_until(drawn, 20, 0.05):
             raise AssertionError(f"the screen never showed {text_!r}:\n{self.tmux.screen()}")
+        time.sleep(harness.PASTE_WINDOW_S)
         self.tmux.send("Enter")
 
-    def press_until(self, key: str, moved: Callable[[], bool]):
-        """Presses `key` on a dialog just drawn, again if the first press was lost (a key typed the
-        instant a dialog appears can be), until `moved` says the CLI took it."""
-        for _ in range(3):
-            self.tmux.send(key)
-            if harness.wait_until(moved, 5):
-                return
+    def press_until(self, key: str, moved: Callable[[], bool]) -> bool:
+        """Presses `key` once on a dialog just drawn — past the CLI's input window
+        (`harness.PASTE_WINDOW_S`), as a key typed the instant a dialog is drawn can land before
+        the dialog listens — and waits until `moved` says the CLI took it."""
+        time.sleep(harness.PASTE_WINDOW_S)
+        self.tmux.send(key)
+        return bool(harness.wait_until(moved, 15))
 
     def session(self, sid: Optional[str] = None) -> Optional[dict]:
         return self.serve.session(session_id=sid or self.sid)

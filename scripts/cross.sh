@@ -2,13 +2,15 @@
 # Builds the switchboard CLI for Windows and macOS from Linux, checks the core, engine and CLI
 # crates for both, and runs the Windows CLI's whole-process smoke tests under Wine (issue 38).
 #
-#   scripts/cross.sh                 # setup, build, wine
-#   STEPS="check" scripts/cross.sh   # check only (no linking; build covers it)
+#   scripts/cross.sh                 # setup, lint, build, wine
+#   STEPS="lint" scripts/cross.sh    # lint only (no linking)
 #
 # Steps (each timed, the times listed at the end):
 #   setup   rustup targets; mingw-w64 and wine (Debian), zig and cargo-zigbuild (PyPI) if missing
-#   check   cargo check of switchboard-core, -engine and -cli for x86_64-pc-windows-gnu,
-#           x86_64-apple-darwin and aarch64-apple-darwin (macOS through cargo-zigbuild)
+#   lint    cargo clippy -D warnings of every crate — core, engine, CLI and the app (issue 50) —
+#           for x86_64-pc-windows-gnu, x86_64-apple-darwin and aarch64-apple-darwin (macOS
+#           through cargo-zigbuild, whose zig compiles the C the app's crates bundle). The app
+#           crate embeds ui/dist: build the web view first (`make ui`).
 #   build   the CLI binary for x86_64-pc-windows-gnu (mingw-w64) and both macOS targets (zig
 #           links them: the macOS code needs nothing from the SDK but libSystem)
 #   wine    the Windows CLI under Wine: install --dry-run against a Windows-shaped profile,
@@ -20,12 +22,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 PROFILE="${PROFILE:-dev}"
-STEPS="${STEPS:-setup build wine}"
+STEPS="${STEPS:-setup lint build wine}"
 JOBS_ARG=()
 [ -n "${JOBS:-}" ] && JOBS_ARG=(-j "$JOBS")
 WINDOWS=x86_64-pc-windows-gnu
 MACS=(x86_64-apple-darwin aarch64-apple-darwin)
-CRATES=(-p switchboard-core -p switchboard-engine -p switchboard-cli)
+CRATES=(-p switchboard-core -p switchboard-engine -p switchboard-cli -p switchboard)
 TIMES=()
 
 timed() {
@@ -62,8 +64,8 @@ setup() {
     fi
 }
 
-check_windows() { cargo check "${JOBS_ARG[@]}" --target "$WINDOWS" "${CRATES[@]}"; }
-check_mac() { cargo-zigbuild check "${JOBS_ARG[@]}" --target "$1" "${CRATES[@]}"; }
+lint_windows() { cargo clippy "${JOBS_ARG[@]}" --target "$WINDOWS" "${CRATES[@]}" -- -D warnings; }
+lint_mac() { cargo-zigbuild clippy "${JOBS_ARG[@]}" --target "$1" "${CRATES[@]}" -- -D warnings; }
 build_windows() { cargo build "${JOBS_ARG[@]}" --profile "$PROFILE" --target "$WINDOWS" -p switchboard-cli; }
 build_mac() { cargo-zigbuild zigbuild "${JOBS_ARG[@]}" --profile "$PROFILE" --target "$1" -p switchboard-cli; }
 
@@ -144,9 +146,9 @@ C
 }
 
 wants setup && timed setup setup
-if wants check; then
-    timed "check $WINDOWS" check_windows
-    for mac in "${MACS[@]}"; do timed "check $mac" check_mac "$mac"; done
+if wants lint; then
+    timed "lint $WINDOWS" lint_windows
+    for mac in "${MACS[@]}"; do timed "lint $mac" lint_mac "$mac"; done
 fi
 if wants build; then
     timed "build CLI $WINDOWS ($PROFILE)" build_windows

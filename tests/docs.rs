@@ -129,3 +129,41 @@ fn no_rust_source_file_is_over_450_lines() {
     walk(&root().join("src-tauri"), &mut long);
     assert!(long.is_empty(), "over 450 lines: {long:#?}");
 }
+
+/// Issue 50: what names an operating system lives in the platform room
+/// (`src-tauri/engine/src/platform/`); everywhere else asks the room. A module's tests (after its
+/// `#[cfg(test)]`, in `tests.rs`, `testing.rs` or a `tests/` folder) may use Unix's own calls to
+/// set files up.
+#[test]
+fn no_os_conditional_outside_the_platform_room() {
+    const NAMES: [&str; 8] = [
+        "cfg(unix", "cfg(windows", "cfg(target_os", "cfg(target_family", "cfg(not(unix",
+        "cfg(not(windows", "std::os::unix", "std::os::windows",
+    ];
+    fn walk(dir: &Path, found: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if name != "tests" && name != "platform" && name != "target" {
+                    walk(&path, found);
+                }
+            } else if name.ends_with(".rs") && !name.ends_with("tests.rs") && name != "testing.rs" {
+                let text = read(&path);
+                // Production code ends where a test-only item begins (`#[cfg(test)]`,
+                // `#[cfg(all(test, unix))]`).
+                let tests_begin = |line: &&str| line.trim_start().starts_with("#[cfg(") && line.contains("test");
+                let production = text.lines().take_while(|line| !tests_begin(line));
+                for (at, line) in production.enumerate() {
+                    let line = line.replace(' ', "");
+                    if NAMES.iter().any(|os| line.contains(os)) {
+                        found.push(format!("{}:{}", path.strip_prefix(root()).unwrap().display(), at + 1));
+                    }
+                }
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(&root().join("src-tauri"), &mut found);
+    assert!(found.is_empty(), "OS conditionals outside src-tauri/engine/src/platform/: {found:#?}");
+}

@@ -137,8 +137,14 @@ fn no_rust_source_file_is_over_450_lines() {
 #[test]
 fn no_os_conditional_outside_the_platform_room() {
     const NAMES: [&str; 8] = [
-        "cfg(unix", "cfg(windows", "cfg(target_os", "cfg(target_family", "cfg(not(unix",
-        "cfg(not(windows", "std::os::unix", "std::os::windows",
+        "cfg(unix",
+        "cfg(windows",
+        "cfg(target_os",
+        "cfg(target_family",
+        "cfg(not(unix",
+        "cfg(not(windows",
+        "std::os::unix",
+        "std::os::windows",
     ];
     fn walk(dir: &Path, found: &mut Vec<String>) {
         for entry in std::fs::read_dir(dir).unwrap().flatten() {

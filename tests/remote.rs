@@ -248,16 +248,21 @@ fn a_box_over_real_ssh_from_nothing_through_a_cut_link_and_a_stopped_sshd() {
     let mut sshd = Sshd::start();
     let desktop = Serve::start();
 
+    // 0. The same box, saying it is a Mac (a `uname` first on its PATH says "Darwin arm64"), is
+    // sent the Mac build of its processor; a build that cannot run there is refused before a
+    // byte goes (issue 50).
+    let command = sshd.command();
+    a_box_that_says_it_is_a_mac_gets_the_mac_build_or_nothing(&remote, &desktop, &command);
+
     // 1. Add and install, from nothing.
     let mut add = vec!["remote", "add", "box", "--"];
-    let command = sshd.command();
     add.extend(command.iter().map(String::as_str));
     let added = run(desktop.home(), &add, b"");
     assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
     let install = run(desktop.home(), &["remote", "install", "box"], b"");
     let said = String::from_utf8_lossy(&install.stdout);
     assert!(install.status.success(), "{said}{}", String::from_utf8_lossy(&install.stderr));
-    assert!(said.contains("Copied"), "{said}");
+    assert!(said.contains("box runs Linux x86_64: copied"), "{said}");
     assert_eq!(
         std::fs::read(remote.binary()).unwrap(),
         std::fs::read(static_build()).unwrap(),
@@ -416,4 +421,51 @@ fn a_box_over_real_ssh_from_nothing_through_a_cut_link_and_a_stopped_sshd() {
     assert!(removed.status.success());
     eventually(PATIENCE, || Some(()).filter(|()| desktop_remote_sessions(&desktop).is_empty()))
         .expect("the box's sessions left the board");
+}
+
+/// `switchboard remote install <name>` with `SWITCHBOARD_REMOTE_BINARY` naming what to send.
+fn install_sending(home: &Path, name: &str, binary: &Path) -> Output {
+    Command::new(crate::support::BIN)
+        .args(["remote", "install", name])
+        .env("SWITCHBOARD_HOME", home)
+        .env("SWITCHBOARD_REMOTE_BINARY", binary)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn a_box_that_says_it_is_a_mac_gets_the_mac_build_or_nothing(remote: &Box_, desktop: &Serve, ssh: &[String]) {
+    use std::os::unix::fs::PermissionsExt;
+    let fake = remote.home.join("fake-darwin");
+    std::fs::create_dir_all(&fake).unwrap();
+    std::fs::write(fake.join("uname"), "#!/bin/sh\necho 'Darwin arm64'\n").unwrap();
+    for path in [&fake, &fake.join("uname")] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let path_var = format!("PATH={}:/usr/bin:/bin", fake.display());
+    let mut add = vec!["remote", "add", "mac", "--"];
+    add.extend(ssh.iter().map(String::as_str));
+    add.extend(["env", path_var.as_str()]);
+    let added = run(desktop.home(), &add, b"");
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+
+    // A 64-bit arm64 Mach-O program's header, as the cross build makes it.
+    let mac_build = desktop.home().join("switchboard-aarch64-apple-darwin");
+    let mut mach_o = vec![0xcf, 0xfa, 0xed, 0xfe, 0x0c, 0x00, 0x00, 0x01];
+    mach_o.resize(4096, 0);
+    std::fs::write(&mac_build, &mach_o).unwrap();
+    let sent = install_sending(desktop.home(), "mac", &mac_build);
+    let said = String::from_utf8_lossy(&sent.stdout);
+    assert!(sent.status.success(), "{said}{}", String::from_utf8_lossy(&sent.stderr));
+    assert!(said.contains("mac runs Darwin arm64: copied"), "{said}");
+    assert_eq!(std::fs::read(remote.binary()).unwrap(), mach_o, "the Mac build went");
+
+    let refused = install_sending(desktop.home(), "mac", &static_build());
+    let why = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{}", String::from_utf8_lossy(&refused.stdout));
+    assert!(why.contains("is a static Linux x86-64 program, and the box runs Darwin arm64: nothing was sent"), "{why}");
+    assert_eq!(std::fs::read(remote.binary()).unwrap(), mach_o, "nothing was sent over it");
+
+    let removed = run(desktop.home(), &["remote", "remove", "mac"], b"");
+    assert!(removed.status.success(), "{}", String::from_utf8_lossy(&removed.stderr));
 }

@@ -246,12 +246,16 @@ fn remote(command: RemoteCommand) -> anyhow::Result<()> {
                 .ok_or_else(|| {
                     anyhow::anyhow!("no remote is named `{name}` (add it: switchboard remote add {name} -- ssh HOST)")
                 })?;
-            let binary = manage::binary_to_send()?;
-            let installed = manage::install(&spec, &binary)?;
+            let installed = manage::install(&spec)?;
             if installed.copied {
-                outln!("Copied {} to {}:{}.", binary.display(), name, installed.path);
+                outln!(
+                    "{name} runs {}: copied {} to {name}:{}.",
+                    installed.platform,
+                    installed.binary.display(),
+                    installed.path
+                );
             } else {
-                outln!("{name} has this build already ({}).", installed.path);
+                outln!("{name} runs {} and has this build already ({}).", installed.platform, installed.path);
             }
             out!("{}", installed.output);
         }

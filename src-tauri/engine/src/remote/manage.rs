@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
+use super::builds::{self, Platform};
 use super::{LinkState, RemoteState};
 use crate::endpoint::Endpoint;
 use crate::instance::settings::{RemoteSpec, Settings, MAX_REMOTES};
@@ -34,6 +35,8 @@ pub enum RemoteError {
     Failed { command: String, status: String, said: String },
     #[error("cannot read the binary to send, {}: {source}", path.display())]
     Binary { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    NoBuild(#[from] builds::NoBuild),
 }
 
 /// Keeps a new remote in the settings and tells the running instance, if any, to follow it.
@@ -137,6 +140,10 @@ pub fn table(remotes: &[RemoteState], now: switchboard_core::Millis) -> String {
 /// What `remote install` did.
 #[derive(Debug)]
 pub struct Installed {
+    /// What the box runs (`uname -sm`).
+    pub platform: Platform,
+    /// The build chosen for it.
+    pub binary: PathBuf,
     /// The binary was copied (it was missing or another build).
     pub copied: bool,
     /// Where it is on the remote.
@@ -148,16 +155,24 @@ pub struct Installed {
 /// Where Switchboard lives on a remote (the link looks there first).
 const REMOTE_BINARY: &str = "$HOME/.local/bin/switchboard";
 
-/// Puts `binary` on the remote (through its own command) unless the same build is there, then
-/// runs `switchboard install` there so its agent CLIs report to its instance.
-pub fn install(spec: &RemoteSpec, binary: &Path) -> Result<Installed, RemoteError> {
-    let bytes = std::fs::read(binary).map_err(|source| RemoteError::Binary { path: binary.to_owned(), source })?;
-    let digest: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+/// Asks the box what it runs (`uname -sm`), puts the build made for it there (through the
+/// remote's own command) unless the same build is there, then runs `switchboard install` there so
+/// its agent CLIs report to its instance. A box no build here runs is refused before anything
+/// is sent ([`builds::choose`]; `SWITCHBOARD_REMOTE_BINARY` names the program to send instead).
+pub fn install(spec: &RemoteSpec) -> Result<Installed, RemoteError> {
+    // macOS has `shasum -a 256` where Linux has `sha256sum`.
     let probe = format!(
-        "p=\"{REMOTE_BINARY}\"; if [ -x \"$p\" ]; then sha256sum \"$p\" 2>/dev/null || echo unknown; else echo missing; fi; exit 0\n"
+        "uname -sm; p=\"{REMOTE_BINARY}\"; if [ -x \"$p\" ]; then sha256sum \"$p\" 2>/dev/null || shasum -a 256 \"$p\" 2>/dev/null || echo unknown; else echo missing; fi; exit 0\n"
     );
     let there = run(spec, probe.as_bytes(), None)?;
-    let copied = !there.trim_start().starts_with(&digest);
+    let mut lines = there.lines();
+    let uname = lines.next().unwrap_or_default();
+    let platform = Platform::parse(uname).ok_or_else(|| builds::NoBuild::Unknown(uname.to_owned()))?;
+    let me = std::env::current_exe().map_err(|source| RemoteError::Binary { path: "this program".into(), source })?;
+    let binary = builds::choose(&platform, std::env::var_os("SWITCHBOARD_REMOTE_BINARY").map(PathBuf::from), &me)?;
+    let bytes = std::fs::read(&binary).map_err(|source| RemoteError::Binary { path: binary.clone(), source })?;
+    let digest: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+    let copied = !lines.next().unwrap_or_default().trim_start().starts_with(&digest);
     if copied {
         // The binary is sent only once the shell there runs this line (it says `ready`): a shell
         // reading its script from a pipe may read ahead, and what it read would be lost.
@@ -169,32 +184,7 @@ pub fn install(spec: &RemoteSpec, binary: &Path) -> Result<Installed, RemoteErro
         run(spec, script.as_bytes(), Some(&bytes))?;
     }
     let output = run(spec, format!("\"{REMOTE_BINARY}\" install 2>&1; exit 0\n").as_bytes(), None)?;
-    Ok(Installed { copied, path: REMOTE_BINARY.replace("$HOME", "~"), output })
-}
-
-/// The binary `remote install` sends: a static (musl) build of this version when one is beside
-/// this one or in the build tree (any Linux runs it, whatever its glibc), else this binary.
-pub fn binary_to_send() -> std::io::Result<PathBuf> {
-    if let Some(path) = std::env::var_os("SWITCHBOARD_REMOTE_BINARY") {
-        return Ok(PathBuf::from(path));
-    }
-    let me = std::env::current_exe()?;
-    let dir = me.parent().map(Path::to_path_buf).unwrap_or_default();
-    let candidates = [
-        dir.join("switchboard-static"),
-        dir.join("../x86_64-unknown-linux-musl/release/switchboard-static"),
-        dir.join("../../x86_64-unknown-linux-musl/release/switchboard-static"),
-    ];
-    Ok(candidates.into_iter().find(|path| is_static(path)).unwrap_or(me))
-}
-
-/// Whether `path` is a statically linked program: a file whose first pages name no dynamic
-/// loader (a debug build of the same name in `target/debug` does, and would not run everywhere).
-fn is_static(path: &Path) -> bool {
-    use std::io::Read;
-    let mut head = Vec::with_capacity(4096);
-    let read = std::fs::File::open(path).and_then(|file| file.take(4096).read_to_end(&mut head));
-    read.is_ok() && head.starts_with(b"\x7fELF") && !head.windows(7).any(|window| window == b"ld-linu")
+    Ok(Installed { platform, binary, copied, path: REMOTE_BINARY.replace("$HOME", "~"), output })
 }
 
 /// Runs `script` (one line) with `sh -s` through the remote's command; its stdout. With a

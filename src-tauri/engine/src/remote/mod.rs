@@ -10,6 +10,7 @@
 //!
 //! [`Input::Remote`]: crate::instance::hub::Input::Remote
 
+pub mod builds;
 pub mod follow;
 pub mod manage;
 

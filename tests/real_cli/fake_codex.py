@@ -44,7 +44,7 @@ SCENARIOS: dict[str, list] = {
                                "justification": "Create a file outside the read-only sandbox"}),
         _text(answer),
     ] for name, answer in [("allow", "Board file created."), ("deny", "Understood, not created."),
-                           ("closed", "Created with the app closed.")]},
+                           ("closed", "Created with the app closed."), ("remote", "Created from afar.")]},
     "ask": [
         _call("request_user_input", {"questions": [{
             "header": "Color", "id": "color", "question": "Which color should I use?",

@@ -200,6 +200,42 @@ def typed_then_enter(screen, send_text, send_enter, text: str, enter: bool = Tru
     send_enter()
 
 
+class Desk:
+    """A second instance — the user's desktop — following this machine's serve as the remote `box`
+    (issue 48), through a pipe to a shell here (`env … sh -s`), as `ssh box sh -s` gives one: the
+    link, its frames and the answers sent down it are the same. The SSH transport itself is tested
+    over a real sshd in `tests/remote.rs`."""
+
+    def __init__(self, workdir: Path, followed: Serve, home: str):
+        self.serve = Serve(workdir)
+        reach = ["env", f"HOME={home}", f"SWITCHBOARD_HOME={followed.state}",
+                 f"PATH={switchboard_bin().parent}:/usr/bin:/bin"]
+        self.added = subprocess.run([str(switchboard_bin()), "remote", "add", "box", "--", *reach],
+                                    env=self.serve.env, capture_output=True, text=True, timeout=10)
+
+    def session(self, session_id: str) -> Optional[dict]:
+        """The box's session `session_id` as this board shows it (`box:<id>`)."""
+        return next((s for s in self.serve.sessions() if s["sessionId"] == f"box:{session_id}"), None)
+
+    def wait(self, session_id: str, predicate, timeout: float) -> Optional[dict]:
+        def check():
+            s = self.session(session_id)
+            return s if s is not None and predicate(s) else None
+        return wait_until(check, timeout)
+
+    def decide(self, session_id: str, decision: int, verdict: str) -> int:
+        return self.serve.decide(f"box:{session_id}", decision, verdict)
+
+    def listed(self) -> dict:
+        """`remote list --json`'s entry for the box."""
+        out = subprocess.run([str(switchboard_bin()), "remote", "list", "--json"], env=self.serve.env,
+                             capture_output=True, text=True, timeout=10)
+        return (json.loads(out.stdout or "[]") or [{}])[0]
+
+    def stop(self):
+        self.serve.stop()
+
+
 class Tmux:
     """One interactive program in a private tmux server (`tmux -L <socket>`)."""
 

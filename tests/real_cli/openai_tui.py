@@ -34,6 +34,7 @@ def scripts(shell_tool: str, ask: dict) -> dict[str, list[dict]]:
         "shell": [call(shell_tool, **shell("touch sb_terminal.txt")), text("Created the marker.")],
         "board-allow": [call(shell_tool, **shell("touch sb_allowed.txt")), text("Created sb_allowed.txt.")],
         "board-deny": [call(shell_tool, **shell("touch sb_denied.txt")), text("Understood, I did not create the file.")],
+        "board-remote": [call(shell_tool, **shell("touch sb_remote.txt")), text("Created sb_remote.txt.")],
         "ask": [ask, text("Going with PostgreSQL.")],
         "ask-board": [ask, text("Noted your choice.")],
         "stream": [slow("Let me think about this carefully ")],
@@ -412,3 +413,36 @@ def board_scenarios(r: Run):
             report.check("the model was told the user denied it",
                          any("denied this from Switchboard" in t for t in r.fake.tool_results), r.fake.tool_results[-3:])
         r.idle()
+    remote_board_scenario(r)
+
+
+def remote_board_scenario(r: Run):
+    """Issue 48: this machine followed by another board as the remote `box` (`harness.Desk`): the
+    session is there with its host, blocked with Allow / Deny on offer, and Allow from that board
+    runs the command here."""
+    report = r.report
+    report.scenario("permission allowed from a board following this machine (remote)")
+    desk = harness.Desk(r.root / "desk", r.serve, str(r.home))
+    try:
+        report.check("`switchboard remote add box -- …`", desk.added.returncode == 0,
+                     desk.added.stdout + desk.added.stderr)
+        linked = desk.wait(r.sid, lambda s: s.get("host") == "box" and s["status"] == "done", 30)
+        report.check("the session is on the following board, done, host `box`", linked is not None,
+                     [s["sessionId"] for s in desk.serve.sessions()])
+        r.prompt("Create a file from another board [[scenario:board-remote]]")
+        held = desk.wait(r.sid, lambda s: s["status"] == "blocked" and s.get("command") == "touch sb_remote.txt"
+                         and isinstance(s.get("decision"), int), 30)
+        report.check("blocked there, with the command, Allow / Deny on offer", held is not None,
+                     brief(desk.session(r.sid)))
+        if held is None:
+            return
+        report.check("Allow from that board is accepted", desk.decide(r.sid, held["decision"], "allow") == 204)
+        done = desk.wait(r.sid, r.done_with("Created sb_remote.txt."), 30)
+        report.check("→ the command runs → done there", done is not None, brief(desk.session(r.sid)))
+        report.check("the command ran on this machine", (r.ws / "sb_remote.txt").exists())
+        listed = desk.listed()
+        report.check("`remote list` says connected, with its sessions",
+                     listed.get("state") == "connected" and listed.get("sessions", 0) >= 1, listed)
+        r.idle()
+    finally:
+        desk.stop()

@@ -75,6 +75,14 @@ describe("what a jump says", () => {
     expect(uncopied.brief).toBe("No terminal to show; could not copy. Open the card to resume it.");
   });
 
+  it("names the Mac terminal tab it brought forward by its tty", () => {
+    expect(jumpNote({ how: "tab", tty: "/dev/ttys003" }, false)).toMatchObject({
+      text: "Brought its terminal tab (/dev/ttys003) forward.",
+      failed: false,
+      command: null,
+    });
+  });
+
   it("for a remote's session: a terminal opened there, or its command copied, or to run by hand", () => {
     const ssh = "ssh -t devbox tmux attach -t %3";
     expect(jumpNote({ how: "remote", host: "devbox", command: ssh, opened: true }, false)).toMatchObject({

@@ -55,6 +55,8 @@ export function jumpNote(jump: Jump, copied: boolean): JumpNote {
       return plain(`Switched tmux to pane ${jump.pane}.`);
     case "window":
       return plain("Brought its terminal window forward.");
+    case "tab":
+      return plain(`Brought its terminal tab (${jump.tty}) forward.`);
     case "resume": {
       // Only say "copied" when it is: the clipboard can be missing, or refuse (no focus).
       if (copied) {

@@ -39,6 +39,8 @@ use unix as sys;
 use windows as sys;
 
 mod command;
+/// The terminal tab an agent runs in, brought forward where the terminal lets a program find it.
+pub mod focus;
 /// The channel a second launch of the app asks the first through.
 pub mod local;
 /// Desktop notifications (the one place that knows which OS can hear their clicks).

@@ -21,6 +21,9 @@ pub enum Jump {
     Tmux { pane: String },
     /// The terminal window holding the agent has the input focus.
     Window { window: String },
+    /// The Mac terminal's tab (Terminal.app, iTerm2) whose tty is the agent's is selected and
+    /// its application in front.
+    Tab { tty: String },
     /// Nothing to focus: this command resumes the session in a new terminal.
     Resume { command: String },
     /// The agent still runs, in a terminal Switchboard cannot bring forward (no tmux, no window
@@ -119,6 +122,12 @@ pub fn jump(session: &Session) -> Jump {
                 return Jump::Refused { reason: refused.to_string() }
             }
             Ok(_) | Err(_) => {}
+        }
+    }
+    // A Mac's Terminal.app or iTerm2: the tab whose tty is the agent's.
+    if let Some(p) = process {
+        if crate::platform::focus::focus_tab(p.term_program.as_deref(), p.tty.as_deref()) == Ok(true) {
+            return Jump::Tab { tty: p.tty.clone().unwrap_or_default() };
         }
     }
     let window = process.and_then(|p| p.window_id.clone()).or_else(|| process.and_then(|p| window_of(p.pid)));

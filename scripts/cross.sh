@@ -12,9 +12,11 @@
 #           through cargo-zigbuild, whose zig compiles the C the app's crates bundle). The app
 #           crate embeds ui/dist: build the web view first (`make ui`).
 #   build   the CLI binary for x86_64-pc-windows-gnu (mingw-w64) and both macOS targets (zig
-#           links them: the macOS code needs nothing from the SDK but libSystem)
+#           links them: the macOS code needs nothing from the SDK but libSystem); the desktop
+#           app's .exe for Windows
 #   wine    the Windows CLI under Wine: install --dry-run against a Windows-shaped profile,
-#           serve, hook, status --json
+#           serve, hook, status --json; the Windows app, which without WebView2 must stop with
+#           a clear message
 #
 # Environment: CARGO_TARGET_DIR (default ./target), PROFILE (cargo profile, default dev),
 # JOBS (cargo -j).
@@ -67,6 +69,9 @@ setup() {
 lint_windows() { cargo clippy "${JOBS_ARG[@]}" --target "$WINDOWS" "${CRATES[@]}" -- -D warnings; }
 lint_mac() { cargo-zigbuild clippy "${JOBS_ARG[@]}" --target "$1" "${CRATES[@]}" -- -D warnings; }
 build_windows() { cargo build "${JOBS_ARG[@]}" --profile "$PROFILE" --target "$WINDOWS" -p switchboard-cli; }
+# The desktop app for Windows (issue 50): linked by mingw-w64; it loads WebView2Loader.dll, which
+# webview2-com-sys leaves beside it, and needs the WebView2 runtime, which Wine does not have.
+build_windows_app() { cargo build "${JOBS_ARG[@]}" --profile "$PROFILE" --target "$WINDOWS" -p switchboard --bin switchboard-app; }
 build_mac() { cargo-zigbuild zigbuild "${JOBS_ARG[@]}" --profile "$PROFILE" --target "$1" -p switchboard-cli; }
 
 profile_dir() { if [ "$PROFILE" = dev ]; then echo debug; else echo "$PROFILE"; fi; }
@@ -141,6 +146,24 @@ C
     # Ends this prefix's processes (serve) and nothing else.
     wineserver -k 2>/dev/null || true
     wait "$serve" 2>/dev/null || true
+
+    # The desktop app without the WebView2 runtime (Wine has none): it must stop with a clear
+    # message and exit 1, not crash.
+    local app_dir="$CARGO_TARGET_DIR/$WINDOWS/$(profile_dir)"
+    if [ ! -f "$app_dir/switchboard-app.exe" ]; then
+        bad "no Windows app to run: $app_dir/switchboard-app.exe (step build)"
+    else
+        cp "$app_dir/switchboard-app.exe" "$app_dir/WebView2Loader.dll" "$work/bin/"
+        local said code=0
+        said=$(timeout 60 env -u HOME SWITCHBOARD_NO_NOTIFY=1 wine "$work/bin/switchboard-app.exe" 2>&1 | tr -d '\r') || code=$?
+        said=$(grep '^switchboard: ' <<<"$said" || true)
+        if [ "$code" = 1 ] && grep -q 'install the Microsoft Edge WebView2 Runtime' <<<"$said"; then
+            ok "the app without WebView2 exits 1: ${said:0:110}…"
+        else
+            bad "the app without WebView2 (exit $code): $said"
+        fi
+        wineserver -k 2>/dev/null || true
+    fi
     rm -rf "$work"
     return $fail
 }
@@ -152,6 +175,7 @@ if wants lint; then
 fi
 if wants build; then
     timed "build CLI $WINDOWS ($PROFILE)" build_windows
+    timed "build app $WINDOWS ($PROFILE)" build_windows_app
     for mac in "${MACS[@]}"; do timed "build CLI $mac ($PROFILE)" build_mac "$mac"; done
 fi
 wants wine && timed "wine smoke" wine_smoke

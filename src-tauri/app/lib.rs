@@ -130,6 +130,15 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
 /// Runs the desktop app until its window closes.
 pub fn run() -> anyhow::Result<()> {
     let config = Config::from_env()?;
+    // No web view, no window: said plainly here rather than in Tauri's panic once the event loop
+    // runs (a Windows without the WebView2 runtime; issue 50).
+    if let Err(error) = tauri::webview_version() {
+        anyhow::bail!(
+            "the window needs the system's web view, and none was found ({error}). On Windows, install the \
+             Microsoft Edge WebView2 Runtime (https://developer.microsoft.com/microsoft-edge/webview2/); on \
+             Linux, WebKitGTK 4.1. The `switchboard` command line (serve, status, hook) runs without it"
+        );
+    }
     // The web view creates its storage and caches there with the umask's modes (0777 under
     // `umask 000`): the folder is made the user's alone before it starts (issue 45).
     if let Some(webview) = switchboard_engine::state_dir::webview_data_dir() {

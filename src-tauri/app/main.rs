@@ -16,10 +16,10 @@ fn main() -> std::process::ExitCode {
     match switchboard::run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!(
-                "switchboard: {}",
-                switchboard_engine::text::printable_line(&switchboard_engine::error_text(error.as_ref()))
-            );
+            let said = switchboard_engine::text::printable_line(&switchboard_engine::error_text(error.as_ref()));
+            // Also in the log: started from a menu, the app has no terminal to print to.
+            tracing::error!("the desktop app stops: {said}");
+            eprintln!("switchboard: {said}");
             std::process::ExitCode::FAILURE
         }
     }

@@ -1,7 +1,9 @@
-//! Desktop notifications: on Linux (and the BSDs) the freedesktop server over D-Bus
-//! (`notify-rust`), which can render markup and tells which action was clicked; on Windows a
-//! plain toast (`notify-rust`), on macOS `osascript`'s `display notification`: there clicks are
-//! not heard, so no actions are offered.
+//! Desktop notifications: on Linux (and the BSDs) the freedesktop server over D-Bus, which can
+//! render markup and tells which action was clicked; on Windows a toast with the same buttons
+//! (`notify-rust`'s WinRT backend hears the click); on macOS `osascript`'s `display
+//! notification`: there clicks are not heard (a notification that can be answered needs a
+//! signed app bundle with a notification delegate, which `osascript` is not), so no actions are
+//! offered and the notification says what it is about.
 
 /// What `show` gives back where the OS reports clicks: waits for the user's action (or the
 /// notification's closing) and hands the action's id to the callback.
@@ -103,14 +105,29 @@ fn reads_markup() -> bool {
         .get_or_init(|| notify_rust::get_capabilities().is_ok_and(|caps| caps.iter().any(|cap| cap == "body-markup")))
 }
 
+/// A toast with its buttons (issue 50): notify-rust's Windows backend hears which was clicked
+/// (`wait_for_action`), or that the toast was dismissed (`__closed`, not an action).
 #[cfg(windows)]
-pub fn show(summary: &str, body: &str, _actions: &[(&str, &str)]) -> Result<Option<WaitForAction>, String> {
+pub fn show(summary: &str, body: &str, actions: &[(&str, &str)]) -> Result<Option<WaitForAction>, String> {
     let mut notification = notify_rust::Notification::new();
     notification
         .appname("Switchboard")
         .summary(&crate::text::printable_line(summary))
         .body(&crate::text::printable(body));
-    notification.show().map(|_| None).map_err(|error| error.to_string())
+    for (id, label) in actions {
+        notification.action(id, label);
+    }
+    let handle = notification.show().map_err(|error| error.to_string())?;
+    if actions.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Box::new(move |on_action: &mut dyn FnMut(&str)| {
+        handle.wait_for_action(|action| {
+            if action != "__closed" {
+                on_action(action);
+            }
+        });
+    })))
 }
 
 /// `display notification` through `osascript` (every Mac has it): the text goes in as AppleScript

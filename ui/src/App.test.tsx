@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { fireEvent, render, screen } from "@testing-library/react";
 import { App } from "./App";
-import { initialData, useSwitchboard } from "./store";
+import { initialData, useSwitchboard } from "./state/store";
 import { installFlowStubs } from "./test/flow";
 
 beforeAll(installFlowStubs);

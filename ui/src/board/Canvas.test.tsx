@@ -3,15 +3,17 @@ import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { ReactFlowProvider, useStoreApi } from "@xyflow/react";
 import { Canvas } from "./Canvas";
 import { Header } from "../header/Header";
-import { initialData, selectSelectedId, useSwitchboard } from "../state/store";
+import { selectSelectedId, useSwitchboard } from "../state/store";
 import { makeSession, NOW } from "../test/sessions";
 import { installFlowStubs } from "../test/flow";
 import * as ipc from "../shared/ipc";
-import { resetDecide } from "../panel/Decide";
-import { resetJump } from "../shared/jump";
-import { resetAnswers } from "../panel/Answer";
+
 import { DetailsPanel } from "../panel/DetailsPanel";
-import { resetKeyHint, useKeyHint } from "../header/KeyHint";
+import { resetDecide } from "../state/decide";
+import { resetJump } from "../state/jumpNotes";
+import { resetAnswers } from "../state/answers";
+import { resetKeyHint, useKeyHint } from "../state/keyHint";
+import { initialData } from "../state/data";
 
 vi.mock("../shared/ipc", async (importOriginal) => ({
   toIpcError: (await importOriginal<typeof import("../shared/ipc")>()).toIpcError,

@@ -23,13 +23,7 @@ import {
 import { SessionNode } from "../card/SessionNode";
 import { RegionNode, type RegionData, type RegionNodeType } from "./RegionNode";
 import { FilterBar } from "./FilterBar";
-import {
-  useSwitchboard,
-  selectDetailsId,
-  selectSelectedId,
-  windowPane,
-  type SessionNodeType,
-} from "../state/store";
+import { useSwitchboard, selectDetailsId, selectSelectedId } from "../state/store";
 import type { Session } from "../bindings/Session";
 import {
   CROWDED_ABOVE,
@@ -48,12 +42,15 @@ import {
 import { isTypingTarget, optionOf, shortcutFor } from "../shared/shortcuts";
 import { answer, canDecide, commandSeen, notHeldHint, noteNotHeld, revealCommandEnd } from "../panel/Decide";
 import { asking, cannotPick, MAX_KEYED_OPTION, pickOption } from "../panel/Answer";
-import { keyHint } from "../header/KeyHint";
-import { useConnections } from "../settings/Connections";
+
 import { useKnownSettings } from "../state/settings";
 import { titleOf } from "../shared/sessionLabels";
 import { jump } from "../shared/jump";
-import { useShortcutSheet } from "../header/ShortcutSheet";
+import { keyHint } from "../state/keyHint";
+import { useConnections } from "../state/connections";
+import { useShortcutSheet } from "../state/shortcutSheet";
+import { windowPane } from "../state/placing";
+import { type SessionNodeType } from "../state/data";
 
 type CanvasNode = SessionNodeType | RegionNodeType;
 

@@ -4,10 +4,11 @@ import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { ReactFlowProvider, useStoreApi } from "@xyflow/react";
 import { Canvas, CROWDED_ABOVE } from "./Canvas";
-import { initialData, selectSelectedId, useSwitchboard } from "../state/store";
+import { selectSelectedId, useSwitchboard } from "../state/store";
 import { makeSession, NOW } from "../test/sessions";
 import { installFlowStubs } from "../test/flow";
 import * as ipc from "../shared/ipc";
+import { initialData } from "../state/data";
 
 vi.mock("../shared/ipc", async (importOriginal) => ({
   toIpcError: (await importOriginal<typeof import("../shared/ipc")>()).toIpcError,

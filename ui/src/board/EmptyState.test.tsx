@@ -1,9 +1,10 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen } from "@testing-library/react";
 import { EmptyState } from "./EmptyState";
-import { useConnections } from "../settings/Connections";
+
 import { doctorReport, healthyReport } from "../test/doctor";
 import * as ipc from "../shared/ipc";
+import { useConnections } from "../state/connections";
 
 vi.mock("../shared/ipc", async (importOriginal) => ({
   ...(await importOriginal<typeof import("../shared/ipc")>()),

@@ -1,11 +1,12 @@
 import { useEffect, useState } from "react";
 import * as ipc from "../shared/ipc";
 import { LogoMark } from "../shared/icons";
-import { CopyButton, commandOf, useConnections } from "../settings/Connections";
+import { CopyButton, commandOf } from "../settings/Connections";
 import type { DoctorReport } from "../bindings/DoctorReport";
 import { AGENTS } from "../bindings/agents";
 import { DecideSettings } from "../settings/DecideSettings";
 import { useSavedSettings } from "../state/settings";
+import { useConnections } from "../state/connections";
 
 /** "Claude Code, Codex CLI and Gemini CLI": the CLIs Switchboard connects, from Rust's table. */
 function cliList(): string {

@@ -5,10 +5,11 @@ import { act, fireEvent, render, screen } from "@testing-library/react";
 import { useMemo } from "react";
 import { ReactFlowProvider } from "@xyflow/react";
 import { Canvas } from "./Canvas";
-import { initialData, useSwitchboard } from "../state/store";
+import { useSwitchboard } from "../state/store";
 import { installFlowStubs } from "../test/flow";
 import { makeSession, NOW } from "../test/sessions";
 import { fitViewport, FIT_INSETS } from "./layout";
+import { initialData } from "../state/data";
 
 const fits = vi.hoisted(() => ({ fitView: vi.fn(), fitBounds: vi.fn(), setViewport: vi.fn() }));
 

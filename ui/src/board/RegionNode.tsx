@@ -3,7 +3,8 @@ import { useStore, type Node, type NodeProps, type ReactFlowState } from "@xyflo
 import { sizeOf, ZOOM_COMPACT, type Box, type Region, type XY } from "./layout";
 import { SessionTile } from "./SessionTile";
 import { TileCanvas } from "./TileCanvas";
-import { useSwitchboard, type SessionNodeType } from "../state/store";
+import { useSwitchboard } from "../state/store";
+import { type SessionNodeType } from "../state/data";
 
 export type RegionData = Pick<Region, "kind" | "label" | "path" | "count" | "needsYou"> & {
   /** On a crowded canvas: the sessions it draws in its own grid (empty otherwise). */

@@ -3,11 +3,12 @@
 import { memo, useRef, type HTMLAttributes, type MouseEvent, type PointerEvent } from "react";
 import { useStoreApi } from "@xyflow/react";
 import type { Session } from "../bindings/Session";
-import { useSwitchboard, type SessionNodeType } from "../state/store";
+import { useSwitchboard } from "../state/store";
 import { titleOf } from "../shared/sessionLabels";
 import { agentLetter } from "../shared/icons";
 import { sizeOf, type NodeSize, type XY } from "./layout";
 import { faceOf, SessionCard, tileTooltip } from "../card/SessionNode";
+import { type SessionNodeType } from "../state/data";
 
 /** What a tile's frame gives the card drawn in it (placement, focus, pointer handlers). */
 type Frame = Omit<HTMLAttributes<HTMLDivElement>, "className"> & { className: string; "data-id": string };

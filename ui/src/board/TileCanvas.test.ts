@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { backingScale, paintedTiles, paintZoom, tileAt } from "./TileCanvas";
 import { ZOOM_COMPACT } from "./layout";
-import type { SessionNodeType } from "../state/store";
+import type { SessionNodeType } from "../state/data";
 import { fitText } from "./tilePaint";
 
 function tile(id: string, x: number, y: number, extra: Partial<SessionNodeType> = {}): SessionNodeType {

@@ -7,12 +7,13 @@ import { memo, useLayoutEffect, useRef, useState, type MouseEvent, type PointerE
 import { useStore, useStoreApi } from "@xyflow/react";
 import type { Session } from "../bindings/Session";
 import { sizeOf, ZOOM_COMPACT, type NodeSize, type XY } from "./layout";
-import { useSwitchboard, type SessionNodeType } from "../state/store";
+import { useSwitchboard } from "../state/store";
 import { tileTooltip } from "../card/SessionNode";
 import { startTileDrag } from "./SessionTile";
 import { benchTiming } from "../state/sync";
 import { useTheme } from "../state/theme";
 import { forgetPalettes, lookOf, paintTile, samePaint, type Look, type Painted } from "./tilePaint";
+import { type SessionNodeType } from "../state/data";
 
 /** The canvas's backing store is drawn for the zoom in steps of this: a wheel step repaints rarely. */
 const ZOOM_STEP = 0.1;

@@ -2,14 +2,16 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { Profiler } from "react";
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { SessionCard } from "./SessionNode";
-import { initialData, useSwitchboard } from "../state/store";
+import { useSwitchboard } from "../state/store";
 import { useClock } from "../state/clock";
 import type { Session } from "../bindings/Session";
 import { makeSession, NOW } from "../test/sessions";
 import * as ipc from "../shared/ipc";
-import { answer, NOTE_MS, resetDecide } from "../panel/Decide";
+import { answer } from "../panel/Decide";
 import { clockTime } from "../shared/sessionLabels";
-import { JUMP_NOTE_MS, resetJump } from "../shared/jump";
+import { NOTE_MS, resetDecide } from "../state/decide";
+import { JUMP_NOTE_MS, resetJump } from "../state/jumpNotes";
+import { initialData } from "../state/data";
 
 vi.mock("../shared/ipc", async (importOriginal) => ({
   toIpcError: (await importOriginal<typeof import("../shared/ipc")>()).toIpcError,

@@ -3,7 +3,7 @@
 import { memo, useLayoutEffect, useRef, useState, type MouseEvent } from "react";
 import type { Session } from "../bindings/Session";
 import { useStore, type NodeProps } from "@xyflow/react";
-import { useSwitchboard, type SessionNodeType } from "../state/store";
+import { useSwitchboard } from "../state/store";
 import { useClock } from "../state/clock";
 import { isStale, reasonTooltip } from "../shared/status";
 import {
@@ -21,12 +21,15 @@ import {
 import { AgentMark, ClockIcon, CloseIcon, LinkDownIcon, StatusGlyph, TerminalIcon } from "../shared/icons";
 import { ZOOM_COMPACT, type NodeSize } from "../board/layout";
 import * as ipc from "../shared/ipc";
-import { canDecide, DecideButtons, DecideWhat, useDecideNote, useHowToAnswer } from "../panel/Decide";
-import { jump, JumpNoteText, useJumpNote } from "../shared/jump";
+import { canDecide, DecideButtons, DecideWhat, useHowToAnswer } from "../panel/Decide";
+import { jump, JumpNoteText } from "../shared/jump";
 import { asking } from "../panel/Answer";
 import { QuestionOnCard } from "../panel/AnswerViews";
 import { CardBranch, CardCost, ContextBar, HoldingMark } from "./UsageOnCard";
 import { contextPercent, holdingLine, idleHolding } from "../shared/usage";
+import { useDecideNote } from "../state/decide";
+import { useJumpNote } from "../state/jumpNotes";
+import { type SessionNodeType } from "../state/data";
 
 type CardProps = {
   id: string;

@@ -6,12 +6,13 @@ import { SessionCard } from "./SessionNode";
 import { DetailsPanel } from "../panel/DetailsPanel";
 import { TodayCost } from "../header/Header";
 import { FilterBar } from "../board/FilterBar";
-import { initialData, useSwitchboard } from "../state/store";
+import { useSwitchboard } from "../state/store";
 import { useClock } from "../state/clock";
 import type { Session } from "../bindings/Session";
 import { makeSession, NOW } from "../test/sessions";
 import { makeUsage } from "../test/usage";
 import * as ipc from "../shared/ipc";
+import { initialData } from "../state/data";
 
 vi.mock("../shared/ipc", async (importOriginal) => ({
   toIpcError: (await importOriginal<typeof import("../shared/ipc")>()).toIpcError,

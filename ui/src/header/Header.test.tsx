@@ -5,11 +5,12 @@ import { Header } from "./Header";
 import { Canvas } from "../board/Canvas";
 import { OlderDrawer } from "../board/OlderDrawer";
 import { DetailsPanel } from "../panel/DetailsPanel";
-import { initialData, selectDetailsId, useSwitchboard } from "../state/store";
+import { selectDetailsId, useSwitchboard } from "../state/store";
 import { useClock } from "../state/clock";
 import { installFlowStubs } from "../test/flow";
 import { makeSession, NOW } from "../test/sessions";
 import * as ipc from "../shared/ipc";
+import { initialData } from "../state/data";
 
 vi.mock("../shared/ipc", () => ({
   clearUnread: vi.fn(() => Promise.resolve()),

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { useSwitchboard, countEnded, countInCategory } from "../state/store";
+import { useSwitchboard } from "../state/store";
 import type { Category } from "../shared/status";
 import { ArchiveIcon, LogoMark } from "../shared/icons";
 import * as ipc from "../shared/ipc";
@@ -8,6 +8,7 @@ import { NewAgentButton } from "./NewAgent";
 import { ShortcutsButton } from "./ShortcutSheet";
 import { useClock } from "../state/clock";
 import { dayCost, formatCost } from "../shared/usage";
+import { countEnded, countInCategory } from "../state/sessionLists";
 
 const CHIPS: Array<{ category: Category; label: (n: number) => string; hint: string }> = [
   { category: "needs", label: (n) => (n === 1 ? "needs you" : "need you"), hint: "Asking you: a question, a permission or a failed turn" },

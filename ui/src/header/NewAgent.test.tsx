@@ -1,9 +1,10 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { installedClis, NEW_AGENT_CLIS, NewAgentButton, STARTED_CLOSE_MS } from "./NewAgent";
-import { useConnections } from "../settings/Connections";
+
 import { doctorReport } from "../test/doctor";
 import * as ipc from "../shared/ipc";
+import { useConnections } from "../state/connections";
 
 vi.mock("../shared/ipc", async (importOriginal) => ({
   toIpcError: (await importOriginal<typeof import("../shared/ipc")>()).toIpcError,

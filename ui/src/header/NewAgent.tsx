@@ -6,11 +6,12 @@ import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } f
 import type { Launched } from "../bindings/Launched";
 import * as ipc from "../shared/ipc";
 import { AGENTS } from "../bindings/agents";
-import { CopyButton, useConnections } from "../settings/Connections";
+import { CopyButton } from "../settings/Connections";
 import type { DoctorReport } from "../bindings/DoctorReport";
 import { CloseIcon, PlusIcon } from "../shared/icons";
 import { agentName, shortenHome } from "../shared/sessionLabels";
 import { PathText } from "../shared/jump";
+import { useConnections } from "../state/connections";
 
 /** The CLIs `new` starts, from Rust's table. */
 export const NEW_AGENT_CLIS: ReadonlyArray<ipc.NewAgentCli> = AGENTS.filter((row) => row.starts).map((row) => row.id);

@@ -2,11 +2,13 @@ import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { ReactFlowProvider } from "@xyflow/react";
 import { Canvas } from "../board/Canvas";
-import { ShortcutSheet, ShortcutsButton, useShortcutSheet } from "./ShortcutSheet";
+import { ShortcutSheet, ShortcutsButton } from "./ShortcutSheet";
 import { SHORTCUT_HELP, SHORTCUT_SECTIONS, shortcutFor, type Shortcut } from "../shared/shortcuts";
-import { initialData, selectSelectedId, useSwitchboard } from "../state/store";
+import { selectSelectedId, useSwitchboard } from "../state/store";
 import { installFlowStubs } from "../test/flow";
 import { makeSession } from "../test/sessions";
+import { useShortcutSheet } from "../state/shortcutSheet";
+import { initialData } from "../state/data";
 
 vi.mock("../shared/ipc", () => ({
   clearUnread: vi.fn(() => Promise.resolve()),

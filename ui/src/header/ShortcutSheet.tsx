@@ -3,7 +3,7 @@
 // A modal over the board: while it is open, keys are its own (Esc or `?` closes it), and a click
 // outside it closes it too.
 import { useEffect, useRef } from "react";
-import { create } from "zustand";
+import { useShortcutSheet } from "../state/shortcutSheet";
 import { CloseIcon } from "../shared/icons";
 import { FIELD_SHORTCUTS, SHORTCUT_HELP, SHORTCUT_SECTIONS, type ShortcutHelp } from "../shared/shortcuts";
 import { LEGEND } from "../bindings/view";
@@ -43,15 +43,6 @@ function Legend() {
     </section>
   );
 }
-
-type SheetState = { open: boolean; setOpen(open?: boolean): void };
-
-export const useShortcutSheet = create<SheetState>((set, get) => ({
-  open: false,
-  setOpen(open) {
-    set({ open: open ?? !get().open });
-  },
-}));
 
 function Keys({ keys }: { keys: readonly string[] }) {
   return (

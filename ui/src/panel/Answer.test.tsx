@@ -2,16 +2,18 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { DetailsPanel } from "./DetailsPanel";
 import { SessionCard } from "../card/SessionNode";
-import { initialData, useSwitchboard } from "../state/store";
+import { useSwitchboard } from "../state/store";
 import { useClock } from "../state/clock";
 import type { Question } from "../bindings/Question";
 import type { Session } from "../bindings/Session";
 import { makeSession, NOW } from "../test/sessions";
 import * as ipc from "../shared/ipc";
-import { resetAnswers } from "./Answer";
-import { resetDecide } from "./Decide";
-import { resetJump } from "../shared/jump";
+
 import { PEEK_MS } from "./ScreenPeek";
+import { resetAnswers } from "../state/answers";
+import { resetDecide } from "../state/decide";
+import { resetJump } from "../state/jumpNotes";
+import { initialData } from "../state/data";
 
 vi.mock("../shared/ipc", async (importOriginal) => ({
   toIpcError: (await importOriginal<typeof import("../shared/ipc")>()).toIpcError,

@@ -3,21 +3,8 @@
 import { useState, type FormEvent, type MouseEvent } from "react";
 import type { Question } from "../bindings/Question";
 import type { Session } from "../bindings/Session";
-import {
-  asking,
-  canAnswerInWords,
-  cannotPick,
-  canReply,
-  MAX_KEYED_OPTION,
-  pickOption,
-  sendReply,
-  sendWrittenAnswer,
-  unreachable,
-  useAnswers,
-  useOptionNote,
-  useReplyNote,
-  useSent,
-} from "./Answer";
+import { asking, canAnswerInWords, cannotPick, canReply, MAX_KEYED_OPTION, pickOption, sendReply, sendWrittenAnswer, unreachable, useSent } from "./Answer";
+import { useAnswers, useOptionNote, useReplyNote } from "../state/answers";
 
 type Place = "node" | "details";
 

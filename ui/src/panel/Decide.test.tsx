@@ -1,13 +1,15 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen } from "@testing-library/react";
-import { DecideButtons, howToAnswer, notHeldHint, resetDecide } from "./Decide";
+import { DecideButtons, howToAnswer, notHeldHint } from "./Decide";
 import { SessionCard } from "../card/SessionNode";
 import { useKnownSettings } from "../state/settings";
 import { AGENTS } from "../bindings/agents";
 import type { Session } from "../bindings/Session";
-import { initialData, useSwitchboard } from "../state/store";
+import { useSwitchboard } from "../state/store";
 import { makeSession } from "../test/sessions";
 import * as ipc from "../shared/ipc";
+import { resetDecide } from "../state/decide";
+import { initialData } from "../state/data";
 
 vi.mock("../shared/ipc", async (importOriginal) => ({
   toIpcError: (await importOriginal<typeof import("../shared/ipc")>()).toIpcError,

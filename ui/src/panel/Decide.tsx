@@ -2,7 +2,7 @@
 // panel, and the `a` / `d` keys. The first answer wins — the board, the terminal or the clock —
 // so a late click is told so, briefly, instead of being an error to dismiss.
 import { useEffect, useLayoutEffect, useRef, useState, type MouseEvent } from "react";
-import { create } from "zustand";
+import { setNote, useDecide, type DecideNote } from "../state/decide";
 import { AGENTS } from "../bindings/agents";
 import type { Session } from "../bindings/Session";
 import type { Verdict } from "../bindings/Verdict";
@@ -10,22 +10,6 @@ import * as ipc from "../shared/ipc";
 import { selectDetailsId, useSwitchboard } from "../state/store";
 import { useKnownSettings } from "../state/settings";
 import { isRemote } from "../shared/sessionLabels";
-
-/** How long a failed answer's note stays on the node. */
-export const NOTE_MS = 5_000;
-
-export type DecideNote = { text: string; full: string };
-
-type DecideState = {
-  /** The hold each session's answer went out for: its buttons stay off until Rust moves on. */
-  sent: Record<string, number>;
-  /** Why the last answer did not go through, per session; cleared after {@link NOTE_MS}. */
-  notes: Record<string, DecideNote>;
-  /** The hold whose command's end has been on screen, per session: only then is Allow immediate. */
-  seen: Record<string, number>;
-};
-
-export const useDecide = create<DecideState>(() => ({ sent: {}, notes: {}, seen: {} }));
 
 /**
  * Whether the web view can tell what is on screen: without IntersectionObserver (tests in jsdom)
@@ -116,8 +100,6 @@ function useEndWatch(session: Session) {
   return ref;
 }
 
-const noteTimers = new Map<string, ReturnType<typeof setTimeout>>();
-
 /** The permission on screen can be answered from here now. */
 export function canDecide(session: Session): session is Session & { decision: number } {
   return session.status === "blocked" && session.decision != null && !session.ended;
@@ -136,18 +118,6 @@ function noteFor(error: ipc.IpcError): DecideNote {
     return { text: "Already answered at the terminal, or timed out.", full: error.message };
   }
   return { text: `Could not answer: ${error.message}`, full: error.message };
-}
-
-function setNote(sessionId: string, note: DecideNote | null) {
-  clearTimeout(noteTimers.get(sessionId));
-  noteTimers.delete(sessionId);
-  useDecide.setState((s) => {
-    const notes = { ...s.notes };
-    if (note) notes[sessionId] = note;
-    else delete notes[sessionId];
-    return { notes };
-  });
-  if (note) noteTimers.set(sessionId, setTimeout(() => setNote(sessionId, null), NOTE_MS));
 }
 
 /** `a` / `d` on a blocked session whose prompt Switchboard does not hold: say why nothing happens. */
@@ -373,13 +343,6 @@ export function holdWhileHovered(id: string) {
   setTimeout(() => useSwitchboard.getState().releasePlace(id), HOLD_PLACE_MS);
 }
 
-/** Forget every answer and note (tests). */
-export function resetDecide() {
-  for (const timer of noteTimers.values()) clearTimeout(timer);
-  noteTimers.clear();
-  useDecide.setState({ sent: {}, notes: {}, seen: {} });
-}
-
 type ButtonsProps = {
   session: Session & { decision: number };
   /** Test ids and look: `decide-*` on the node, `details-*` in the panel. */
@@ -448,7 +411,3 @@ export function DecideButtons({ session, place, className, hidesCommand = false 
   );
 }
 
-/** The note of a failed answer for this session, or nothing. */
-export function useDecideNote(sessionId: string): DecideNote | null {
-  return useDecide((s) => s.notes[sessionId] ?? null);
-}

@@ -1,16 +1,18 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { DetailsPanel } from "./DetailsPanel";
-import { initialData, selectDetailsId, useSwitchboard } from "../state/store";
+import { selectDetailsId, useSwitchboard } from "../state/store";
 import { useClock } from "../state/clock";
 import { clockTime } from "../shared/sessionLabels";
 import type { HistoryEntry } from "../bindings/HistoryEntry";
 import type { HistoryView } from "../bindings/HistoryView";
 import { makeHistory, makeSession, NOW } from "../test/sessions";
 import * as ipc from "../shared/ipc";
-import { resetDecide } from "./Decide";
-import { resetJump } from "../shared/jump";
+
 import { SessionCard } from "../card/SessionNode";
+import { resetDecide } from "../state/decide";
+import { resetJump } from "../state/jumpNotes";
+import { initialData } from "../state/data";
 
 vi.mock("../shared/ipc", async (importOriginal) => ({
   toIpcError: (await importOriginal<typeof import("../shared/ipc")>()).toIpcError,

@@ -21,10 +21,10 @@ import {
 } from "../shared/sessionLabels";
 import { CloseIcon, StatusGlyph, TerminalIcon } from "../shared/icons";
 import * as ipc from "../shared/ipc";
-import { canDecide, CommandWords, DecideButtons, DecideWhat, EditLine, useDecideNote, useHowToAnswer } from "./Decide";
-import { jump, JumpNoteText, useJumpNote } from "../shared/jump";
-import { CopyButton, useConnections } from "../settings/Connections";
-import { asking, pickOption, useRefused } from "./Answer";
+import { canDecide, CommandWords, DecideButtons, DecideWhat, EditLine, useHowToAnswer } from "./Decide";
+import { jump, JumpNoteText } from "../shared/jump";
+import { CopyButton } from "../settings/Connections";
+import { asking, pickOption } from "./Answer";
 import { QuestionSection, ReplyBox } from "./AnswerViews";
 import { LastTurn } from "./LastTurn";
 import { ScreenPeek } from "./ScreenPeek";
@@ -32,6 +32,10 @@ import { hasPane, LiveTerminal } from "./LiveTerminal";
 import { UsagePanel } from "./UsagePanel";
 import { canEnd } from "../shared/ending";
 import { isTypingTarget, optionOf, shortcutFor } from "../shared/shortcuts";
+import { useDecideNote } from "../state/decide";
+import { useJumpNote } from "../state/jumpNotes";
+import { useConnections } from "../state/connections";
+import { useRefused } from "../state/answers";
 
 type Loaded = { phase: "loading" } | { phase: "ok"; entries: HistoryView[] } | { phase: "failed"; message: string };
 

@@ -1,13 +1,15 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { DetailsPanel } from "./DetailsPanel";
-import { initialData, useSwitchboard } from "../state/store";
+import { useSwitchboard } from "../state/store";
 import { useClock } from "../state/clock";
 import { makeSession, NOW } from "../test/sessions";
 import * as ipc from "../shared/ipc";
-import { resetJump } from "../shared/jump";
+
 import { splitKeys } from "./LiveTerminal";
 import type { AgentProcess } from "../bindings/AgentProcess";
+import { resetJump } from "../state/jumpNotes";
+import { initialData } from "../state/data";
 
 // xterm.js needs a real layout engine; the fake records what the component does with it.
 const fakes = vi.hoisted(() => {

@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
-import { ConnectionsDrawer, useConnections } from "../settings/Connections";
+import { ConnectionsDrawer } from "../settings/Connections";
 import { outcomeWords, resetTone, useReachSound } from "./Reach";
 import type { Settings } from "../bindings/Settings";
 import { healthyReport } from "../test/doctor";
 import * as ipc from "../shared/ipc";
+import { useConnections } from "../state/connections";
 
 vi.mock("../shared/ipc", async (importOriginal) => ({
   ...(await importOriginal<typeof import("../shared/ipc")>()),
@@ -116,7 +117,6 @@ describe("the Test button", () => {
     expect(outcomeWords({ ok: false, status: null, error: "timed out", attempts: 1 })).toBe("Not delivered: timed out.");
   });
 });
-
 
 describe("quiet hours", () => {
   it("saves the window from the panel", async () => {

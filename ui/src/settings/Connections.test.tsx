@@ -1,11 +1,13 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { AGENTS } from "../bindings/agents";
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
-import { ConnectionsDrawer, ConnectionsToggle, useConnections } from "./Connections";
-import { initialData, useSwitchboard } from "../state/store";
+import { ConnectionsDrawer, ConnectionsToggle } from "./Connections";
+import { useSwitchboard } from "../state/store";
 import { doctorReport, healthyReport } from "../test/doctor";
 import { makeSession } from "../test/sessions";
 import * as ipc from "../shared/ipc";
+import { useConnections } from "../state/connections";
+import { initialData } from "../state/data";
 
 vi.mock("../shared/ipc", async (importOriginal) => ({
   ...(await importOriginal<typeof import("../shared/ipc")>()),

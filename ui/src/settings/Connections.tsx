@@ -4,7 +4,6 @@
 // command that fixes a failure, and Check again. The header button opens Settings; a blocked card
 // and the first run open the tab they are about.
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
-import { create } from "zustand";
 import type { AgentReport } from "../bindings/AgentReport";
 import type { Check } from "../bindings/Check";
 import type { DoctorReport } from "../bindings/DoctorReport";
@@ -12,7 +11,6 @@ import type { Outcome } from "../bindings/Outcome";
 import type { Session } from "../bindings/Session";
 import type { Tone } from "../shared/status";
 import { CloseIcon, PlugIcon, StatusGlyph } from "../shared/icons";
-import * as ipc from "../shared/ipc";
 import { PathText } from "../shared/jump";
 import { ReachSettings } from "../reach/Reach";
 import { RemotesSettings } from "./Remotes";
@@ -20,57 +18,7 @@ import { DecideSettings } from "./DecideSettings";
 import { AppearanceSettings } from "./Appearance";
 import { useSavedSettings } from "../state/settings";
 import { useSwitchboard } from "../state/store";
-
-export type DrawerTab = "settings" | "diagnostics";
-
-type ConnectionsState = {
-  open: boolean;
-  /** The tab on show. */
-  tab: DrawerTab;
-  report: DoctorReport | null;
-  checking: boolean;
-  error: string | null;
-  /** When the checks last finished (Unix ms), to say "Checked at …" after Check again. */
-  checkedAt: number | null;
-  /** Open (on the Settings tab) or close; toggles without an argument. */
-  setOpen(open?: boolean): void;
-  /** Open on that tab. */
-  show(tab: DrawerTab): void;
-  setTab(tab: DrawerTab): void;
-  /** Runs the checks again (they take a moment: each CLI's `--version`, a test event). */
-  refresh(): Promise<void>;
-};
-
-export const useConnections = create<ConnectionsState>((set, get) => ({
-  open: false,
-  tab: "settings",
-  report: null,
-  checking: false,
-  error: null,
-  checkedAt: null,
-  setOpen(open) {
-    const next = open ?? !get().open;
-    set(next ? { open: true, tab: "settings" } : { open: false });
-    if (next) void get().refresh();
-  },
-  show(tab) {
-    set({ open: true, tab });
-    void get().refresh();
-  },
-  setTab(tab) {
-    set({ tab });
-  },
-  async refresh() {
-    if (get().checking) return;
-    set({ checking: true, error: null });
-    try {
-      const report = await ipc.doctor();
-      set({ report, checking: false, checkedAt: Date.now() });
-    } catch (err) {
-      set({ error: ipc.toIpcError(err).message, checking: false, checkedAt: Date.now() });
-    }
-  },
-}));
+import { useConnections, type DrawerTab } from "../state/connections";
 
 const TONE: Record<Outcome, Tone> = { pass: "done", fail: "error", skip: "idle" };
 const WORD: Record<Outcome, string> = { pass: "OK", fail: "Needs fixing", skip: "Skipped" };

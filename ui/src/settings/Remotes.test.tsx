@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
-import { ConnectionsDrawer, useConnections } from "./Connections";
+import { ConnectionsDrawer } from "./Connections";
 import { commandWords, REMOTES_POLL_MS, remoteProblem } from "./Remotes";
 import type { RemoteState } from "../bindings/RemoteState";
 import type { Settings } from "../bindings/Settings";
@@ -9,6 +9,7 @@ import { clockTime } from "../shared/sessionLabels";
 import { healthyReport } from "../test/doctor";
 import { NOW } from "../test/sessions";
 import * as ipc from "../shared/ipc";
+import { useConnections } from "../state/connections";
 
 vi.mock("../shared/ipc", async (importOriginal) => ({
   ...(await importOriginal<typeof import("../shared/ipc")>()),

@@ -2,14 +2,17 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { SessionCard } from "../card/SessionNode";
 import { DetailsPanel } from "../panel/DetailsPanel";
-import { initialData, useSwitchboard } from "../state/store";
+import { useSwitchboard } from "../state/store";
 import { useClock } from "../state/clock";
 import type { Jump } from "../bindings/Jump";
 import type { Session } from "../bindings/Session";
 import { makeSession, NOW } from "../test/sessions";
 import * as ipc from "./ipc";
-import { resetDecide } from "../panel/Decide";
-import { jump, jumpNote, resetJump, slashBreaks, UNCOPIED_NOTE_MS, useJumpNotes } from "./jump";
+
+import { jump, jumpNote, slashBreaks } from "./jump";
+import { resetDecide } from "../state/decide";
+import { resetJump, UNCOPIED_NOTE_MS, useJumpNotes } from "../state/jumpNotes";
+import { initialData } from "../state/data";
 
 vi.mock("./ipc", async (importOriginal) => ({
   toIpcError: (await importOriginal<typeof import("./ipc")>()).toIpcError,

@@ -1,19 +1,12 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import {
-  countEnded,
-  countInCategory,
-  idsInCategory,
-  initialData,
-  needsYouQueue,
-  selectDetailsId,
-  selectSelectedId,
-  useSwitchboard,
-} from "./store";
+import { selectDetailsId, selectSelectedId, useSwitchboard } from "./store";
 import { boxesOverlap, overlaps, sizeOf } from "../board/layout";
 import { makeSession, NOW } from "../test/sessions";
 import { render } from "@testing-library/react";
 import { SessionCard } from "../card/SessionNode";
 import * as ipc from "../shared/ipc";
+import { countEnded, countInCategory, idsInCategory, needsYouQueue } from "./sessionLists";
+import { initialData } from "./data";
 
 vi.mock("../shared/ipc", () => ({
   clearUnread: vi.fn(() => Promise.resolve()),

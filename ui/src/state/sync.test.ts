@@ -1,11 +1,12 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { waitFor } from "@testing-library/react";
 import { PendingChanges, startSync } from "./sync";
-import { initialData, selectSelectedId, useSwitchboard } from "./store";
+import { selectSelectedId, useSwitchboard } from "./store";
 import type { Session } from "../bindings/Session";
 import type { SessionsChanged } from "../bindings/SessionsChanged";
 import { makeSession, NOW } from "../test/sessions";
 import * as ipc from "../shared/ipc";
+import { initialData } from "./data";
 
 const bridge = vi.hoisted(() => ({
   onChange: null as null | ((c: SessionsChanged) => void),

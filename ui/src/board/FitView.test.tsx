@@ -8,8 +8,9 @@ import { Canvas } from "./Canvas";
 import { useSwitchboard } from "../state/store";
 import { installFlowStubs } from "../test/flow";
 import { makeSession, NOW } from "../test/sessions";
-import { fitViewport, FIT_INSETS } from "./layout";
+
 import { initialData } from "../state/data";
+import { fitViewport, FIT_INSETS } from "./fit";
 
 const fits = vi.hoisted(() => ({ fitView: vi.fn(), fitBounds: vi.fn(), setViewport: vi.fn() }));
 

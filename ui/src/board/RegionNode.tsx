@@ -1,10 +1,11 @@
 import { memo } from "react";
 import { useStore, type Node, type NodeProps, type ReactFlowState } from "@xyflow/react";
-import { sizeOf, ZOOM_COMPACT, type Box, type Region, type XY } from "./layout";
+import { type Region } from "./layout";
 import { SessionTile } from "./SessionTile";
 import { TileCanvas } from "./TileCanvas";
 import { useSwitchboard } from "../state/store";
 import { type SessionNodeType } from "../state/data";
+import { sizeOf, ZOOM_COMPACT, type Box, type XY } from "./geometry";
 
 export type RegionData = Pick<Region, "kind" | "label" | "path" | "count" | "needsYou"> & {
   /** On a crowded canvas: the sessions it draws in its own grid (empty otherwise). */

@@ -6,9 +6,10 @@ import type { Session } from "../bindings/Session";
 import { useSwitchboard } from "../state/store";
 import { titleOf } from "../shared/sessionLabels";
 import { agentLetter } from "../shared/icons";
-import { sizeOf, type NodeSize, type XY } from "./layout";
+
 import { faceOf, SessionCard, tileTooltip } from "../card/SessionNode";
 import { type SessionNodeType } from "../state/data";
+import { sizeOf, type NodeSize, type XY } from "./geometry";
 
 /** What a tile's frame gives the card drawn in it (placement, focus, pointer handlers). */
 type Frame = Omit<HTMLAttributes<HTMLDivElement>, "className"> & { className: string; "data-id": string };

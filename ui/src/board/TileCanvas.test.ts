@@ -2,9 +2,10 @@
 // pixel budget, and the tile under a point found among those painted.
 import { describe, expect, it } from "vitest";
 import { backingScale, paintedTiles, paintZoom, tileAt } from "./TileCanvas";
-import { ZOOM_COMPACT } from "./layout";
+
 import type { SessionNodeType } from "../state/data";
 import { fitText } from "./tilePaint";
+import { ZOOM_COMPACT } from "./geometry";
 
 function tile(id: string, x: number, y: number, extra: Partial<SessionNodeType> = {}): SessionNodeType {
   return { id, type: "session", position: { x, y }, data: { size: "strip", region: "r" }, ...extra } as SessionNodeType;

@@ -6,7 +6,6 @@
 import { memo, useLayoutEffect, useRef, useState, type MouseEvent, type PointerEvent } from "react";
 import { useStore, useStoreApi } from "@xyflow/react";
 import type { Session } from "../bindings/Session";
-import { sizeOf, ZOOM_COMPACT, type NodeSize, type XY } from "./layout";
 import { useSwitchboard } from "../state/store";
 import { tileTooltip } from "../card/SessionNode";
 import { startTileDrag } from "./SessionTile";
@@ -14,6 +13,7 @@ import { benchTiming } from "../state/sync";
 import { useTheme } from "../state/theme";
 import { forgetPalettes, lookOf, paintTile, samePaint, type Look, type Painted } from "./tilePaint";
 import { type SessionNodeType } from "../state/data";
+import { sizeOf, ZOOM_COMPACT, type NodeSize, type XY } from "./geometry";
 
 /** The canvas's backing store is drawn for the zoom in steps of this: a wheel step repaints rarely. */
 const ZOOM_STEP = 0.1;

@@ -1,29 +1,10 @@
 import { describe, expect, it } from "vitest";
-import {
-  boxInView,
-  fitFloor,
-  fitViewport,
-  FIT_INSETS,
-  boundsOf,
-  boundsOfBoxes,
-  boxesOverlap,
-  HINT_FIT_SLACK,
-  layoutCanvas,
-  slotted,
-  neighbourOf,
-  NODE_HEIGHT,
-  NODE_WIDTH,
-  projectsOf,
-  rankOf,
-  sizeOf,
-  toCoordinate,
-  ZOOM_COMPACT,
-  type Layout,
-  type LayoutItem,
-  type XY,
-  screenOrder,
-} from "./layout";
+import { HINT_FIT_SLACK, layoutCanvas, slotted, type Layout, type LayoutItem } from "./layout";
 import { makeSession } from "../test/sessions";
+import { boxInView, fitFloor, fitViewport, FIT_INSETS } from "./fit";
+import { boundsOf, boundsOfBoxes, boxesOverlap, NODE_HEIGHT, NODE_WIDTH, sizeOf, toCoordinate, ZOOM_COMPACT, type XY } from "./geometry";
+import { neighbourOf, screenOrder } from "./neighbours";
+import { projectsOf, rankOf } from "./projects";
 
 const PANE = { width: 1280, height: 756 };
 

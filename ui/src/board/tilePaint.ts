@@ -4,7 +4,7 @@
 import type { Session } from "../bindings/Session";
 import { titleOf } from "../shared/sessionLabels";
 import { agentLetter } from "../shared/icons";
-import { farTextSizes, sizeOf, type NodeSize } from "./layout";
+import { farTextSizes, sizeOf, type NodeSize } from "./geometry";
 
 /** What one tile was painted from: repainted when any of it changes. */
 export type Painted = { session: Session; dimmed: boolean; x: number; y: number; size: NodeSize };

@@ -14,7 +14,6 @@ import type { Settings } from "../bindings/Settings";
 import type { Verdict } from "../bindings/Verdict";
 import type { Snapshot } from "../bindings/Snapshot";
 import type { SessionsChanged } from "../bindings/SessionsChanged";
-import { toCoordinate } from "../board/layout";
 
 import type { CommandError } from "../bindings/CommandError";
 import type { ErrorKind } from "../bindings/ErrorKind";
@@ -24,6 +23,7 @@ import type { Launched } from "../bindings/Launched";
 import type { Screen } from "../bindings/Screen";
 import type { TerminalEnded } from "../bindings/TerminalEnded";
 import { CHIME, FOCUS_SESSION, NOTICES_CHANGED, SESSIONS_CHANGED } from "../bindings/events";
+import { toCoordinate } from "../board/geometry";
 
 /** The shape every error that reaches the UI has (`{kind, message}`), generated from Rust; besides
  * the app's own kinds, "unavailable" (not inside the app) and "error" (anything unexpected). */

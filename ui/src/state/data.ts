@@ -4,10 +4,12 @@ import type { Node, NodeChange } from "@xyflow/react";
 import type { Session } from "../bindings/Session";
 import type { SessionsChanged } from "../bindings/SessionsChanged";
 import type { Category } from "../shared/status";
-import type { Direction, LayoutHint, NodeSize, Pane, Region, XY } from "../board/layout";
+import type { LayoutHint, Region } from "../board/layout";
 import { NO_FILTER, type Filter } from "../shared/filter";
 import type { SortBy } from "../shared/usage";
 import { windowPane } from "./placing";
+import { type Direction } from "../board/neighbours";
+import { type NodeSize, type Pane, type XY } from "../board/geometry";
 
 /**
  * A canvas node carries no session data, only the size of its cell: the node component reads

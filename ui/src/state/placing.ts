@@ -1,10 +1,12 @@
 // The canvas side of the board's store: laying the nodes out again when sessions change, the
 // selection and what follows it, drops kept until Rust echoes them.
 import type { Session } from "../bindings/Session";
-import { DEFAULT_PANE, layoutCanvas, CROWDED_ABOVE, projectsOf, rankOf, toCoordinate, type Pane, type Region, type XY } from "../board/layout";
+import { layoutCanvas, type Region } from "../board/layout";
 import { filterMatches, isFiltering, type Filter } from "../shared/filter";
 import { sortPlaces } from "../shared/usage";
 import type { Data, SessionNodeType } from "./data";
+import { DEFAULT_PANE, CROWDED_ABOVE, toCoordinate, type Pane, type XY } from "../board/geometry";
+import { projectsOf, rankOf } from "../board/projects";
 
 /** The canvas area of the window: all of it but the header. */
 export function windowPane(): Pane {
@@ -155,7 +157,6 @@ export function settle(state: Data, previousSelected: string | null): Partial<Da
   if (state.olderOpen && state.older.length === 0) out.olderOpen = false;
   return out;
 }
-
 
 /** Top to bottom, then left to right: where the eye starts. */
 export function readingOrder(nodes: readonly SessionNodeType[]): string[] {

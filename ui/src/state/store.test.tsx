@@ -1,12 +1,13 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { selectDetailsId, selectSelectedId, useSwitchboard } from "./store";
-import { boxesOverlap, overlaps, sizeOf } from "../board/layout";
+
 import { makeSession, NOW } from "../test/sessions";
 import { render } from "@testing-library/react";
 import { SessionCard } from "../card/SessionNode";
 import * as ipc from "../shared/ipc";
 import { countEnded, countInCategory, idsInCategory, needsYouQueue } from "./sessionLists";
 import { initialData } from "./data";
+import { boxesOverlap, overlaps, sizeOf } from "../board/geometry";
 
 vi.mock("../shared/ipc", () => ({
   clearUnread: vi.fn(() => Promise.resolve()),

@@ -4,12 +4,15 @@
 import { create } from "zustand";
 import { applyNodeChanges } from "@xyflow/react";
 import type { Session } from "../bindings/Session";
-import { neighbourOf, rankOf, sizeOf, toCoordinate, type Box, type XY } from "../board/layout";
+
 import { NO_FILTER } from "../shared/filter";
 import * as ipc from "../shared/ipc";
 import { initialData, type Data, type SwitchboardState } from "./data";
 import { idsInCategory, needsYouQueue, partition, shown } from "./sessionLists";
 import { keepDragged, onCanvas, readingOrder, relayout, selectedId, settle, step, withFilter, withSelection } from "./placing";
+import { neighbourOf } from "../board/neighbours";
+import { rankOf } from "../board/projects";
+import { sizeOf, toCoordinate, type Box, type XY } from "../board/geometry";
 
 export const useSwitchboard = create<SwitchboardState>()((set, get) => ({
   ...initialData(),
@@ -216,7 +219,6 @@ export const useSwitchboard = create<SwitchboardState>()((set, get) => ({
     if (target) get().focusSession(target);
   },
 }));
-
 
 export function selectSelectedId(state: SwitchboardState): string | null {
   return selectedId(state.nodes);

@@ -46,6 +46,7 @@ lint: ui-deps
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	npm --prefix ui run typecheck
+	npm --prefix ui run lint
 
 test-ui: ui-deps
 	npm --prefix ui test

@@ -1,5 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
+import { useEffect } from "react";
 import { ReactFlowProvider, useStoreApi } from "@xyflow/react";
 import { Canvas } from "./Canvas";
 import { Header } from "../header/Header";
@@ -41,7 +42,10 @@ const sessions = [
 let flowStore: ReturnType<typeof useStoreApi> | null = null;
 
 function GrabStore() {
-  flowStore = useStoreApi();
+  const store = useStoreApi();
+  useEffect(() => {
+    flowStore = store;
+  }, [store]);
   return null;
 }
 

@@ -1,6 +1,6 @@
 // The board: React Flow with the session nodes, regions and lane, and the minimap. The viewport's
 // moves are viewport.ts; what the board does on keys and focus requests is CanvasEffects.tsx.
-import { memo, useCallback, useMemo, useRef } from "react";
+import { memo, useCallback, useMemo, useRef, useState } from "react";
 import { Background, BackgroundVariant, ControlButton, Controls, MiniMap, Panel, ReactFlow, useStore, type Edge, type MiniMapNodeProps, type NodeChange, type NodeMouseHandler, type NodeTypes, type OnMove } from "@xyflow/react";
 import { SessionNode } from "../card/SessionNode";
 import { RegionNode, type RegionData, type RegionNodeType } from "./RegionNode";
@@ -113,6 +113,18 @@ function groupTiles(
   return out;
 }
 
+/**
+ * One canvas's tile grouping: remembers its last answer, so a region whose nodes did not change
+ * keeps the same list (and its memo'd node). `null`: not crowded, no tiles.
+ */
+function tileGrouping() {
+  let last: ReadonlyMap<string, readonly SessionNodeType[]> = new Map();
+  return (nodes: readonly SessionNodeType[] | null): ReadonlyMap<string, readonly SessionNodeType[]> => {
+    last = nodes ? groupTiles(nodes, last) : new Map();
+    return last;
+  };
+}
+
 function makeRegionNode(region: Region, tiles: readonly SessionNodeType[]): RegionNodeType {
   const { id, kind, label, path, count, needsYou, x, y, width, height } = region;
   return {
@@ -135,12 +147,8 @@ export function Canvas() {
   // In the DOM as on screen, so Tab walks the board as it reads (not in arrival order).
   const sessionNodes = useMemo(() => screenOrder(storeNodes, regions), [storeNodes, regions]);
   const crowded = sessionNodes.length > CROWDED_ABOVE;
-  const lastTiles = useRef<ReadonlyMap<string, readonly SessionNodeType[]>>(new Map());
-  const tiles = useMemo(() => {
-    const grouped = crowded ? groupTiles(sessionNodes, lastTiles.current) : new Map<string, readonly SessionNodeType[]>();
-    lastTiles.current = grouped;
-    return grouped;
-  }, [crowded, sessionNodes]);
+  const [tilesOf] = useState(tileGrouping);
+  const tiles = useMemo(() => tilesOf(crowded ? sessionNodes : null), [tilesOf, crowded, sessionNodes]);
   const regionNodes = useMemo(
     () => screenOrder(regions.map((r) => ({ r, id: r.id, position: r, data: { region: r.id } })), regions).map(({ r }) =>
       regionNode(r, tiles.get(r.id) ?? noTiles),
@@ -160,19 +168,19 @@ export function Canvas() {
       ),
     [storeNodesChange],
   );
-  const following = useRef<Following>({ current: true, fitted: null, moving: 0 }).current;
-  const reveal = useReveal(following);
+  const followRef = useRef<Following>({ on: true, fitted: null, moving: 0 });
+  const reveal = useReveal(followRef);
   // A pan or zoom by hand (wheel, drag, pinch, the minimap): the user chose where to look.
   const onMove = useCallback<OnMove>(
     (event) => {
-      if (event) following.current = false;
+      if (event) followRef.current.on = false;
     },
-    [following],
+    [followRef],
   );
   const byHand = useCallback(() => {
-    following.current = false;
-  }, [following]);
-  const fit = useFit(following);
+    followRef.current.on = false;
+  }, [followRef]);
+  const fit = useFit(followRef);
   const fitByHand = useCallback(() => fit(true), [fit]);
   const bounds = useMemo(() => boundsOfLayout(sessionNodes, regions), [sessionNodes, regions]);
   // The minimap only while part of the board is out of view: over a fitted board it would only
@@ -243,7 +251,7 @@ export function Canvas() {
       <Panel position="top-center">
         <FilterBar />
       </Panel>
-      <CanvasEffects following={following} />
+      <CanvasEffects followRef={followRef} />
     </ReactFlow>
   );
 }

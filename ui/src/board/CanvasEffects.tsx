@@ -1,10 +1,9 @@
 // What the board does inside React Flow besides drawing: focus requests (chips, `n`,
 // notifications), fitting, and the keyboard shortcuts that act on the selected card.
-import { useCallback, useEffect, useRef } from "react";
+import { useCallback, useEffect, useRef, type RefObject } from "react";
 import { useReactFlow, useStore, useStoreApi } from "@xyflow/react";
 import { useSwitchboard, selectDetailsId, selectSelectedId } from "../state/store";
 import type { Session } from "../bindings/Session";
-
 import { isTypingTarget, optionOf, shortcutFor } from "../shared/shortcuts";
 import { answer, canDecide, commandSeen, notHeldHint, noteNotHeld, revealCommandEnd } from "../panel/Decide";
 import { asking, cannotPick, MAX_KEYED_OPTION, pickOption } from "../panel/Answer";
@@ -114,10 +113,10 @@ function useFocusFollowsSelection(reveal: (id: string, mode: "center" | "nudge")
 }
 
 /** Focus requests (chips, `n`, notifications), fitting and keyboard shortcuts; inside React Flow. */
-export function CanvasEffects({ following }: { following: Following }) {
+export function CanvasEffects({ followRef }: { followRef: RefObject<Following> }) {
   const flow = useReactFlow<CanvasNode>();
   const flowStore = useStoreApi<CanvasNode>();
-  const reveal = useReveal(following);
+  const reveal = useReveal(followRef);
   const focus = useSwitchboard((s) => s.focus);
   const filled = useSwitchboard((s) => s.order.length > 0);
   const showMatches = useSwitchboard((s) => s.showMatches);
@@ -129,7 +128,7 @@ export function CanvasEffects({ following }: { following: Following }) {
   useWindowPane();
   useFocusFollowsSelection(reveal);
 
-  const fit = useFit(following);
+  const fit = useFit(followRef);
   const arrive = useCallback(() => fit(false), [fit]);
   useFitWhenFilled(filled, arrive);
 
@@ -138,7 +137,7 @@ export function CanvasEffects({ following }: { following: Following }) {
   // sessions gone), which would leave an empty band beside it (issue 44.3).
   useEffect(() => {
     const viewport = flow.getViewport();
-    if (!follows(following, viewport)) return;
+    if (!follows(followRef.current, viewport)) return;
     const bounds = boundsOfLayout(nodes, regions);
     if (!bounds) return;
     const pane = paneOf(flowStore.getState());
@@ -149,7 +148,7 @@ export function CanvasEffects({ following }: { following: Following }) {
     const { pane: window } = useSwitchboard.getState();
     const wanted = fitViewport(bounds, pane, fitFloor(regions, window, MIN_ZOOM));
     if (wanted.zoom > viewport.zoom * 1.05 || Math.abs(wanted.x - viewport.x) > 24) fit(true);
-  }, [nodes, regions, flow, flowStore, fit, following]);
+  }, [nodes, regions, flow, flowStore, fit, followRef]);
 
   // The window or the pane (the details panel opened or closed) changed size: fit it again.
   // (Not when it is first measured: the arrival's fit read the DOM's size.)
@@ -159,10 +158,10 @@ export function CanvasEffects({ following }: { following: Following }) {
     measured.current = paneWidth > 0 && paneHeight > 0;
     if (first || !measured.current) return;
     const timer = setTimeout(() => {
-      if (follows(following, flow.getViewport())) fit(true);
+      if (follows(followRef.current, flow.getViewport())) fit(true);
     }, 60);
     return () => clearTimeout(timer);
-  }, [paneWidth, paneHeight, fit, following, flow]);
+  }, [paneWidth, paneHeight, fit, followRef, flow]);
 
   useEffect(() => {
     if (focus) reveal(focus.id, "center");
@@ -177,10 +176,10 @@ export function CanvasEffects({ following }: { following: Following }) {
     const bounds = boundsOfSessions(matches);
     if (!bounds) return;
     // After the details panel (opened by the selection) has taken its share of the pane.
-    following.current = false;
+    followRef.current.on = false;
     const timer = setTimeout(() => void flow.fitBounds(bounds, { padding: FIT_PADDING, duration: 300 }), 80);
     return () => clearTimeout(timer);
-  }, [showMatches, flow, following]);
+  }, [showMatches, flow, followRef]);
 
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
@@ -285,7 +284,7 @@ export function CanvasEffects({ following }: { following: Following }) {
     };
     window.addEventListener("keydown", onKeyDown);
     return () => window.removeEventListener("keydown", onKeyDown);
-  }, [reveal, fit, following]);
+  }, [reveal, fit, followRef]);
 
   return null;
 }

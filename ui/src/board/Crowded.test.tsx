@@ -2,6 +2,7 @@
 // as tiles — light ones zoomed out — and the tiles behave like nodes: select, open, drag, filter.
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen } from "@testing-library/react";
+import { useEffect } from "react";
 import { ReactFlowProvider, useStoreApi } from "@xyflow/react";
 import { Canvas, CROWDED_ABOVE } from "./Canvas";
 import { selectSelectedId, useSwitchboard } from "../state/store";
@@ -42,7 +43,10 @@ function crowd() {
 let flowStore: ReturnType<typeof useStoreApi> | null = null;
 
 function GrabStore() {
-  flowStore = useStoreApi();
+  const store = useStoreApi();
+  useEffect(() => {
+    flowStore = store;
+  }, [store]);
   return null;
 }
 
@@ -90,24 +94,27 @@ let paints: Paint[] = [];
  */
 function installRecordingCanvas() {
   HTMLCanvasElement.prototype.getContext = function (this: HTMLCanvasElement) {
-    const canvas = this;
-    const state: Record<string | symbol, unknown> = { globalAlpha: 1 };
-    const stack: number[] = [];
-    return new Proxy(state, {
-      get(target, key) {
-        if (key === "measureText") return (text: string) => ({ width: text.length * 7 });
-        if (key === "fillText") return (text: string) => paints.push({ text, alpha: target.globalAlpha as number, canvas });
-        if (key === "save") return () => stack.push(target.globalAlpha as number);
-        if (key === "restore") return () => (target.globalAlpha = stack.pop() ?? 1);
-        if (key in target) return target[key];
-        return () => undefined;
-      },
-      set(target, key, value) {
-        target[key] = value;
-        return true;
-      },
-    }) as unknown as CanvasRenderingContext2D;
+    return recordingContext(this);
   } as unknown as typeof HTMLCanvasElement.prototype.getContext;
+}
+
+function recordingContext(canvas: HTMLCanvasElement): CanvasRenderingContext2D {
+  const state: Record<string | symbol, unknown> = { globalAlpha: 1 };
+  const stack: number[] = [];
+  return new Proxy(state, {
+    get(target, key) {
+      if (key === "measureText") return (text: string) => ({ width: text.length * 7 });
+      if (key === "fillText") return (text: string) => paints.push({ text, alpha: target.globalAlpha as number, canvas });
+      if (key === "save") return () => stack.push(target.globalAlpha as number);
+      if (key === "restore") return () => (target.globalAlpha = stack.pop() ?? 1);
+      if (key in target) return target[key];
+      return () => undefined;
+    },
+    set(target, key, value) {
+      target[key] = value;
+      return true;
+    },
+  }) as unknown as CanvasRenderingContext2D;
 }
 
 /** The canvas a session is painted on, measured as if the view were at zoom 1 from the page's corner. */

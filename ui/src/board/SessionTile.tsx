@@ -1,12 +1,12 @@
 // A session as a light tile on a crowded board (zoomed out): drawn plainly, dragged by hand
 // (`startTileDrag`, shared with the painted canvases). The full card is `SessionNode.tsx`.
 import { memo, useRef, type HTMLAttributes, type MouseEvent, type PointerEvent } from "react";
+import { useClock } from "../state/clock";
 import { useStoreApi } from "@xyflow/react";
 import type { Session } from "../bindings/Session";
 import { useSwitchboard } from "../state/store";
 import { titleOf } from "../shared/sessionLabels";
 import { agentLetter } from "../shared/icons";
-
 import { faceOf, SessionCard, tileTooltip } from "../card/SessionNode";
 import { type SessionNodeType } from "../state/data";
 import { sizeOf, type NodeSize, type XY } from "./geometry";
@@ -31,6 +31,7 @@ function TileCard({ session, selected, size, dimmed, frame }: {
   const badge = session.badge;
   const title = titleOf(session);
   const strip = size === "strip";
+  const now = useClock((s) => s.now);
   const { classes, data } = faceOf(session, badge, selected, dimmed);
   classes.unshift(frame.className);
   classes.push("is-far", "is-light", strip ? "is-strip" : "is-far-card");
@@ -40,7 +41,7 @@ function TileCard({ session, selected, size, dimmed, frame }: {
       className={classes.join(" ")}
       {...data}
       data-form={strip ? "strip" : "far-card"}
-      title={tileTooltip(session, Date.now())}
+      title={tileTooltip(session, now)}
       onClick={() => useSwitchboard.getState().openSession(id)}
     >
       <div className="compact-line">

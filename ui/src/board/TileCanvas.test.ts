@@ -2,7 +2,6 @@
 // pixel budget, and the tile under a point found among those painted.
 import { describe, expect, it } from "vitest";
 import { backingScale, paintedTiles, paintZoom, tileAt } from "./TileCanvas";
-
 import type { SessionNodeType } from "../state/data";
 import { fitText } from "./tilePaint";
 import { ZOOM_COMPACT } from "./geometry";

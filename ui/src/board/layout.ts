@@ -282,7 +282,7 @@ function bestPacking(groups: readonly Group[], pane: Pane, pinnedBoxes: readonly
   // The shelf width the last layout kept, while it is nearly as good: fewer moves per change.
   if (hint && hint.columns !== bestColumns && hint.columns >= 1) {
     const kept = attempt(hint.columns);
-    if (kept >= best! * (1 - HINT_FIT_SLACK)) [best, bestColumns] = [kept, hint.columns];
+    if (kept >= best! * (1 - HINT_FIT_SLACK)) bestColumns = hint.columns;
   }
   // The nodes go in for the winner only.
   return layoutAt(groups, bestColumns, pane, pinnedBoxes, hint);

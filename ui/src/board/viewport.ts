@@ -1,6 +1,6 @@
 // The board's viewport moves: fit the layout, reveal a session, follow the window's shape, and
 // whether the user has taken the view over by hand (then the board stops following).
-import { useCallback, useEffect, useRef } from "react";
+import { useCallback, useEffect, useRef, type RefObject } from "react";
 import { useReactFlow, useStore, useStoreApi } from "@xyflow/react";
 import { type RegionNodeType } from "./RegionNode";
 import { useSwitchboard } from "../state/store";
@@ -20,7 +20,7 @@ const FIT_GLIDE_MS = 250;
  * click whose details panel now hides it, or a focused node that is partly in view. Nothing
  * moves when the node is already in view: calm over clever.
  */
-export function useReveal(following: Following) {
+export function useReveal(followRef: RefObject<Following>) {
   const flow = useReactFlow<CanvasNode>();
   const flowStore = useStoreApi<CanvasNode>();
   return useCallback(
@@ -41,14 +41,14 @@ export function useReveal(following: Following) {
       const partly = right > 0 && bottom > 0 && left < paneWidth && top < paneHeight && zoom >= 0.6;
       if (mode === "nudge" || partly) {
         // A board that follows its content keeps all of it in view itself (the pane just shrank).
-        if (visible || follows(following, { x, y, zoom })) return;
+        if (visible || follows(followRef.current, { x, y, zoom })) return;
         const dx = left < margin ? margin - left : right > paneWidth - margin ? paneWidth - margin - right : 0;
         const dy = top < margin ? margin - top : bottom > paneHeight - margin ? paneHeight - margin - bottom : 0;
         void flow.setViewport({ x: x + dx, y: y + dy, zoom }, { duration: 250 });
         return;
       }
       if (visible && zoom >= 0.6) return;
-      following.current = false;
+      followRef.current.on = false;
       const nextZoom = Math.min(Math.max(zoom, 0.9), 1.25);
       const cx = node.position.x + width / 2;
       const cy = node.position.y + height / 2;
@@ -57,7 +57,7 @@ export function useReveal(following: Following) {
         { duration: 350 },
       );
     },
-    [flow, flowStore, following],
+    [flow, flowStore, followRef],
   );
 }
 
@@ -67,7 +67,8 @@ export function useReveal(following: Following) {
  * user pans or zooms by hand or asks for one node or the filter's matches; `f` starts it again.
  */
 export type Following = {
-  current: boolean;
+  /** Fitting on its own still (the user has not taken the view over). */
+  on: boolean;
   /** Where the last fit put the view, and how many fits are still gliding there. */
   fitted: Viewport | null;
   moving: number;
@@ -78,12 +79,12 @@ export type Following = {
  * gliding) was moved by something else — the user, a reveal — and is left alone from then on.
  */
 export function follows(following: Following, viewport: Viewport): boolean {
-  if (!following.current || following.moving > 0 || !following.fitted) return following.current;
+  if (!following.on || following.moving > 0 || !following.fitted) return following.on;
   const { x, y, zoom } = following.fitted;
   if (Math.abs(viewport.x - x) > 0.5 || Math.abs(viewport.y - y) > 0.5 || Math.abs(viewport.zoom - zoom) > 1e-3) {
-    following.current = false;
+    following.on = false;
   }
-  return following.current;
+  return following.on;
 }
 
 /** The pane's size: the DOM knows it right after the details panel opened, React Flow's store soon after. */
@@ -166,7 +167,7 @@ function layoutBounds(): Box | null {
  * Fit the whole board in the pane. The layout knows its box, so this needs no measuring: on
  * arrival the first frame that shows the sessions is already the fitted one.
  */
-export function useFit(following: Following): (animate: boolean) => void {
+export function useFit(followRef: RefObject<Following>): (animate: boolean) => void {
   const flow = useReactFlow<CanvasNode>();
   const flowStore = useStoreApi<CanvasNode>();
   return useCallback(
@@ -177,18 +178,18 @@ export function useFit(following: Following): (animate: boolean) => void {
       const { regions, pane } = useSwitchboard.getState();
       const floor = fitFloor(regions, pane, MIN_ZOOM);
       const viewport = fitViewport(bounds, paneOf(flowStore.getState()), floor);
-      following.current = true;
-      following.fitted = viewport;
+      followRef.current.on = true;
+      followRef.current.fitted = viewport;
       if (!animate) {
         void flow.setViewport(viewport);
         return;
       }
       // Gliding there: the view is between places until the glide is over.
-      following.moving += 1;
-      setTimeout(() => (following.moving -= 1), FIT_GLIDE_MS + 100);
+      followRef.current.moving += 1;
+      setTimeout(() => (followRef.current.moving -= 1), FIT_GLIDE_MS + 100);
       void flow.setViewport(viewport, { duration: FIT_GLIDE_MS });
     },
-    [flow, flowStore, following],
+    [flow, flowStore, followRef],
   );
 }
 

@@ -2,7 +2,7 @@
 // new git worktree, with a first prompt. Nothing is drawn for it here: its node appears by itself
 // when the agent's first hook arrives. A small popover under the header button; Escape closes it
 // and gives the focus back to the button.
-import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
+import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent, type RefObject } from "react";
 import type { Launched } from "../bindings/Launched";
 import * as ipc from "../shared/ipc";
 import { AGENTS } from "../bindings/agents";
@@ -43,7 +43,7 @@ function orNull(text: string): string | null {
   return text.trim() === "" ? null : text.trim();
 }
 
-function NewAgentDialog({ id, onClose, toggle }: { id: string; onClose: () => void; toggle: HTMLElement | null }) {
+function NewAgentDialog({ id, onClose, toggle }: { id: string; onClose: () => void; toggle: RefObject<HTMLElement | null> }) {
   const report = useConnections((s) => s.report);
   const { offered, missing } = installedClis(report);
   const [picked, setCli] = useState<ipc.NewAgentCli | null>(null);
@@ -75,7 +75,7 @@ function NewAgentDialog({ id, onClose, toggle }: { id: string; onClose: () => vo
     };
     const onPointer = (event: PointerEvent | MouseEvent) => {
       const target = event.target as Node | null;
-      if (!target || popover.current?.contains(target) || toggle?.contains(target)) return;
+      if (!target || popover.current?.contains(target) || toggle.current?.contains(target)) return;
       onClose();
     };
     window.addEventListener("keydown", onKey, true);
@@ -285,7 +285,7 @@ export function NewAgentButton() {
         <PlusIcon />
         New agent
       </button>
-      {open && <NewAgentDialog id={popover} onClose={close} toggle={button.current} />}
+      {open && <NewAgentDialog id={popover} onClose={close} toggle={button} />}
     </span>
   );
 }

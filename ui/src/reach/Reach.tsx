@@ -132,7 +132,12 @@ function ChannelRow({
   const [url, setUrl] = useState(saved.url);
   const [problem, setProblem] = useState<string | null>(null);
   const [test, setTest] = useState<TestState>({ busy: false, outcome: null, error: null });
-  useEffect(() => setUrl(saved.url), [saved.url]);
+  // A newly saved address replaces the draft (adjusted while rendering, not in an effect).
+  const [savedUrl, setSavedUrl] = useState(saved.url);
+  if (saved.url !== savedUrl) {
+    setSavedUrl(saved.url);
+    setUrl(saved.url);
+  }
 
   const typed = { ...saved, url: url.trim() };
   const problemId = `push-problem-${kind}`;
@@ -248,10 +253,13 @@ export function ReachSettings({ settings }: { settings: SavedSettings }) {
   const [from, setFrom] = useState(reach.quietHours.from);
   const [to, setTo] = useState(reach.quietHours.to);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
+  // Newly saved quiet hours replace the draft (adjusted while rendering, not in an effect).
+  const [savedHours, setSavedHours] = useState(reach.quietHours);
+  if (reach.quietHours.from !== savedHours.from || reach.quietHours.to !== savedHours.to) {
+    setSavedHours(reach.quietHours);
     setFrom(reach.quietHours.from);
     setTo(reach.quietHours.to);
-  }, [reach.quietHours.from, reach.quietHours.to]);
+  }
   // What the tone follows is what was saved last.
   useEffect(() => {
   }, [saved]);

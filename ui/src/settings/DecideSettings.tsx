@@ -1,6 +1,6 @@
 // Connections → "Answer permissions from Switchboard": opt in per CLI (its row in Rust's table says
 // whether it can be, and what its screen does meanwhile) and how long a permission waits.
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { MAX_HOLD_SECONDS, MIN_HOLD_SECONDS } from "../bindings/limits";
 import { AGENTS } from "../bindings/agents";
 import type { Settings } from "../bindings/Settings";
@@ -29,9 +29,11 @@ export function DecideSettings({ settings }: { settings: SavedSettings }) {
 
   // Show the wait as saved: once read, and after each save (by this section or another).
   const savedHold = saved?.holdSeconds;
-  useEffect(() => {
+  const [shownHold, setShownHold] = useState<number | undefined>(undefined);
+  if (savedHold !== shownHold) {
+    setShownHold(savedHold);
     if (savedHold != null) setHold(String(savedHold));
-  }, [savedHold]);
+  }
 
   const save = async (next: Settings) => {
     setError(null);

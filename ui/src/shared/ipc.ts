@@ -14,7 +14,6 @@ import type { Settings } from "../bindings/Settings";
 import type { Verdict } from "../bindings/Verdict";
 import type { Snapshot } from "../bindings/Snapshot";
 import type { SessionsChanged } from "../bindings/SessionsChanged";
-
 import type { CommandError } from "../bindings/CommandError";
 import type { ErrorKind } from "../bindings/ErrorKind";
 import type { Jump } from "../bindings/Jump";

@@ -4,7 +4,6 @@
 import { create } from "zustand";
 import { applyNodeChanges } from "@xyflow/react";
 import type { Session } from "../bindings/Session";
-
 import { NO_FILTER } from "../shared/filter";
 import * as ipc from "../shared/ipc";
 import { initialData, type Data, type SwitchboardState } from "./data";

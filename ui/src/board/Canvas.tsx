@@ -1,5 +1,6 @@
 // The board: React Flow with the session nodes, regions and lane, and the minimap. The viewport's
 // moves are viewport.ts; what the board does on keys and focus requests is CanvasEffects.tsx.
+import "./Canvas.css";
 import { memo, useCallback, useMemo, useRef, useState } from "react";
 import { Background, BackgroundVariant, ControlButton, Controls, MiniMap, Panel, ReactFlow, useStore, type Edge, type MiniMapNodeProps, type NodeChange, type NodeMouseHandler, type NodeTypes, type OnMove } from "@xyflow/react";
 import { SessionNode } from "../card/SessionNode";

@@ -5,6 +5,7 @@ import { EmptyState } from "./EmptyState";
 import { doctorReport, healthyReport } from "../test/doctor";
 import * as ipc from "../shared/ipc";
 import { useConnections } from "../state/connections";
+import { stylesheets } from "../test/stylesheets";
 
 vi.mock("../shared/ipc", async (importOriginal) => ({
   ...(await importOriginal<typeof import("../shared/ipc")>()),
@@ -109,10 +110,7 @@ describe("the empty state", () => {
   });
 
   it("scrolls as one: the checks have no scroll area of their own, and a tall card starts at the top", async () => {
-    // Vitest hands CSS imports over empty (`css: false`): read the file itself.
-    const fs: { readFileSync(path: string, encoding: "utf8"): string } = await import("node:" + "fs");
-    const here = (import.meta as unknown as { dirname: string }).dirname;
-    const css = fs.readFileSync(`${here}/../styles.css`, "utf8").replace(/\/\*[\s\S]*?\*\//g, "");
+    const css = await stylesheets();
     const rules = [...css.matchAll(/([^{}]+)\{([^{}]*)\}/g)].map(([, selector, body]) => ({ selector: selector!.trim(), body: body! }));
     const inCard = rules.filter(({ selector }) => /\.empty-(checks|card)\b/.test(selector));
     for (const { selector, body } of inCard) expect(body, selector).not.toMatch(/overflow(-y)?:\s*(auto|scroll)|max-height/);

@@ -1,3 +1,4 @@
+import "./EmptyState.css";
 import { useEffect, useState } from "react";
 import * as ipc from "../shared/ipc";
 import { LogoMark } from "../shared/icons";

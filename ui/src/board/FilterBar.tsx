@@ -1,3 +1,4 @@
+import "./FilterBar.css";
 import { useEffect, useRef, type KeyboardEvent } from "react";
 import { useSwitchboard } from "../state/store";
 import { isFiltering } from "../shared/filter";

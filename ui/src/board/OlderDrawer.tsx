@@ -1,6 +1,7 @@
 // The Older drawer: sessions silent for a day have aged off the canvas and are listed here.
 // Read-only: picking one shows its details and history; it returns to the canvas by itself
 // when it reports again.
+import "./OlderDrawer.css";
 import { useSwitchboard } from "../state/store";
 import { useClock } from "../state/clock";
 import { absoluteTime, agentName, relativeAge, shortenHome, titleOf } from "../shared/sessionLabels";

@@ -3,6 +3,7 @@
 // own session changes. Hit-testing gives the painted tiles a tile's click, hover (tooltip and a
 // ring) and drag. What a thousand sessions cost zoomed out: a dozen canvases, not a thousand
 // elements to lay out, style and paint.
+import "./TileCanvas.css";
 import { memo, useLayoutEffect, useRef, useState, type MouseEvent, type PointerEvent } from "react";
 import { useStore, useStoreApi } from "@xyflow/react";
 import type { Session } from "../bindings/Session";

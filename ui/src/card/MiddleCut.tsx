@@ -1,4 +1,5 @@
 // A card's title cut in the middle, so the part that tells it from its neighbours always shows.
+import "./MiddleCut.css";
 import { useLayoutEffect, useRef } from "react";
 import { middleCut } from "../shared/sessionLabels";
 

@@ -1,6 +1,7 @@
 // The usage a full card shows (issue 25), quietly: the branch beside the folder, the cost at the
 // right of that line, context use as a thin bar along the card's foot, and a mark on an agent
 // idle for hours while holding memory. The compact forms show none of it.
+import "./UsageOnCard.css";
 import type { GitInfo } from "../bindings/GitInfo";
 import type { Usage } from "../bindings/Usage";
 import { BranchIcon } from "../shared/icons";

@@ -1,3 +1,4 @@
+import "./Header.css";
 import { useState } from "react";
 import { useSwitchboard } from "../state/store";
 import type { Category } from "../shared/status";

@@ -2,6 +2,7 @@
 // new git worktree, with a first prompt. Nothing is drawn for it here: its node appears by itself
 // when the agent's first hook arrives. A small popover under the header button; Escape closes it
 // and gives the focus back to the button.
+import "./NewAgent.css";
 import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent, type RefObject } from "react";
 import type { Launched } from "../bindings/Launched";
 import * as ipc from "../shared/ipc";

@@ -1,3 +1,4 @@
+import "./Notices.css";
 import { useEffect, useState } from "react";
 import { notices as fetchNotices, onNoticesChanged } from "../shared/ipc";
 

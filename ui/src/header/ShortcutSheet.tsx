@@ -2,6 +2,7 @@
 // what each mark and colour on the board means (the legend: no colour is left to be guessed).
 // A modal over the board: while it is open, keys are its own (Esc or `?` closes it), and a click
 // outside it closes it too.
+import "./ShortcutSheet.css";
 import { useEffect, useRef } from "react";
 import { useShortcutSheet } from "../state/shortcutSheet";
 import { CloseIcon } from "../shared/icons";

@@ -3,6 +3,7 @@
 // only into a pane it can tie to that agent and says why not otherwise; what it did, or why not,
 // is told briefly where the user clicked. The first answer wins — the board or the terminal — so
 // the options go as soon as the question does. What the board shows of it is `AnswerViews.tsx`.
+import "./Answer.css";
 import { plain, setNote, useAnswers, type Sent } from "../state/answers";
 import type { Delivered } from "../bindings/Delivered";
 import type { Session } from "../bindings/Session";

@@ -1,6 +1,7 @@
 // Answering a held permission from the board: Allow / Deny on the node and in the details
 // panel, and the `a` / `d` keys. The first answer wins — the board, the terminal or the clock —
 // so a late click is told so, briefly, instead of being an error to dismiss.
+import "./Decide.css";
 import { useEffect, useLayoutEffect, useRef, useState, type MouseEvent } from "react";
 import { setNote, useDecide, type DecideNote } from "../state/decide";
 import { AGENTS } from "../bindings/agents";

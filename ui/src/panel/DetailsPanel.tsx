@@ -2,6 +2,7 @@
 // what it asks (answered with a click or 1–9) or a reply to it, its screen and its live terminal
 // on request, and its recent history as a timeline, newest last. The history is fetched from Rust
 // when the panel opens and again whenever that session changes (its sessions-changed).
+import "./DetailsPanel.css";
 import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
 import type { HistoryView } from "../bindings/HistoryView";
 import type { Session } from "../bindings/Session";

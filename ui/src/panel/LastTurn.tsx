@@ -2,6 +2,7 @@
 // said, the tools it called and what they returned — read by Rust from its transcript, whatever
 // terminal it runs in. Read when the section opens and again when the session reports, never
 // polled.
+import "./LastTurn.css";
 import { useEffect, useId, useState } from "react";
 import type { Session } from "../bindings/Session";
 import type { TurnItem } from "../bindings/TurnItem";

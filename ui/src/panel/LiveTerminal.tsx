@@ -3,6 +3,7 @@
 // the reason shows and Jump is offered); closing it, another session, the panel closing or the
 // window hiding ends it. Rust keeps at most one alive in the whole app; nothing runs while this
 // section is closed.
+import "./LiveTerminal.css";
 import { useEffect, useId, useRef, useState } from "react";
 import { Terminal } from "@xterm/xterm";
 import { FitAddon } from "@xterm/addon-fit";

@@ -1,5 +1,6 @@
 // The agent's screen in the details panel: the last lines of its tmux pane, read from Rust every
 // PEEK_MS while the section is open — and only then: nobody looking means no tmux calls.
+import "./ScreenPeek.css";
 import { useEffect, useId, useLayoutEffect, useRef, useState } from "react";
 import type { Screen } from "../bindings/Screen";
 import * as ipc from "../shared/ipc";

@@ -2,6 +2,7 @@
 // estimated cost), what its agent holds (CPU, memory, processes, uptime) and where it works
 // (branch, worktree, uncommitted changes). Each row only when its figure is known; the section
 // only when one is. An agent idle for hours while holding memory is pointed at "End agent".
+import "./UsagePanel.css";
 import type { ReactNode } from "react";
 import type { Session } from "../bindings/Session";
 import { canEnd } from "../shared/ending";

@@ -2,6 +2,7 @@
 // the board — a short tone here, quiet hours, and push to an ntfy topic or a webhook. Rust sends
 // the pushes (src-tauri/engine/src/instance/outputs/push.rs); the tone is the web view's own. All of it is
 // off until turned on, and a push carries the session's words only with its privacy switch on.
+import "./Reach.css";
 import { useEffect, useState } from "react";
 import type { AgentStatus } from "../bindings/AgentStatus";
 import type { PushChannel } from "../bindings/PushChannel";

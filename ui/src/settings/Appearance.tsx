@@ -1,4 +1,5 @@
 // Settings → Appearance: light, dark, or as the system says (theme.ts keeps and applies it).
+import "./Appearance.css";
 import { useTheme, type ThemeChoice } from "../state/theme";
 
 const CHOICES: readonly { choice: ThemeChoice; label: string }[] = [

@@ -8,6 +8,7 @@ import { makeSession } from "../test/sessions";
 import * as ipc from "../shared/ipc";
 import { useConnections } from "../state/connections";
 import { initialData } from "../state/data";
+import { stylesheets } from "../test/stylesheets";
 
 vi.mock("../shared/ipc", async (importOriginal) => ({
   ...(await importOriginal<typeof import("../shared/ipc")>()),
@@ -18,10 +19,7 @@ vi.mock("../shared/ipc", async (importOriginal) => ({
 
 /** The declarations of every rule whose selector names `className`. */
 async function rulesFor(className: string): Promise<{ selector: string; body: string }[]> {
-  // Vitest hands CSS imports over empty (`css: false`): read the file itself.
-  const fs: { readFileSync(path: string, encoding: "utf8"): string } = await import("node:" + "fs");
-  const here = (import.meta as unknown as { dirname: string }).dirname;
-  const css = fs.readFileSync(`${here}/../styles.css`, "utf8").replace(/\/\*[\s\S]*?\*\//g, "");
+  const css = await stylesheets();
   return [...css.matchAll(/([^{}]+)\{([^{}]*)\}/g)]
     .filter(([, selector]) => new RegExp(`\\.${className}(?![\\w-])`).test(selector!))
     .map(([, selector, body]) => ({ selector: selector!.trim(), body: body! }));

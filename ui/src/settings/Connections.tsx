@@ -3,6 +3,7 @@
 // agent CLI is wired to Switchboard (`switchboard doctor` in the app), every check with the one
 // command that fixes a failure, and Check again. The header button opens Settings; a blocked card
 // and the first run open the tab they are about.
+import "./Connections.css";
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { AgentReport } from "../bindings/AgentReport";
 import type { Check } from "../bindings/Check";
@@ -12,9 +13,10 @@ import type { Session } from "../bindings/Session";
 import type { Tone } from "../shared/status";
 import { CloseIcon, PlugIcon, StatusGlyph } from "../shared/icons";
 import { PathText } from "../shared/jump";
-import { ReachSettings } from "../reach/Reach";
-import { RemotesSettings } from "./Remotes";
 import { DecideSettings } from "./DecideSettings";
+import { RemotesSettings } from "./Remotes";
+// After the two above: Reach restyles their controls (its sheet must come after theirs).
+import { ReachSettings } from "../reach/Reach";
 import { AppearanceSettings } from "./Appearance";
 import { useSavedSettings } from "../state/settings";
 import { useSwitchboard } from "../state/store";

@@ -1,5 +1,6 @@
 // Connections → "Answer permissions from Switchboard": opt in per CLI (its row in Rust's table says
 // whether it can be, and what its screen does meanwhile) and how long a permission waits.
+import "./DecideSettings.css";
 import { useState } from "react";
 import { MAX_HOLD_SECONDS, MIN_HOLD_SECONDS } from "../bindings/limits";
 import { AGENTS } from "../bindings/agents";

@@ -2,6 +2,7 @@
 // each followed by running a command (`ssh devbox`). The list shows each link's state as Rust
 // reports it, polled while the panel is open; adding or removing one saves the settings, and
 // Rust follows (or lets go) at once.
+import "./Remotes.css";
 import { useEffect, useState, type FormEvent } from "react";
 import type { LinkState } from "../bindings/LinkState";
 import type { RemoteSpec } from "../bindings/RemoteSpec";

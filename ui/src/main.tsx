@@ -3,7 +3,7 @@ import { createRoot } from "react-dom/client";
 import "@xyflow/react/dist/style.css";
 import "./styles.css";
 import { App } from "./App";
-import { startTheme } from "./theme";
+import { startTheme } from "./state/theme";
 
 startTheme();
 

@@ -1,5 +1,5 @@
 // What React Flow needs from a browser that jsdom does not have (per the xyflow testing guide).
-import { NODE_HEIGHT, NODE_WIDTH } from "../layout";
+import { NODE_HEIGHT, NODE_WIDTH } from "../board/geometry";
 
 class ResizeObserverStub {
   private readonly callback: ResizeObserverCallback;

@@ -1,6 +1,7 @@
 // A session on the board, in its three forms (full card, compact card, light tile): the forms
 // share one face (classes, data attributes, pointer and key handling).
 import "./SessionNode.css";
+import "./SessionNodeForms.css";
 import { memo, useState, type MouseEvent } from "react";
 import type { Session } from "../bindings/Session";
 import { useStore, type NodeProps } from "@xyflow/react";

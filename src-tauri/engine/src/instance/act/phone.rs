@@ -89,8 +89,8 @@ pub struct Buttons {
 }
 
 /// The subscription and the taps, for Diagnostics.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct PhoneState {
     /// Answering from the phone is on (and can work: an ntfy channel, a reply topic).
     pub on: bool,

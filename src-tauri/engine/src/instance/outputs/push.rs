@@ -119,6 +119,11 @@ impl Push {
         Arc::new(Self { reach: Mutex::new(reach), outboxes, options, phone: std::sync::OnceLock::new() })
     }
 
+    /// What answers taps from the phone, once started.
+    pub fn phone(&self) -> Option<&Arc<Phone>> {
+        self.phone.get()
+    }
+
     /// Ntfy messages carry the phone's buttons from now on (while its switch is on).
     pub fn set_phone(&self, phone: Arc<Phone>) {
         let _ = self.phone.set(phone);

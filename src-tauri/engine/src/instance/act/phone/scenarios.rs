@@ -165,6 +165,10 @@ fn a_held_permission_is_allowed_from_the_phone_once_and_a_replay_is_refused() {
     desk.follow_up(2, "Already used");
     let state = desk.instance().phone.state();
     assert_eq!((state.on, state.applied, state.refused), (true, 1, 2), "{state:?}");
+    // Diagnostics reads the same through the instance's route.
+    let mut asked = ureq::get(&desk.url("/phone")).call().unwrap();
+    let said: Value = serde_json::from_str(&asked.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!((&said["on"], &said["connected"], &said["applied"]), (&json!(true), &json!(true), &json!(1)), "{said}");
 }
 
 #[test]

@@ -5,7 +5,8 @@
 //! Nothing here is on the hook path: the push thread follows the hub's updates like any other
 //! subscriber, and each channel has its own sender thread with a bounded outbox (the oldest
 //! message goes when it is full), a deadline per attempt, and at most [`ATTEMPTS`] attempts.
-//! A 4xx answer is the receiver's final word and is not retried; redirects are not followed.
+//! A 4xx answer is the receiver's final word and is not retried — except a 429, a rate limit that
+//! passes; redirects are not followed.
 //!
 //! Without the channel's privacy switch a message says only the agent, the status, the host and
 //! a short session id: no title, project, question, command or folder.

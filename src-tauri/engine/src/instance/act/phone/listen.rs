@@ -62,12 +62,11 @@ fn run(phone: &Phone) {
             None => format!("{url}/json"),
         };
         phone.note_state(|state| state.subscriptions += 1);
-        let ended = subscribe(phone, &target, &reach.reply_token, generation, &mut resume);
-        let opened = ended.as_ref().is_ok_and(|opened| *opened);
+        let (opened, ended) = subscribe(phone, &target, &reach.reply_token, generation, &mut resume);
         phone.note_state(|state| {
             state.connected = false;
             state.since = resume.last_id.clone();
-            state.error = ended.err();
+            state.error = ended;
         });
         if opened {
             wait = phone.options.retry;
@@ -79,9 +78,9 @@ fn run(phone: &Phone) {
     }
 }
 
-/// One subscription, until the stream ends, fails or the settings change: whether it opened,
-/// or why it failed.
-fn subscribe(phone: &Phone, target: &str, token: &str, generation: u64, resume: &mut Resume) -> Result<bool, String> {
+/// One subscription, until the stream ends, fails or the settings change (a stream that lived
+/// its span ends with its deadline): whether it opened, and why it ended when not cleanly.
+fn subscribe(phone: &Phone, target: &str, token: &str, generation: u64, resume: &mut Resume) -> (bool, Option<String>) {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(phone.options.span))
         .timeout_connect(Some(std::time::Duration::from_secs(10)))
@@ -95,7 +94,10 @@ fn subscribe(phone: &Phone, target: &str, token: &str, generation: u64, resume: 
     if !token.is_empty() {
         request = request.header("Authorization", format!("Bearer {token}"));
     }
-    let answer = request.call().map_err(|error| format!("cannot reach the reply topic: {error}"))?;
+    let answer = match request.call() {
+        Ok(answer) => answer,
+        Err(error) => return (false, Some(format!("cannot reach the reply topic: {error}"))),
+    };
     let status = answer.status().as_u16();
     if status != 200 {
         let why = match status {
@@ -103,7 +105,7 @@ fn subscribe(phone: &Phone, target: &str, token: &str, generation: u64, resume: 
             429 => "the server is limiting requests (429)",
             _ => "the server answered the reply topic with an error",
         };
-        return Err(format!("{why}: HTTP {status}"));
+        return (false, Some(format!("{why}: HTTP {status}")));
     }
     phone.note_state(|state| {
         state.connected = true;
@@ -115,13 +117,13 @@ fn subscribe(phone: &Phone, target: &str, token: &str, generation: u64, resume: 
         line.clear();
         let read = (&mut reader).take(MOST_LINE).read_until(b'\n', &mut line);
         match read {
-            Ok(0) => return Ok(true),
+            Ok(0) => return (true, None),
             Ok(_) if !line.ends_with(b"\n") && line.len() as u64 >= MOST_LINE => {
                 skip_line(&mut reader);
                 continue;
             }
             Ok(_) => {}
-            Err(error) => return Err(format!("the reply topic's stream broke: {error}")),
+            Err(error) => return (true, Some(format!("the reply topic's stream ended: {error}"))),
         }
         let Ok(event) = serde_json::from_slice::<Event>(&line) else { continue };
         let id = event.id.filter(|id| (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric()));
@@ -138,7 +140,7 @@ fn subscribe(phone: &Phone, target: &str, token: &str, generation: u64, resume: 
             _ => {}
         }
         if phone.generation() != generation {
-            return Ok(true);
+            return (true, None);
         }
     }
 }

@@ -172,8 +172,11 @@ fn a_held_permission_is_allowed_from_the_phone_once_and_a_replay_is_refused() {
 }
 
 #[test]
-fn forged_expired_unknown_and_answered_at_the_desk_taps_decide_nothing() {
+fn forged_expired_unknown_and_answered_at_the_desk_taps_decide_nothing_after_a_limited_push() {
     let desk = desk(true, true, Ntfy::start());
+    desk.ntfy.wait_subscriptions(1);
+    // ntfy's rate limit on the push itself: it passes, and the push is sent again.
+    desk.ntfy.limit_next(1);
     let id = "00000002-held";
     let held = desk.hold(permission(id));
     let message = desk.pushed(id);

@@ -21,7 +21,8 @@ pub(super) fn client(timeout: Duration) -> ureq::Agent {
 pub(super) fn deliver(client: &ureq::Agent, delivery: &Delivery, backoff: Duration) -> PushOutcome {
     let mut wait = backoff;
     let mut sent = attempt(client, delivery, 1);
-    while !sent.ok && sent.attempts < ATTEMPTS && sent.status.is_none_or(|status| status >= 500) {
+    // 429: a rate limit (ntfy's per-visitor limits) passes; any other 4xx is the server's word.
+    while !sent.ok && sent.attempts < ATTEMPTS && sent.status.is_none_or(|status| status >= 500 || status == 429) {
         std::thread::sleep(wait);
         wait *= 2;
         sent = attempt(client, delivery, sent.attempts + 1);

@@ -244,9 +244,10 @@ impl Phone {
 
     /// The tap verified and applied: what was done, in words; or why not (nothing done then).
     pub fn apply(&self, tap: &Tap) -> Result<String, TapError> {
-        let request = lock(&self.ledger).verify(tap, crate::clock::now_millis())?;
+        let now = crate::clock::now_millis();
+        let request = lock(&self.ledger).verify(tap, now)?;
         let session = self.hub.session(&request.session_id);
-        current(session.as_ref(), &request)?;
+        current(session.as_ref(), &request, now)?;
         let session = session.ok_or(TapError::Closed)?;
         let said = match (&request.target, tap.answer.as_str()) {
             (Target::Hold(id), verdict @ ("allow" | "deny")) => {
@@ -254,6 +255,12 @@ impl Phone {
                     if verdict == "allow" { (Verdict::Allow, "Allowed") } else { (Verdict::Deny, "Denied") };
                 self.decisions.answer_anywhere(&session.host, &session.session_id, *id, verdict).map_err(
                     |e| match e {
+                        // The hold ended as its wait ran out, a moment before the session said so.
+                        DecideError::NotWaiting
+                            if current(Some(&session), &request, crate::clock::now_millis()).is_err() =>
+                        {
+                            TapError::Expired
+                        }
                         DecideError::NotWaiting => TapError::Closed,
                         other => TapError::Refused(other.to_string()),
                     },

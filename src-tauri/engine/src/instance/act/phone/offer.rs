@@ -1,7 +1,7 @@
 //! Which buttons a push gets: what the board itself would answer, by the same rules.
 
 use sha2::{Digest, Sha256};
-use switchboard_core::{AgentStatus, Session};
+use switchboard_core::{AgentStatus, Millis, Session};
 
 use super::token::{Request, TapError, Target};
 use super::MOST_BUTTONS;
@@ -100,12 +100,18 @@ pub(super) fn what(session: &Session, include_text: bool) -> String {
 
 /// Whether the request is the one on screen now: the same hold, or the same question still
 /// asked — else it closed (answered at the desk, timed out, moved on) or changed.
-pub fn current(session: Option<&Session>, request: &Request) -> Result<(), TapError> {
+pub fn current(session: Option<&Session>, request: &Request, now: Millis) -> Result<(), TapError> {
     let Some(session) = session else { return Err(TapError::Closed) };
     match &request.target {
+        // Its wait ran out (the hold may end a moment after): the CLI asks in its own terminal.
+        Target::Hold(_) if session.decision_until.is_some_and(|until| until <= now) => Err(TapError::Expired),
         Target::Hold(id) => match session.decision {
             Some(now) if now == *id => Ok(()),
             Some(_) => Err(TapError::Changed),
+            // Its wait ran out unanswered: the CLI asks in its own terminal now.
+            None if session.status == Some(AgentStatus::Blocked) && session.decision_until.is_some() => {
+                Err(TapError::Expired)
+            }
             None => Err(TapError::Closed),
         },
         Target::Question(print) => {

@@ -61,7 +61,11 @@ impl Desk {
 
     /// Holds the hook open as `switchboard hook` does; its answer and when it came.
     fn hold(&self, body: Value) -> std::thread::JoinHandle<(u16, Value, Instant)> {
-        let url = format!("{}&ms=30000", self.url("/hold/claude"));
+        self.hold_for(body, 30_000)
+    }
+
+    fn hold_for(&self, body: Value, ms: u64) -> std::thread::JoinHandle<(u16, Value, Instant)> {
+        let url = format!("{}&ms={ms}", self.url("/hold/claude"));
         std::thread::spawn(move || {
             let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
             let mut answer = agent.post(&url).send(body.to_string().as_bytes()).unwrap();
@@ -206,6 +210,19 @@ fn forged_expired_unknown_and_answered_at_the_desk_taps_decide_nothing_after_a_l
     let late = desk.follow_up(1, "Already answered at the desk");
     assert!(late["message"].as_str().unwrap().contains("Bash: npm test"), "text on: it says which: {late}");
     assert_eq!(desk.instance().phone.state().applied, 0);
+}
+
+#[test]
+fn a_tap_after_the_desks_wait_ran_out_is_expired_and_decides_nothing() {
+    let desk = desk(false, true, Ntfy::start());
+    let id = "00000009-held";
+    let held = desk.hold_for(permission(id), 300);
+    let message = desk.pushed(id);
+    assert_eq!(held.join().unwrap().0, 204, "unanswered: the CLI asks in its own terminal");
+    assert_eq!(desk.phone.tap(&message, "Allow"), 200);
+    desk.follow_up(1, "Expired");
+    assert_eq!(desk.instance().phone.state().applied, 0);
+    assert!(desk.instance().decisions.is_empty());
 }
 
 #[test]

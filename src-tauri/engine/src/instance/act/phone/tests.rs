@@ -143,19 +143,23 @@ fn a_question_offers_its_options_up_to_three_and_more_go_to_the_desk() {
 #[test]
 fn a_request_is_current_only_while_that_very_hold_or_question_is_on_screen() {
     let hold = request(Target::Hold(7));
-    assert_eq!(current(Some(&session(json!({"decision": 7}))), &hold), Ok(()));
-    assert_eq!(current(Some(&session(json!({"decision": 8}))), &hold), Err(TapError::Changed));
-    assert_eq!(current(Some(&session(json!({"status": "working"}))), &hold), Err(TapError::Closed));
-    assert_eq!(current(None, &hold), Err(TapError::Closed));
+    assert_eq!(current(Some(&session(json!({"decision": 7}))), &hold, NOW), Ok(()));
+    let running_out = session(json!({"decision": 7, "decisionUntil": NOW}));
+    assert_eq!(current(Some(&running_out), &hold, NOW), Err(TapError::Expired), "its wait runs out now");
+    assert_eq!(current(Some(&session(json!({"decision": 8}))), &hold, NOW), Err(TapError::Changed));
+    assert_eq!(current(Some(&session(json!({"status": "working"}))), &hold, NOW), Err(TapError::Closed));
+    let waited_out = session(json!({"decisionUntil": NOW - 1}));
+    assert_eq!(current(Some(&waited_out), &hold, NOW), Err(TapError::Expired), "the desk's wait ran out");
+    assert_eq!(current(None, &hold, NOW), Err(TapError::Closed));
 
     let asked = asking(&["Red", "Blue"]);
     let question = request(Target::Question(fingerprint(&asked)));
-    assert_eq!(current(Some(&asked), &question), Ok(()));
-    assert_eq!(current(Some(&asking(&["Red", "Green"])), &question), Err(TapError::Changed));
+    assert_eq!(current(Some(&asked), &question, NOW), Ok(()));
+    assert_eq!(current(Some(&asking(&["Red", "Green"])), &question, NOW), Err(TapError::Changed));
     let mut again = asked.clone();
     again.status_changed_at = Some(99);
-    assert_eq!(current(Some(&again), &question), Err(TapError::Changed), "the same words asked anew");
-    assert_eq!(current(Some(&session(json!({"status": "working"}))), &question), Err(TapError::Closed));
+    assert_eq!(current(Some(&again), &question, NOW), Err(TapError::Changed), "the same words asked anew");
+    assert_eq!(current(Some(&session(json!({"status": "working"}))), &question, NOW), Err(TapError::Closed));
 }
 
 #[test]

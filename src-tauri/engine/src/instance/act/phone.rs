@@ -10,9 +10,9 @@
 //! ([`answer::give`]) — a remote's session down its link — with the same refusals. Every tap gets
 //! a follow-up push saying what came of it.
 //!
-//! More than three options: the first two are buttons (ntfy shows three at most) and the message
-//! says the others are on the desk; the third place stays empty rather than holding a button
-//! that could not answer. Without the privacy switch's words, the buttons carry only ids and
+//! More than three options: the first two are buttons (ntfy shows three at most), the third is
+//! "Open on desk" — it gives the agent nothing, clears the notification and says the question
+//! waits on the desk — and the message names the options left there. Without the privacy switch's words, the buttons carry only ids and
 //! tokens, and the follow-ups only the agent and a short session id.
 
 pub mod listen;
@@ -266,6 +266,9 @@ impl Phone {
                     },
                 )?;
                 format!("{verb} from phone — {}", request.what)
+            }
+            (Target::Question(_), offer::DESK) => {
+                return Ok(format!("Left for the desk — {}", request.what));
             }
             (Target::Question(_), answer) => {
                 let n = answer.strip_prefix("option:").and_then(|n| n.parse().ok()).ok_or(TapError::Tampered)?;

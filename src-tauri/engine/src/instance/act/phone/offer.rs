@@ -5,6 +5,9 @@ use switchboard_core::{AgentStatus, Millis, Session};
 
 use super::token::{Request, TapError, Target};
 use super::MOST_BUTTONS;
+
+/// The answer of the "Open on desk" button: nothing is given to the agent.
+pub const DESK: &str = "desk";
 use crate::instance::act::answer;
 
 /// What the phone could answer for a session that needs the user.
@@ -45,8 +48,11 @@ pub fn offer(session: &Session) -> Option<Result<Offer, String>> {
             }
             let count = question.options.len();
             let shown = if count > MOST_BUTTONS { MOST_BUTTONS - 1 } else { count };
-            let choices =
+            let mut choices: Vec<(String, String)> =
                 (1..=shown).map(|n| (label(&question.options[n - 1].label, n), format!("option:{n}"))).collect();
+            if count > shown {
+                choices.push(("Open on desk".into(), DESK.into()));
+            }
             let note = (count > shown).then(|| format!("Options {}–{count}: open on desk", shown + 1));
             Some(Ok(Offer { target: Target::Question(fingerprint(session)), choices, note }))
         }

@@ -264,6 +264,25 @@ fn a_question_is_answered_from_the_phone_through_the_same_door_as_the_board() {
 }
 
 #[test]
+fn four_options_give_two_buttons_and_open_on_desk_which_answers_nothing() {
+    let desk = desk(true, true, Ntfy::start());
+    let id = "0000000a-asks";
+    let mut asked = question("PermissionRequest", id);
+    asked["tool_input"]["questions"][0]["options"] =
+        json!([{"label": "A"}, {"label": "B"}, {"label": "C"}, {"label": "D"}]);
+    let held = desk.hold(asked);
+    let message = desk.pushed(id);
+    assert_eq!(labels(&message), ["A", "B", "Open on desk"]);
+    assert!(message["message"].as_str().unwrap().contains("Options 3–4: open on desk"), "{message}");
+    assert_eq!(desk.phone.tap(&message, "Open on desk"), 200);
+    desk.follow_up(1, "Left for the desk");
+    assert_eq!(desk.instance().decisions.len(), 1, "the question still waits, on the desk");
+    let hold = desk.instance().hub.session(id).unwrap().decision.unwrap();
+    desk.instance().decisions.answer(id, hold, crate::protocol::Verdict::Deny).unwrap();
+    held.join().unwrap();
+}
+
+#[test]
 fn a_dropped_subscription_resumes_with_since_and_the_tap_made_meanwhile_is_applied_once() {
     let ntfy = Ntfy::start();
     ntfy.limit_next(1);

@@ -42,6 +42,8 @@ use crate::instance::outputs::push::Push;
 use crate::instance::settings::Reach;
 use crate::protocol::Verdict;
 
+/// Follow-ups a minute, at most, about taps this instance never signed.
+pub const UNSIGNED_FOLLOW_UPS: usize = 3;
 /// Buttons on one message, at most (ntfy's limit).
 pub const MOST_BUTTONS: usize = 3;
 
@@ -115,6 +117,9 @@ pub struct Phone {
     generation: AtomicU64,
     stopped: std::sync::atomic::AtomicBool,
     state: Mutex<PhoneState>,
+    /// When the latest follow-ups about taps this instance never signed went out: anyone who
+    /// learns the reply topic can post to it, and must not turn that into a flood of pushes.
+    unsigned_said: Mutex<std::collections::VecDeque<std::time::Instant>>,
     hub: Arc<Hub>,
     inputs: Inputs,
     decisions: Arc<Decisions>,
@@ -146,6 +151,7 @@ impl Phone {
             generation: AtomicU64::new(0),
             stopped: std::sync::atomic::AtomicBool::new(false),
             state: Mutex::new(PhoneState::default()),
+            unsigned_said: Mutex::new(std::collections::VecDeque::new()),
             hub,
             inputs,
             decisions,
@@ -237,9 +243,27 @@ impl Phone {
                     state.refused += 1;
                     state.last = Some(refused.to_string());
                 });
-                self.push.follow_up(&refused.to_string(), what.as_deref());
+                if self.may_say(&refused) {
+                    self.push.follow_up(&refused.to_string(), what.as_deref());
+                }
             }
         }
+    }
+
+    /// Whether a refusal gets its follow-up: always for a tap this instance signed; for a forged
+    /// or unknown one, at most [`UNSIGNED_FOLLOW_UPS`] a minute.
+    fn may_say(&self, refused: &TapError) -> bool {
+        if !matches!(refused, TapError::Tampered | TapError::Unknown) {
+            return true;
+        }
+        let mut said = lock(&self.unsigned_said);
+        let now = std::time::Instant::now();
+        said.retain(|at| now.duration_since(*at) < Duration::from_secs(60));
+        if said.len() >= UNSIGNED_FOLLOW_UPS {
+            return false;
+        }
+        said.push_back(now);
+        true
     }
 
     /// The tap verified and applied: what was done, in words; or why not (nothing done then).

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use super::standin::{perform, Ntfy, PhoneApp};
 use super::token::{Key, Tap};
+use super::UNSIGNED_FOLLOW_UPS;
 use crate::instance::settings::{PushChannel, Reach, Settings};
 use crate::instance::Instance;
 
@@ -210,6 +211,27 @@ fn forged_expired_unknown_and_answered_at_the_desk_taps_decide_nothing_after_a_l
     let late = desk.follow_up(1, "Already answered at the desk");
     assert!(late["message"].as_str().unwrap().contains("Bash: npm test"), "text on: it says which: {late}");
     assert_eq!(desk.instance().phone.state().applied, 0);
+}
+
+#[test]
+fn a_flood_of_forged_taps_gets_three_follow_ups_and_the_genuine_tap_still_works() {
+    let desk = desk(false, true, Ntfy::start());
+    let id = "0000000b-held";
+    let held = desk.hold(permission(id));
+    let message = desk.pushed(id);
+    let genuine = tap_of(&message, "Allow");
+    for n in 0..10 {
+        let forged = Tap { token: format!("{n}.00"), ..genuine.clone() };
+        assert_eq!(perform(&with_body(&message, "Allow", &forged)), 200);
+    }
+    assert_eq!(desk.phone.tap(&message, "Allow"), 200);
+    assert_eq!(held.join().unwrap().1, json!({"verdict": "allow"}));
+    // Taps are taken in order: once the genuine one's follow-up is out, every forged one was seen.
+    desk.follow_up(1, "Allowed from phone");
+    let forged = desk.ntfy.messages(PUSHES).iter().filter(|m| m["title"].as_str().unwrap().contains("forged")).count();
+    assert_eq!(forged, UNSIGNED_FOLLOW_UPS);
+    let state = desk.instance().phone.state();
+    assert_eq!((state.applied, state.refused), (1, 10), "{state:?}");
 }
 
 #[test]

@@ -125,6 +125,10 @@ fn subscribe(phone: &Phone, target: &str, token: &str, generation: u64, resume: 
             Ok(_) => {}
             Err(error) => return (true, Some(format!("the reply topic's stream ended: {error}"))),
         }
+        if phone.generation() != generation {
+            // Turned off or moved meanwhile: what came after is not this subscription's to take.
+            return (true, None);
+        }
         let Ok(event) = serde_json::from_slice::<Event>(&line) else { continue };
         let id = event.id.filter(|id| (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric()));
         match (event.event.as_str(), id) {

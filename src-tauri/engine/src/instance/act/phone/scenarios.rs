@@ -352,6 +352,28 @@ fn with_the_switch_off_nothing_subscribes_and_pushes_carry_no_buttons() {
     held.join().unwrap();
 }
 
+#[test]
+fn switched_off_the_desk_leaves_the_reply_topic_and_takes_no_tap() {
+    let desk = desk(false, true, Ntfy::start());
+    desk.ntfy.wait_subscriptions(1);
+    let id = "0000000c-held";
+    let held = desk.hold(permission(id));
+    let message = desk.pushed(id);
+    let mut off = desk.instance().settings();
+    off.reach.answer_from_phone = false;
+    desk.instance().set_settings(off).unwrap();
+    assert!(!desk.instance().phone.state().on);
+    assert_eq!(desk.phone.tap(&message, "Allow"), 200);
+    desk.ntfy.wait_left(1);
+    let state = desk.instance().phone.state();
+    assert_eq!((state.applied, state.refused), (0, 0), "{state:?}");
+    assert_eq!(desk.instance().decisions.len(), 1, "nothing decided");
+    assert_eq!(desk.ntfy.subscriptions().len(), 1, "and nothing subscribes again");
+    let hold = desk.instance().hub.session(id).unwrap().decision.unwrap();
+    desk.instance().decisions.answer(id, hold, crate::protocol::Verdict::Deny).unwrap();
+    held.join().unwrap();
+}
+
 /// Tap → the held request answered, over the local stand-in: the p50 of fifty, printed.
 #[test]
 fn tap_to_decided_latency_over_fifty_taps() {

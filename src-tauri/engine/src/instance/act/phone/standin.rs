@@ -35,6 +35,8 @@ struct Inner {
     refuse_subscriptions: bool,
     /// Bumped to cut every open subscription.
     cuts: u64,
+    /// Subscriptions whose subscriber went away.
+    left: usize,
     /// Each subscription's request target, and whether it was let in (not the phone's polls).
     subscriptions: Vec<(String, bool)>,
 }
@@ -90,6 +92,11 @@ impl Ntfy {
     pub fn allow_subscriptions(&self) {
         self.lock().refuse_subscriptions = false;
         self.shared.1.notify_all();
+    }
+
+    /// Waits until `n` subscribers went away (noticed at the next keepalive).
+    pub fn wait_left(&self, n: usize) {
+        self.wait(&format!("{n} subscribers gone"), |inner| (inner.left >= n).then_some(()));
     }
 
     pub fn subscriptions(&self) -> Vec<(String, bool)> {
@@ -283,6 +290,10 @@ fn serve(stream: TcpStream, shared: &Arc<(Mutex<Inner>, Condvar)>) {
             };
             drop(inner);
             stream_topic(&mut stream, shared, &topic, start, poll);
+            if !poll {
+                shared.0.lock().unwrap().left += 1;
+                shared.1.notify_all();
+            }
             return;
         }
         drop(inner);

@@ -68,6 +68,13 @@ pub mod routes {
     /// `POST`: one test message through the saved push channel `?channel=ntfy|webhook` now;
     /// answers what came of it (issue 25).
     pub const PUSH_TEST: &str = "/push/test";
+    /// `GET`: answering from the phone — the reply topic's subscription and the taps (issue 49).
+    pub const PHONE: &str = "/phone";
+}
+
+/// `/phone` with the instance's key.
+pub fn phone_path(key: &str) -> String {
+    format!("{}?key={key}", routes::PHONE)
 }
 
 /// `/answer/<id>`, `/reply/<id>` or `/peek/<id>` for a session.

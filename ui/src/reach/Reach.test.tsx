@@ -78,6 +78,35 @@ describe("push URLs", () => {
   });
 });
 
+describe("answer from the phone", () => {
+  it("needs the ntfy push, is off by default, and saves the switch and the token", async () => {
+    const section = await openReach();
+    const phone = within(section).getByTestId("phone-enabled");
+    expect(phone).not.toBeChecked();
+    expect(phone).toBeDisabled();
+    expect(within(section).queryByTestId("phone-token")).toBeNull();
+
+    const ntfy = { enabled: true, url: "https://ntfy.sh/topic", includeText: false };
+    vi.mocked(ipc.setSettings).mockImplementation(async (next) =>
+      next.reach.answerFromPhone && !next.reach.replyTopic
+        ? { ...next, reach: { ...next.reach, replyTopic: "0123456789abcdef0123456789abcdef" } }
+        : next,
+    );
+    fireEvent.click(within(section).getByTestId("push-ntfy-url"));
+    fireEvent.change(within(section).getByTestId("push-ntfy-url"), { target: { value: ntfy.url } });
+    fireEvent.click(within(section).getByTestId("push-ntfy-enabled"));
+    await waitFor(() => expect(within(section).getByTestId("phone-enabled")).toBeEnabled());
+    fireEvent.click(within(section).getByTestId("phone-enabled"));
+    await waitFor(() => expect(vi.mocked(ipc.setSettings).mock.lastCall![0].reach.answerFromPhone).toBe(true));
+    expect(await within(section).findByTestId("phone-topic")).toHaveTextContent("0123456789abcdef0123456789abcdef");
+
+    const token = within(section).getByTestId("phone-token");
+    fireEvent.change(token, { target: { value: " tk_phone " } });
+    fireEvent.blur(token);
+    await waitFor(() => expect(vi.mocked(ipc.setSettings).mock.lastCall![0].reach.replyToken).toBe("tk_phone"));
+  });
+});
+
 describe("the Test button", () => {
   it("sends the channel as shown and says what the server answered", async () => {
     vi.mocked(ipc.testPush).mockResolvedValue({ ok: true, status: 200, error: null, attempts: 1 });

@@ -13,6 +13,7 @@ import { STATUS_BADGES } from "../bindings/view";
 import type { Reach } from "../bindings/Reach";
 import type { SavedSettings } from "../state/settings";
 import * as ipc from "../shared/ipc";
+import { PhoneAnswers } from "./ReachPhone";
 
 /** The statuses a tone can be chosen for, in the words the board's badges use for them. */
 export const SOUND_STATUSES: { status: AgentStatus; label: string }[] = (["blocked", "waiting", "done"] as const).map(
@@ -353,6 +354,7 @@ export function ReachSettings({ settings }: { settings: SavedSettings }) {
           />
         ))}
       </ul>
+      <PhoneAnswers reach={reach} disabled={disabled} onSave={save} />
       {error && (
         <p className="install-result is-error" role="alert" data-testid="reach-error">
           {error}

@@ -321,6 +321,9 @@ export const DEFAULT_REACH: Reach = {
   quietHours: { enabled: false, from: "22:00", to: "07:00" },
   ntfy: { enabled: false, url: "", includeText: false },
   webhook: { enabled: false, url: "", includeText: false },
+  answerFromPhone: false,
+  replyTopic: "",
+  replyToken: "",
 };
 
 /** What a fresh install has: no CLI waits for Switchboard, no remote is followed, no reach. */

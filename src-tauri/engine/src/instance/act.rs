@@ -2,9 +2,11 @@
 //! and replies (`answer`, typed through `terminal/` or given through a hook or a link), Allow /
 //! Deny (`decide`, the held permissions), Jump to its terminal (`jump`), `switchboard new`
 //! (`launch`) and End agent (`end`, never the caller, another user or the instance's own tree).
+//! A tap on the phone (`phone`) goes through the same doors as the board's answers.
 
 pub mod answer;
 pub mod decide;
 pub mod end;
 pub mod jump;
 pub mod launch;
+pub mod phone;

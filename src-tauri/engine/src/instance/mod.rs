@@ -33,6 +33,8 @@ use crate::clock::now_millis;
 use crate::config::Config;
 use crate::endpoint::{Endpoint, EndpointError};
 use crate::instance::act::decide::Decisions;
+use crate::instance::act::phone::token::Key;
+use crate::instance::act::phone::{Phone, PhoneOptions};
 use crate::instance::hub::{inputs, Hub, Input, Inputs};
 use crate::instance::lock::{InstanceLock, LockError};
 use crate::instance::observe::titles::TitleWatch;
@@ -64,6 +66,8 @@ pub struct Instance {
     pub remotes: Arc<crate::remote::Remotes>,
     /// The push channels (issue 25): off until the settings turn one on.
     pub push: Arc<Push>,
+    /// Answers from the phone (issue 49): off until the settings turn it on.
+    pub phone: Arc<Phone>,
     settings: std::sync::Mutex<Settings>,
     pub store: Option<StoreHandle>,
     /// What the user should know about the session database (set aside, refused, …).
@@ -123,6 +127,15 @@ impl Instance {
         let push = Push::start(settings.reach.clone(), PushOptions::default());
         push.follow(hub.updates());
         server.set_push(Arc::clone(&push));
+        let phone = Phone::start(
+            Key::load_or_create(&config.state_dir),
+            settings.reach.clone(),
+            Arc::clone(&hub),
+            inputs.clone(),
+            Arc::clone(&decisions),
+            Arc::clone(&push),
+            PhoneOptions::default(),
+        );
         // Events spooled while no instance could take them: before new ones, then as they come.
         server.follow_spool(config.state_dir.clone());
         endpoint_for(&server, &settings).write(&config.state_dir)?;
@@ -142,6 +155,7 @@ impl Instance {
             decisions,
             remotes,
             push,
+            phone,
             settings,
             store,
             notices,
@@ -188,6 +202,7 @@ impl Instance {
         self.server.shutdown().await;
         self.silence.abort();
         self.remotes.stop();
+        self.phone.stop();
         self.stop.cancel();
         let _ = tokio::time::timeout(Duration::from_secs(2), self.ingest).await;
         if let Some(store) = &self.store {

@@ -127,6 +127,7 @@ fn router(state: Arc<ServerState>) -> Router {
         .route(routes::SESSIONS, get(reads::sessions))
         .route(routes::SESSION, delete(reads::remove_session))
         .route(routes::REMOTES, get(remotes).post(reload_remotes))
+        .route(routes::PHONE, get(reads::phone))
         .route(routes::PEEK, get(act::peek))
         .route(routes::END, post(act::end_agent))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, READ_TIMEOUT));

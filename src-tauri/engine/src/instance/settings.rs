@@ -39,6 +39,38 @@ pub struct Reach {
     pub ntfy: PushChannel,
     /// A URL that takes a JSON POST per session that needs the user.
     pub webhook: PushChannel,
+    /// Answer from the phone (issue 49): a push the board could answer carries its buttons, and
+    /// a tap comes back through the reply topic on the ntfy channel's server. Off by default.
+    pub answer_from_phone: bool,
+    /// The reply topic's name: 128 random bits in hex, made when the switch is first turned on.
+    pub reply_topic: String,
+    /// An access token for the reply topic on a server with access control (the phone sends it
+    /// with each tap, the desktop subscribes with it); empty for none.
+    pub reply_token: String,
+}
+
+/// Longest access token kept.
+pub const MAX_TOKEN: usize = 256;
+
+impl Reach {
+    /// A reply topic ntfy takes: 1 to 64 of `[-_A-Za-z0-9]`.
+    pub fn topic_ok(topic: &str) -> bool {
+        (1..=64).contains(&topic.len()) && topic.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    }
+
+    /// The ntfy server of the push channel: its URL without the topic.
+    pub fn ntfy_server(&self) -> Option<&str> {
+        let url = self.ntfy.url.trim().trim_end_matches('/');
+        let (server, topic) = url.rsplit_once('/')?;
+        (!server.ends_with('/') && !topic.is_empty()).then_some(server)
+    }
+
+    /// The reply topic's URL, when answering from the phone is on and can work: the switch on,
+    /// the ntfy channel on, a topic.
+    pub fn reply_url(&self) -> Option<String> {
+        let server = self.ntfy_server().filter(|_| self.answer_from_phone && self.ntfy.active())?;
+        Self::topic_ok(&self.reply_topic).then(|| format!("{server}/{}", self.reply_topic))
+    }
 }
 
 /// A daily window of local time in which sound and push stay silent (OS notifications do not).
@@ -213,6 +245,17 @@ impl Settings {
             }
             // A channel without a URL it can post to stays off (the URL is kept to be fixed).
             channel.enabled &= Self::active_url(&channel.url);
+        }
+        let reach = &mut self.reach;
+        if !Reach::topic_ok(&reach.reply_topic) {
+            reach.reply_topic =
+                if reach.answer_from_phone { crate::instance::act::phone::token::new_topic() } else { String::new() };
+        }
+        // It goes into a header the phone sends: an ntfy token's characters only.
+        reach.reply_token = reach.reply_token.trim().to_owned();
+        let token_ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~' | '+' | '/' | '=');
+        if reach.reply_token.len() > MAX_TOKEN || !reach.reply_token.chars().all(token_ok) {
+            reach.reply_token.clear();
         }
         let quiet = &mut self.reach.quiet_hours;
         for (time, default) in [(&mut quiet.from, "22:00"), (&mut quiet.to, "07:00")] {

@@ -278,6 +278,16 @@ fn keys_for(session: &Session, answer: &Answer) -> Result<Keys, AnswerError> {
     if !session.is_local() {
         return Err(AnswerError::Remote(session.host.clone()));
     }
+    pick_keys(session, answer)
+}
+
+/// Whether the board would give option `n` of the session's question, by its CLI's rule (the
+/// pane's tie aside, proven when it is given): what the phone's buttons offer (issue 49).
+pub fn can_pick(session: &Session, n: usize) -> Result<(), AnswerError> {
+    pick_keys(session, &Answer::Option(n)).map(drop)
+}
+
+fn pick_keys(session: &Session, answer: &Answer) -> Result<Keys, AnswerError> {
     match answer {
         Answer::Option(n) => {
             if session.status != Some(AgentStatus::Waiting) || !session.awaiting_input {

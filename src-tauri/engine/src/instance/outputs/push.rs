@@ -5,7 +5,8 @@
 //! Nothing here is on the hook path: the push thread follows the hub's updates like any other
 //! subscriber, and each channel has its own sender thread with a bounded outbox (the oldest
 //! message goes when it is full), a deadline per attempt, and at most [`ATTEMPTS`] attempts.
-//! A 4xx answer is the receiver's final word and is not retried; redirects are not followed.
+//! A 4xx answer is the receiver's final word and is not retried — except a 429, a rate limit that
+//! passes; redirects are not followed.
 //!
 //! Without the channel's privacy switch a message says only the agent, the status, the host and
 //! a short session id: no title, project, question, command or folder.
@@ -17,6 +18,7 @@ use std::time::Duration;
 use serde::Serialize;
 use switchboard_core::{notification_text, should_notify, AgentStatus, Change, NotifyContext, Session};
 
+use crate::instance::act::phone::{ntfy_actions, Buttons, Phone};
 use crate::instance::hub::mailbox::Updates;
 use crate::instance::outputs::notifier::follow_held;
 use crate::instance::settings::{PushChannel, Reach};
@@ -107,13 +109,25 @@ pub struct Push {
     reach: Mutex<Reach>,
     outboxes: [Arc<Outbox>; 2],
     options: PushOptions,
+    /// Answering from the phone (issue 49): the buttons of an ntfy message.
+    phone: std::sync::OnceLock<Arc<Phone>>,
 }
 
 impl Push {
     /// Starts a sender per channel; nothing is sent until the settings turn a channel on.
     pub fn start(reach: Reach, options: PushOptions) -> Arc<Self> {
         let outboxes = PushKind::ALL.map(|kind| Outbox::start(kind, options.clone()));
-        Arc::new(Self { reach: Mutex::new(reach), outboxes, options })
+        Arc::new(Self { reach: Mutex::new(reach), outboxes, options, phone: std::sync::OnceLock::new() })
+    }
+
+    /// What answers taps from the phone, once started.
+    pub fn phone(&self) -> Option<&Arc<Phone>> {
+        self.phone.get()
+    }
+
+    /// Ntfy messages carry the phone's buttons from now on (while its switch is on).
+    pub fn set_phone(&self, phone: Arc<Phone>) {
+        let _ = self.phone.set(phone);
     }
 
     /// Follows the hub's updates: each session that newly needs the user is pushed (after the
@@ -125,7 +139,23 @@ impl Push {
     }
 
     pub fn set_reach(&self, reach: Reach) {
+        if let Some(phone) = self.phone.get() {
+            phone.set_reach(reach.clone());
+        }
         *self.lock() = reach;
+    }
+
+    /// What came of a tap on the phone (issue 49), to the ntfy channel, now — quiet hours or not:
+    /// the user just tapped. `about`: what the tap was for, when it is known.
+    pub fn follow_up(&self, said: &str, about: Option<&str>) {
+        let channel = self.lock().ntfy.clone();
+        if !channel.active() {
+            return;
+        }
+        let title = format!("Switchboard: {said}");
+        let body = about.map_or_else(|| said.to_owned(), |about| format!("{said}\n{about}"));
+        let request = Request::Ntfy { title, body, tags: "iphone", priority: "default", actions: None };
+        self.outboxes[0].queue(Delivery { url: channel.url.clone(), request });
     }
 
     fn lock(&self) -> MutexGuard<'_, Reach> {
@@ -141,7 +171,10 @@ impl Push {
         for (kind, outbox) in PushKind::ALL.into_iter().zip(&self.outboxes) {
             let channel = kind.channel(&reach);
             if channel.active() {
-                let message = Message::of(session, channel.include_text, &self.options.host);
+                let mut message = Message::of(session, channel.include_text, &self.options.host);
+                if let (PushKind::Ntfy, Some(phone)) = (kind, self.phone.get()) {
+                    message.buttons = phone.buttons(session, channel.include_text);
+                }
                 outbox.queue(Delivery { url: channel.url.clone(), request: message.request(kind) });
             }
         }
@@ -217,6 +250,9 @@ pub struct Message {
     pub cwd: Option<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub test: bool,
+    /// The phone's buttons (ntfy only), or why there are none.
+    #[serde(skip)]
+    pub buttons: Buttons,
 }
 
 impl Message {
@@ -239,6 +275,7 @@ impl Message {
             text: words.map(|words| words.body).filter(|body| !body.is_empty()),
             cwd: include_text.then(|| session.cwd.clone()).flatten(),
             test: false,
+            buttons: Buttons::default(),
         }
     }
 
@@ -256,6 +293,7 @@ impl Message {
             text: include_text.then(|| "Test message from Switchboard: the session's words would be here.".into()),
             cwd: None,
             test: true,
+            buttons: Buttons::default(),
         }
     }
 
@@ -282,20 +320,24 @@ impl Message {
                     self.host,
                     self.session
                 ));
+                if let Some(note) = &self.buttons.note {
+                    body.push('\n');
+                    body.push_str(note);
+                }
                 let (tags, priority) = match self.status.as_str() {
                     "blocked" => ("lock", "high"),
                     "waiting" => ("question", "high"),
                     _ if self.reason == "failed" => ("warning", "default"),
                     _ => ("white_check_mark", "default"),
                 };
-                Request::Ntfy { title, body, tags, priority }
+                Request::Ntfy { title, body, tags, priority, actions: ntfy_actions(&self.buttons.actions) }
             }
         }
     }
 }
 
 enum Request {
-    Ntfy { title: String, body: String, tags: &'static str, priority: &'static str },
+    Ntfy { title: String, body: String, tags: &'static str, priority: &'static str, actions: Option<String> },
     Webhook { json: Vec<u8> },
 }
 
@@ -356,82 +398,15 @@ impl Outbox {
     }
 }
 
-fn client(timeout: Duration) -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .timeout_global(Some(timeout))
-        .http_status_as_error(false)
-        // A message goes where the user said, not on to wherever that server points.
-        .max_redirects(0)
-        .max_redirects_will_error(false)
-        .user_agent(concat!("switchboard/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .into()
-}
-
-/// Up to [`ATTEMPTS`] attempts, waiting `backoff`, then twice that, between them. Only a failure
-/// that may pass is tried again (no answer, a 5xx); a 4xx (or a redirect) is the server's word.
-fn deliver(client: &ureq::Agent, delivery: &Delivery, backoff: Duration) -> PushOutcome {
-    let mut wait = backoff;
-    let mut sent = attempt(client, delivery, 1);
-    while !sent.ok && sent.attempts < ATTEMPTS && sent.status.is_none_or(|status| status >= 500) {
-        std::thread::sleep(wait);
-        wait *= 2;
-        sent = attempt(client, delivery, sent.attempts + 1);
-    }
-    sent
-}
-
-fn attempt(client: &ureq::Agent, delivery: &Delivery, attempts: u32) -> PushOutcome {
-    let result = match &delivery.request {
-        Request::Webhook { json } => client.post(&delivery.url).content_type("application/json").send(json.as_slice()),
-        Request::Ntfy { title, body, tags, priority } => client
-            .post(&delivery.url)
-            .header("Title", header_text(title))
-            .header("Tags", *tags)
-            .header("Priority", *priority)
-            .content_type("text/plain; charset=utf-8")
-            .send(body.as_bytes()),
-    };
-    match result {
-        Ok(mut answer) => {
-            let status = answer.status().as_u16();
-            // Read (a little of) the answer, so the connection can be reused.
-            let _ = answer.body_mut().with_config().limit(ANSWER_LIMIT).read_to_vec();
-            PushOutcome { ok: (200..300).contains(&status), status: Some(status), error: None, attempts }
-        }
-        Err(error) => PushOutcome { ok: false, status: None, error: Some(error.to_string()), attempts },
-    }
-}
-
-/// A header value as ntfy reads it: ASCII as is, anything else as an RFC 2047 encoded word.
-fn header_text(text: &str) -> String {
-    let text = crate::text::printable_line(text);
-    if text.is_ascii() {
-        return text;
-    }
-    format!("=?UTF-8?B?{}?=", base64(text.as_bytes()))
-}
-
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 /// What a push-test request is answered with when the channel name is wrong.
 pub fn unknown_channel(text: &str) -> String {
     format!("`{text}` is not a push channel: use ntfy or webhook")
 }
 
+mod send;
 #[cfg(test)]
 mod tests;
+
+use send::{attempt, client, deliver};
+#[cfg(test)]
+use send::{base64, header_text};

@@ -61,3 +61,15 @@ pub(super) async fn updates(State(state): State<Arc<ServerState>>, RawQuery(quer
         [(axum::http::header::CONTENT_TYPE, "application/x-ndjson"), (axum::http::header::CACHE_CONTROL, "no-store")];
     (headers, body).into_response()
 }
+
+/// `GET /phone`: answering from the phone, for Diagnostics (issue 49): whether it is on, the reply
+/// topic's subscription, and what came of the taps.
+pub(super) async fn phone(State(state): State<Arc<ServerState>>, RawQuery(query): RawQuery) -> Response {
+    if !key_matches(query.as_deref(), &state.key) {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    match state.push.get().and_then(|push| push.phone()) {
+        Some(phone) => axum::Json(phone.state()).into_response(),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}

@@ -30,7 +30,40 @@ pub(super) fn switchboard_checks(options: &DoctorOptions, remove_test_session: i
     } else {
         Check::new(id("roundTrip"), "Test event", Outcome::Skip, "needs a running Switchboard", None)
     };
-    vec![running, round_trip]
+    let phone = if running.outcome == Outcome::Pass {
+        phone_check(options, id("phone"))
+    } else {
+        Check::new(id("phone"), PHONE_LABEL, Outcome::Skip, "needs a running Switchboard", None)
+    };
+    vec![running, round_trip, phone]
+}
+
+const PHONE_LABEL: &str = "Answer from the phone";
+
+/// Answering from the phone (issue 49): skipped while it is off; else whether the instance is
+/// subscribed to the reply topic, and what came of the taps.
+fn phone_check(options: &DoctorOptions, id: String) -> Check {
+    use crate::instance::act::phone::PhoneState;
+    let asked = Endpoint::read(&options.state_dir).and_then(|endpoint| {
+        let path = crate::protocol::phone_path(&endpoint.key);
+        crate::client::request(endpoint.addr(), "GET", &path, b"", Duration::from_secs(2)).ok()
+    });
+    let state = asked.filter(|r| r.status == 200).and_then(|r| serde_json::from_slice::<PhoneState>(&r.body).ok());
+    let Some(state) = state else {
+        return Check::new(id, PHONE_LABEL, Outcome::Skip, "this instance does not say (an older version?)", None);
+    };
+    let taps = format!("{} taps applied, {} refused", state.applied, state.refused);
+    let last = state.last.as_deref().map(|last| format!("; last: {last}")).unwrap_or_default();
+    if !state.on {
+        Check::new(id, PHONE_LABEL, Outcome::Skip, "off (Settings, When you are away)", None)
+    } else if state.connected {
+        let since = state.since.map(|id| format!(", resuming after {id}")).unwrap_or_default();
+        Check::new(id, PHONE_LABEL, Outcome::Pass, format!("subscribed to the reply topic{since}; {taps}{last}"), None)
+    } else {
+        let why = state.error.unwrap_or_else(|| "not subscribed to the reply topic yet".into());
+        let fix = "check that the ntfy server is reachable and, on a server with access control, the reply token";
+        Check::new(id, PHONE_LABEL, Outcome::Fail, format!("{why}; {taps}{last}"), Some(fix.into()))
+    }
 }
 
 /// Sends a `custom` event through the `hook` forwarder, as the CLIs do, and waits for it in

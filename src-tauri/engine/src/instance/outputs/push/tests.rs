@@ -263,7 +263,7 @@ fn nothing_is_sent_while_channels_are_off_or_in_quiet_hours() {
 
 #[test]
 fn a_failing_receiver_is_tried_three_times_and_a_refusing_one_once() {
-    for (status, attempts) in [(500, 3), (400, 1), (302, 1)] {
+    for (status, attempts) in [(500, 3), (429, 3), (400, 1), (302, 1)] {
         let receiver = Receiver::answering(status);
         let push = Push::start(Reach { webhook: channel(receiver.url("/hook"), true), ..Reach::default() }, options());
         let hub = Hub::new();

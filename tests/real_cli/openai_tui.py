@@ -308,9 +308,15 @@ def scenarios_after_usage(r: Run):
     r.prompt("Think slowly [[scenario:stream]]")
     r.tmux.wait_text(r"think about this", 20)
     r.expect("working while it streams", lambda s: s["status"] == "working")
-    for key in r.interrupt_keys:
+    # A CLI that stops on a second Esc says so after the first ("esc again to interrupt"): the
+    # second is pressed once it does (both at once read as one Alt+Esc under load).
+    first, *more = r.interrupt_keys
+    r.tmux.send(first)
+    for key in more:
+        armed = r.tmux.wait_text(r"esc again to interrupt", 10, 0.02)
+        report.check("the first Esc arms the interrupt (\"esc again to interrupt\")", armed is not None,
+                     r.tmux.screen()[-400:])
         r.tmux.send(key)
-        time.sleep(0.3)  # two presses, as a user makes them: not a wait for a state
     r.expect("no turn-end hook; done · interrupted", lambda s: s["status"] == "done" and s["interrupted"], 20)
     r.idle()
     r.tmux.send("C-u")  # the cancelled prompt may come back into the input box

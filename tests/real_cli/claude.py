@@ -19,6 +19,7 @@ import json
 import os
 import signal
 import re
+import secrets
 import shlex
 import subprocess
 import sys
@@ -26,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+import fake_ntfy
 import harness
 
 PAST = {"allow": "allowed", "deny": "denied"}
@@ -381,6 +383,7 @@ def board_scenarios(c: ClaudeSession, report, first: str, blocked_on):
             report.check("the command did not run", not (c.project / file).exists())
             report.check("no PostToolUse for the refused tool", "PostToolUse" not in c.sequence(), c.sequence())
 
+    phone_scenario(c, report, first, offered)
     remote_board_scenario(c, report, first, offered)
     hook_answer_scenarios(c, report, first)
 
@@ -496,6 +499,90 @@ def hook_answer_scenarios(c: ClaudeSession, report, first: str):
         c.expect("then working → done", first, is_done("Great, I will make the button that color."), 20, after="Stop")
         report.check("Claude's dialog is gone from its screen", "Enter to select" not in c.tmux.screen(),
                      c.tmux.screen()[-800:])
+
+
+def phone_scenario(c: ClaudeSession, report, first: str, offered):
+    """Issue 49: a permission held for the board, answered by a tap on the phone's push. serve
+    pushes to a stand-in ntfy server (fake_ntfy.py) with the session's words off, and subscribes
+    to the reply topic; the stand-in phone taps Allow, which the phone itself POSTs to that topic.
+    Then the same (spent) button again: refused, nothing runs."""
+    report.scenario("permission allowed from the phone (ntfy)")
+    ntfy = fake_ntfy.FakeNtfy()
+    settings = c.serve.state / "settings.json"
+    before = settings.read_text()
+    replies, token = secrets.token_hex(16), f"tk_{secrets.token_hex(8)}"
+    ntfy.protect(replies, token)
+    reach = {"ntfy": {"enabled": True, "url": ntfy.url("agents"), "includeText": False},
+             "answerFromPhone": True, "replyTopic": replies, "replyToken": token}
+    c.serve.halt()
+    settings.write_text(json.dumps({"reach": reach}))
+    c.serve.start({"SWITCHBOARD_DECIDE": "claude"})
+    phone = fake_ntfy.Phone(ntfy.url("agents"))
+    command = "touch allowed-from-phone.txt"
+    try:
+        report.check("serve subscribes to the reply topic, with its token",
+                     harness.wait_until(lambda: ntfy.subscribed(replies), 10) is not None, ntfy.subscriptions)
+        c.begin()
+        c.prompt("Create a file from the phone [[scenario:board-phone]]")
+        held = c.expect("PermissionRequest held → blocked, Allow / Deny on offer", first, offered(command),
+                        after="PermissionRequest(Bash)")
+        if not held:
+            return
+        with_buttons = lambda m: first[:8] in m.get("title", "") + m.get("message", "") and phone.labels(m)
+        pushed = harness.wait_until(lambda: phone.find(with_buttons), 10)
+        report.check("the push reaches the phone with Allow and Deny",
+                     pushed is not None and phone.labels(pushed) == ["Allow", "Deny"], ntfy.on("agents"))
+        if not pushed:
+            return
+        text = json.dumps(pushed)
+        report.check("text off: no command, no folder in the push (ids and tokens only)",
+                     "touch" not in text and "allowed-from-phone" not in text and "/ws" not in pushed["message"], text)
+
+        def fit(action: dict) -> bool:
+            try:
+                fields = sorted(json.loads(action.get("body") or "{}"))
+            except ValueError:
+                return False
+            return (action.get("action") == "http" and action.get("method") == "POST"
+                    and action.get("url") == ntfy.url(replies) and action.get("clear") is True
+                    and action.get("headers", {}).get("Authorization") == f"Bearer {token}"
+                    and fields == ["answer", "request", "token", "v"])
+        report.check("each button POSTs {request, answer, token} to the reply topic with the bearer token",
+                     all(fit(a) for a in pushed["actions"]), pushed["actions"])
+
+        results = len(c.fake.tool_results)
+        tapped = time.monotonic()
+        report.check("the phone taps Allow (ntfy takes it)", phone.tap(pushed, "Allow") == 200)
+        ran = c.wait_event(lambda e: e.get("hook_event_name") == "PostToolUse", 20)
+        unblocked = time.monotonic()
+        report.check("the hold is decided: the tool runs", ran is not None, c.sequence())
+        done = c.expect("allowed from the phone → the command runs → done", first,
+                        is_done("Created allowed-from-phone.txt."), 20, after="Stop")
+        finished = time.monotonic()
+        report.check("the command ran", (c.project / "allowed-from-phone.txt").exists())
+        report.check("the fake model received the tool result", len(c.fake.tool_results) == results + 1,
+                     c.fake.tool_results[results:])
+        said = lambda what: lambda m: m.get("title", "").startswith("Switchboard:") and what in m.get("title", "")
+        allowed = harness.wait_until(lambda: ntfy.find("agents", said("Allowed from phone")), 10)
+        report.check("a follow-up push says it was allowed from the phone, without the command",
+                     allowed is not None and "touch" not in json.dumps(allowed), ntfy.on("agents"))
+        if ran and done:
+            print(f"    tap → tool ran (PostToolUse) {1000 * (unblocked - tapped):.0f} ms, "
+                  f"tap → done on the board {1000 * (finished - tapped):.0f} ms", flush=True)
+
+        events, results = len(c.events()), len(c.fake.tool_results)
+        report.check("the spent Allow tapped again: ntfy takes it", phone.tap(pushed, "Allow") == 200)
+        refused = harness.wait_until(lambda: ntfy.find("agents", said("Already used")), 10)
+        report.check("refused: a follow-up says the button was already used", refused is not None, ntfy.on("agents"))
+        report.check("nothing else runs: no event, no model call, still done",
+                     len(c.events()) == events and len(c.fake.tool_results) == results
+                     and is_done("Created allowed-from-phone.txt.")(c.sb(first) or {"status": None}),
+                     f"events: {c.sequence()}; Switchboard shows {brief(c.sb(first))}")
+    finally:
+        c.serve.halt()
+        settings.write_text(before)
+        c.serve.start({"SWITCHBOARD_DECIDE": "claude"})
+        ntfy.stop()
 
 
 def remote_board_scenario(c: ClaudeSession, report, first: str, offered):

@@ -50,6 +50,9 @@ SCENARIOS: dict[str, list[dict]] = {
     # app closed. The answer after a deny is what the model says to the refusal.
     "board-allow": [tool("Bash", {"command": "touch allowed-from-board.txt", "description": "Create a file"}),
                     text("Created allowed-from-board.txt.")],
+    # Issue 49: the same, allowed by a tap on the phone's push (ntfy's action button).
+    "board-phone": [tool("Bash", {"command": "touch allowed-from-phone.txt", "description": "Create a file"}),
+                    text("Created allowed-from-phone.txt.")],
     # Issue 23: the same, answered from another machine's board following this one.
     "board-remote": [tool("Bash", {"command": "touch allowed-from-afar.txt", "description": "Create a file"}),
                      text("Created allowed-from-afar.txt.")],

@@ -194,7 +194,7 @@ impl Phone {
     pub fn buttons(&self, session: &Session, include_text: bool) -> Buttons {
         let reach = lock(&self.reach).clone();
         let Some(url) = reach.reply_url() else { return Buttons::default() };
-        let offer = match offer(session) {
+        let offer = match offer(session, include_text) {
             None => return Buttons::default(),
             Some(Err(why)) => return Buttons { actions: Vec::new(), note: Some(format!("No buttons: {why}")) },
             Some(Ok(offer)) => offer,

@@ -20,8 +20,9 @@ pub struct Offer {
 }
 
 /// What the board itself would answer for this session — `None` when it asks nothing; an error
-/// with the board's reason when it could not.
-pub fn offer(session: &Session) -> Option<Result<Offer, String>> {
+/// with the board's reason when it could not. Without `words` (the push's privacy switch off), a
+/// question's buttons say only the options' numbers: their words stay on the desk.
+pub fn offer(session: &Session, words: bool) -> Option<Result<Offer, String>> {
     let cli = switchboard_core::agent(&session.agent);
     let name = cli.map_or(session.agent.as_str(), |cli| cli.name);
     match session.status? {
@@ -48,12 +49,19 @@ pub fn offer(session: &Session) -> Option<Result<Offer, String>> {
             }
             let count = question.options.len();
             let shown = if count > MOST_BUTTONS { MOST_BUTTONS - 1 } else { count };
-            let mut choices: Vec<(String, String)> =
-                (1..=shown).map(|n| (label(&question.options[n - 1].label, n), format!("option:{n}"))).collect();
+            let name = |n: usize| if words { label(&question.options[n - 1].label, n) } else { format!("Option {n}") };
+            let mut choices: Vec<(String, String)> = (1..=shown).map(|n| (name(n), format!("option:{n}"))).collect();
             if count > shown {
                 choices.push(("Open on desk".into(), DESK.into()));
             }
-            let note = (count > shown).then(|| format!("Options {}–{count}: open on desk", shown + 1));
+            let mut notes = Vec::new();
+            if count > shown {
+                notes.push(format!("Options {}–{count}: open on desk", shown + 1));
+            }
+            if !words {
+                notes.push("Options by number: their words stay on the desk".to_owned());
+            }
+            let note = (!notes.is_empty()).then(|| notes.join(". "));
             Some(Ok(Offer { target: Target::Question(fingerprint(session)), choices, note }))
         }
         _ => None,

@@ -117,28 +117,47 @@ fn asking(options: &[&str]) -> Session {
 #[test]
 fn a_held_permission_offers_allow_and_deny_and_an_unheld_one_says_why_not() {
     let held = session(json!({"decision": 7}));
-    let offered = offer(&held).unwrap().unwrap();
+    let offered = offer(&held, true).unwrap().unwrap();
     assert_eq!(offered.target, Target::Hold(7));
     assert_eq!(offered.choices, [("Allow".into(), "allow".into()), ("Deny".into(), "deny".into())]);
-    let why = offer(&session(json!({}))).unwrap().unwrap_err();
+    let why = offer(&session(json!({})), true).unwrap().unwrap_err();
     assert!(why.contains("off for Claude Code"), "{why}");
-    assert_eq!(offer(&session(json!({"status": "done"}))), None, "a finished turn asks nothing");
+    assert_eq!(offer(&session(json!({"status": "done"})), true), None, "a finished turn asks nothing");
 }
 
 #[test]
 fn a_question_offers_its_options_up_to_three_and_more_go_to_the_desk() {
-    let three = offer(&asking(&["Red", "Green, or so", "Blue"])).unwrap().unwrap();
+    let three = offer(&asking(&["Red", "Green, or so", "Blue"]), true).unwrap().unwrap();
     assert_eq!(three.choices.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>(), ["Red", "Green, or so", "Blue"]);
     assert_eq!(three.choices[2].1, "option:3");
     assert_eq!(three.note, None);
-    let five = offer(&asking(&["A", "B", "C", "D", "E"])).unwrap().unwrap();
+    let five = offer(&asking(&["A", "B", "C", "D", "E"]), true).unwrap().unwrap();
     let buttons: Vec<_> = five.choices.iter().map(|(l, a)| (l.as_str(), a.as_str())).collect();
     assert_eq!(buttons, [("A", "option:1"), ("B", "option:2"), ("Open on desk", "desk")]);
     assert_eq!(five.note.as_deref(), Some("Options 3–5: open on desk"));
     let mut several = asking(&["A", "B"]);
     several.questions[0].multi_select = true;
-    let why = offer(&several).unwrap().unwrap_err();
+    let why = offer(&several, true).unwrap().unwrap_err();
     assert!(why.contains("several choices"), "the board's own refusal: {why}");
+}
+
+#[test]
+fn with_the_words_off_a_question_offers_its_options_by_number_only() {
+    let two = offer(&asking(&["Drop the table users", "Keep it"]), false).unwrap().unwrap();
+    let buttons: Vec<_> = two.choices.iter().map(|(l, a)| (l.as_str(), a.as_str())).collect();
+    assert_eq!(buttons, [("Option 1", "option:1"), ("Option 2", "option:2")]);
+    assert_eq!(two.note.as_deref(), Some("Options by number: their words stay on the desk"));
+    let five = offer(&asking(&["A", "B", "C", "D", "E"]), false).unwrap().unwrap();
+    assert_eq!(
+        five.choices.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>(),
+        ["Option 1", "Option 2", "Open on desk"]
+    );
+    assert_eq!(
+        five.note.as_deref(),
+        Some("Options 3–5: open on desk. Options by number: their words stay on the desk")
+    );
+    let held = offer(&session(json!({"decision": 7})), false).unwrap().unwrap();
+    assert_eq!(held.choices[0].0, "Allow", "Allow and Deny are the board's words, not the session's");
 }
 
 #[test]

@@ -19,7 +19,6 @@ import json
 import os
 import signal
 import re
-import secrets
 import shlex
 import subprocess
 import sys
@@ -385,6 +384,7 @@ def board_scenarios(c: ClaudeSession, report, first: str, blocked_on):
 
     phone_scenario(c, report, first, offered)
     remote_board_scenario(c, report, first, offered)
+    remote_phone_scenario(c, report, first, offered)
     hook_answer_scenarios(c, report, first)
 
     report.scenario("answered at the terminal while held")
@@ -507,21 +507,15 @@ def phone_scenario(c: ClaudeSession, report, first: str, offered):
     to the reply topic; the stand-in phone taps Allow, which the phone itself POSTs to that topic.
     Then the same (spent) button again: refused, nothing runs."""
     report.scenario("permission allowed from the phone (ntfy)")
-    ntfy = fake_ntfy.FakeNtfy()
-    settings = c.serve.state / "settings.json"
-    before = settings.read_text()
-    replies, token = secrets.token_hex(16), f"tk_{secrets.token_hex(8)}"
-    ntfy.protect(replies, token)
-    reach = {"ntfy": {"enabled": True, "url": ntfy.url("agents"), "includeText": False},
-             "answerFromPhone": True, "replyTopic": replies, "replyToken": token}
+    setup = fake_ntfy.PhoneSetup()
+    ntfy, phone, replies, token = setup.ntfy, setup.phone, setup.replies, setup.token
     c.serve.halt()
-    settings.write_text(json.dumps({"reach": reach}))
+    setup.apply(c.serve.state)
     c.serve.start({"SWITCHBOARD_DECIDE": "claude"})
-    phone = fake_ntfy.Phone(ntfy.url("agents"))
     command = "touch allowed-from-phone.txt"
     try:
         report.check("serve subscribes to the reply topic, with its token",
-                     harness.wait_until(lambda: ntfy.subscribed(replies), 10) is not None, ntfy.subscriptions)
+                     harness.wait_until(setup.subscribed, 10) is not None, ntfy.subscriptions)
         c.begin()
         c.prompt("Create a file from the phone [[scenario:board-phone]]")
         held = c.expect("PermissionRequest held → blocked, Allow / Deny on offer", first, offered(command),
@@ -534,6 +528,7 @@ def phone_scenario(c: ClaudeSession, report, first: str, offered):
                      pushed is not None and phone.labels(pushed) == ["Allow", "Deny"], ntfy.on("agents"))
         if not pushed:
             return
+        setup.keep(pushed, "claude-permission")
         text = json.dumps(pushed)
         report.check("text off: no command, no folder in the push (ids and tokens only)",
                      "touch" not in text and "allowed-from-phone" not in text and "/ws" not in pushed["message"], text)
@@ -562,8 +557,7 @@ def phone_scenario(c: ClaudeSession, report, first: str, offered):
         report.check("the command ran", (c.project / "allowed-from-phone.txt").exists())
         report.check("the fake model received the tool result", len(c.fake.tool_results) == results + 1,
                      c.fake.tool_results[results:])
-        said = lambda what: lambda m: m.get("title", "").startswith("Switchboard:") and what in m.get("title", "")
-        allowed = harness.wait_until(lambda: ntfy.find("agents", said("Allowed from phone")), 10)
+        allowed = harness.wait_until(lambda: setup.said("Allowed from phone"), 10)
         report.check("a follow-up push says it was allowed from the phone, without the command",
                      allowed is not None and "touch" not in json.dumps(allowed), ntfy.on("agents"))
         if ran and done:
@@ -572,7 +566,7 @@ def phone_scenario(c: ClaudeSession, report, first: str, offered):
 
         events, results = len(c.events()), len(c.fake.tool_results)
         report.check("the spent Allow tapped again: ntfy takes it", phone.tap(pushed, "Allow") == 200)
-        refused = harness.wait_until(lambda: ntfy.find("agents", said("Already used")), 10)
+        refused = harness.wait_until(lambda: setup.said("Already used"), 10)
         report.check("refused: a follow-up says the button was already used", refused is not None, ntfy.on("agents"))
         report.check("nothing else runs: no event, no model call, still done",
                      len(c.events()) == events and len(c.fake.tool_results) == results
@@ -580,9 +574,8 @@ def phone_scenario(c: ClaudeSession, report, first: str, offered):
                      f"events: {c.sequence()}; Switchboard shows {brief(c.sb(first))}")
     finally:
         c.serve.halt()
-        settings.write_text(before)
+        setup.restore()
         c.serve.start({"SWITCHBOARD_DECIDE": "claude"})
-        ntfy.stop()
 
 
 def remote_board_scenario(c: ClaudeSession, report, first: str, offered):
@@ -629,6 +622,52 @@ def remote_board_scenario(c: ClaudeSession, report, first: str, offered):
                      and state.get("sessions", 0) >= 1, listed.stdout)
     finally:
         desk.stop()
+
+
+def remote_phone_scenario(c: ClaudeSession, report, first: str, offered):
+    """Issue 49: a session on a remote box, answered from the phone. The desk (a second instance
+    following this machine as `box`, `harness.Desk`) pushes to a stand-in ntfy server; the phone's
+    tap on Allow reaches the desk through its reply topic, and the desk sends the answer down the
+    link to the box, where Claude's hold is decided and the command runs."""
+    report.scenario("a remote box's permission allowed from the phone (ntfy)")
+    setup = fake_ntfy.PhoneSetup()
+    desk = harness.Desk(c.work / "desk-phone", c.serve, c.env["HOME"])
+    try:
+        report.check("`switchboard remote add box -- …`", desk.added.returncode == 0, desk.added.stdout + desk.added.stderr)
+        desk.serve.halt()
+        setup.apply(desk.serve.state)
+        desk.serve.start()
+        report.check("the desk subscribes to the reply topic", harness.wait_until(setup.subscribed, 10) is not None,
+                     setup.ntfy.subscriptions)
+        linked = desk.wait(first, lambda s: s.get("host") == "box", 30)
+        report.check("the session is on the desk's board, host `box`", linked is not None,
+                     [s["sessionId"] for s in desk.serve.sessions()])
+        c.begin()
+        c.prompt("Create a file from the phone, far away [[scenario:phone-remote]]")
+        held = desk.wait(first, offered("touch allowed-from-afar-by-phone.txt"), 30)
+        report.check("blocked on the desk, Allow / Deny on offer", held is not None, brief(desk.session(first)))
+        if held is None:
+            return
+        with_buttons = lambda m: first[:8] in m.get("title", "") + m.get("message", "") and setup.phone.labels(m)
+        pushed = harness.wait_until(lambda: setup.phone.find(with_buttons), 10)
+        report.check("the desk's push reaches the phone with Allow and Deny, naming the box",
+                     pushed is not None and setup.phone.labels(pushed) == ["Allow", "Deny"]
+                     and "box" in pushed.get("title", "") + pushed.get("message", ""), setup.ntfy.on("agents"))
+        if pushed is None:
+            return
+        tapped = time.monotonic()
+        report.check("the phone taps Allow (ntfy takes it)", setup.phone.tap(pushed, "Allow") == 200)
+        done = desk.wait(first, is_done("Created allowed-from-afar-by-phone.txt."), 30)
+        report.check("→ the command runs on the box → done on the desk", done is not None, brief(desk.session(first)))
+        report.check("the command ran on this machine (the box)",
+                     (c.project / "allowed-from-afar-by-phone.txt").exists())
+        if done:
+            print(f"    tap → done on the desk's board {1000 * (time.monotonic() - tapped):.0f} ms", flush=True)
+        report.check("a follow-up push says it was allowed from the phone",
+                     harness.wait_until(lambda: setup.said("Allowed from phone"), 10) is not None, setup.ntfy.on("agents"))
+    finally:
+        desk.stop()
+        setup.restore()
 
 
 def new_agent_scenario(c: ClaudeSession, report):

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+import fake_ntfy
 import harness
 
 PAST = {"allow": "allowed", "deny": "denied"}
@@ -408,7 +409,8 @@ class Scenarios:
         self.ready()
         self.reply_into_a_draft()
         for step in (self.permission_approved, self.permission_refused_esc, self.permission_refused_no,
-                     self.board, self.question_tool, self.question_from_board, self.question_tool_esc,
+                     self.board, self.question_tool, self.question_from_board, self.question_from_phone,
+                     self.question_tool_esc,
                      self.question_tool_default_mode,
                      self.question_plain_text, self.esc_during_tool, self.esc_during_stream,
                      self.api_errors, self.subagent, self.title, self.compaction, self.clear_exit_resume):
@@ -744,6 +746,60 @@ class Scenarios:
             self.expect("answered at the terminal → done", lambda s: s["status"] == "done"
                         and not s.get("awaitingInput"), 15)
         self.plan_mode(False)
+
+    def question_from_phone(self):
+        """Issue 49: Codex's question, its options as buttons in the push to the phone (a stand-in
+        ntfy server and phone, fake_ntfy.py); the phone taps the second ("Blue"), which the board answers in
+        Codex's pane as its own option buttons do, and the model gets that answer. The privacy
+        switch is off: the buttons say "Option 1", "Option 2", never the options' words."""
+        self.report.scenario("question answered from the phone (ntfy, Plan mode)")
+        setup = fake_ntfy.PhoneSetup()
+        setup.apply(self.serve.state)
+        self.restart_serve()
+        try:
+            self.report.check("serve subscribes to the reply topic, with its token",
+                              harness.wait_until(setup.subscribed, 10) is not None, setup.ntfy.subscriptions)
+            self.plan_mode(True)
+            self.prompt("Pick a color [[scenario:ask]] (phone)")
+            asked = self.expect("waiting with the question", lambda s: s["status"] == "waiting"
+                                and s.get("awaitingInput") and s.get("question") == "Which color should I use?")
+            self.screen_shows("Codex shows the question", r"Which color should I use\?")
+            short = ((asked or {}).get("sessionId") or "?")[:8]
+            pushed = harness.wait_until(lambda: setup.phone.find(
+                lambda m: short in m.get("title", "") + m.get("message", "") and setup.phone.labels(m)), 10)
+            self.report.check("the push reaches the phone with the options as buttons, by number",
+                              pushed is not None and setup.phone.labels(pushed) == ["Option 1", "Option 2"],
+                              setup.ntfy.on("agents"))
+            if pushed is None:
+                self.codex.tmux.send("Enter")
+                return
+            setup.keep(pushed, "codex-question")
+            # What the phone shows (a token in a button's body is random text, and could spell "Red").
+            words = " ".join([pushed.get("title", ""), pushed.get("message", ""), *setup.phone.labels(pushed)])
+            self.report.check("text off: neither the question's nor the options' words in the push",
+                              not any(w in words for w in ("color", "Red", "Blue", "Recommended")), pushed)
+            asked_at = len(self.fake.requests)
+            time.sleep(harness.PASTE_WINDOW_S)  # a person's tap is never the instant the dialog is drawn
+            tapped = time.monotonic()
+            self.report.check("the phone taps Option 2 (ntfy takes it)", setup.phone.tap(pushed, "Option 2") == 200)
+            done = self.expect("the answer → working → Stop → done, no question left open",
+                               lambda s: s["status"] == "done" and s.get("message") == "Using that color. Done."
+                               and not s.get("awaitingInput"), 20)
+            # Each request carries the whole history: the new tool output is the one not sent before.
+            def outputs(body: dict) -> list[str]:
+                return [json.dumps(i) for i in body.get("input") or [] if i.get("type") == "function_call_output"]
+            sent = {o for body in self.fake.requests[:asked_at] for o in outputs(body)}
+            new = [o for body in self.fake.requests[asked_at:] for o in outputs(body) if o not in sent]
+            self.report.check("the model gets Blue as the answer", any("Blue" in o for o in new), new)
+            if done:
+                print(f"    tap → done on the board {1000 * (time.monotonic() - tapped):.0f} ms", flush=True)
+            followed = harness.wait_until(lambda: setup.said("Answered from phone — option 2"), 10)
+            self.report.check("a follow-up push says it was answered from the phone (option 2)",
+                              followed is not None, setup.ntfy.on("agents"))
+        finally:
+            setup.restore()
+            self.restart_serve()
+            self.plan_mode(False)
 
     def question_tool_esc(self):
         self.report.scenario("question tool (Plan mode, Esc)")

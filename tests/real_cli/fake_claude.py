@@ -56,6 +56,9 @@ SCENARIOS: dict[str, list[dict]] = {
     # Issue 23: the same, answered from another machine's board following this one.
     "board-remote": [tool("Bash", {"command": "touch allowed-from-afar.txt", "description": "Create a file"}),
                      text("Created allowed-from-afar.txt.")],
+    # Issue 49: the same, from the phone, for a session on a remote box.
+    "phone-remote": [tool("Bash", {"command": "touch allowed-from-afar-by-phone.txt", "description": "Create a file"}),
+                     text("Created allowed-from-afar-by-phone.txt.")],
     "board-deny": [tool("Bash", {"command": "touch denied-from-board.txt", "description": "Create a file"}),
                    text("Understood, I did not create the file.")],
     "board-terminal": [tool("Bash", {"command": "touch answered-in-terminal.txt", "description": "Create a file"}),

@@ -28,6 +28,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Callable, Optional
 
 KEEPALIVE_S = 5.0
@@ -297,6 +298,53 @@ class FakeNtfy:
                            "topic": topic})
         except (BrokenPipeError, ConnectionResetError, OSError):
             handler.close_connection = True
+
+
+class PhoneSetup:
+    """A stand-in ntfy server with a protected reply topic, and Switchboard's Reach settings that
+    push to it with "answer from the phone" on: `settings` is merged into a serve's settings.json
+    (`apply`), `restore` puts the file back as it was."""
+
+    def __init__(self, include_text: bool = False):
+        self.ntfy = FakeNtfy()
+        self.replies, self.token = secrets.token_hex(16), f"tk_{secrets.token_hex(8)}"
+        self.ntfy.protect(self.replies, self.token)
+        self.reach = {"ntfy": {"enabled": True, "url": self.ntfy.url("agents"), "includeText": include_text},
+                      "answerFromPhone": True, "replyTopic": self.replies, "replyToken": self.token}
+        self.phone = Phone(self.ntfy.url("agents"))
+        self._before: dict = {}
+
+    def apply(self, state_dir):
+        """Writes the reach settings into `state_dir`/settings.json, keeping its other settings
+        (a board's remotes among them). Start serve after this."""
+        path = state_dir / "settings.json"
+        before = path.read_text() if path.exists() else None
+        self._before[str(path)] = before
+        path.write_text(json.dumps({**json.loads(before or "{}"), "reach": self.reach}))
+
+    def restore(self):
+        for path, before in self._before.items():
+            if before is None:
+                Path(path).unlink(missing_ok=True)
+            else:
+                Path(path).write_text(before)
+        self.ntfy.stop()
+
+    def subscribed(self) -> bool:
+        return bool(self.ntfy.subscribed(self.replies))
+
+    @staticmethod
+    def keep(message: dict, name: str):
+        """Keeps a push as the phone received it, in target/phone-pushes/<name>.json: what
+        scripts/phone-picture.py draws for the README."""
+        folder = Path(__file__).resolve().parents[2] / "target" / "phone-pushes"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{name}.json").write_text(json.dumps(message, indent=2))
+
+    def said(self, what: str) -> Optional[dict]:
+        """The follow-up push whose title says `what` ("Allowed from phone", "Already used", …)."""
+        return self.ntfy.find("agents", lambda m: m.get("title", "").startswith("Switchboard:")
+                              and what in m.get("title", ""))
 
 
 class Phone:

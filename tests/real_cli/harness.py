@@ -76,6 +76,17 @@ def wait_until(check: Callable[[], object], timeout: float, interval: float = 0.
         time.sleep(interval)
 
 
+def _listening(path: Path) -> bool:
+    """Whether a server accepts connections on the Unix socket `path`."""
+    import socket
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(path))
+            return True
+        except OSError:
+            return False
+
+
 class Serve:
     """`switchboard serve --no-notify` with its own state directory."""
 
@@ -248,14 +259,15 @@ class Tmux:
         inner = 'env -i "TMUX=$TMUX" "TMUX_PANE=$TMUX_PANE" ' + " ".join(_quote(a) for a in [*env_args, *command])
         args = ["tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", "main",
                 "-x", str(width), "-y", str(height), "-c", str(cwd), inner]
-        # A server of the same socket from a previous launch may still be going away.
-        for attempt in range(20):
-            result = subprocess.run(args, capture_output=True, text=True)
-            if result.returncode == 0:
-                return
-            subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
-            time.sleep(0.25)
-        raise RuntimeError(f"tmux new-session failed: {result.stderr.strip()}")
+        # A server of the same socket from a previous launch may still be going away: ended, and
+        # waited for until its socket is gone, before the new one starts.
+        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+        path = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / socket
+        if not wait_until(lambda: not _listening(path), 10, 0.05):
+            raise RuntimeError(f"the previous tmux server of {path} did not go away")
+        result = subprocess.run(args, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"tmux new-session failed: {result.stderr.strip()}")
 
     def send(self, *keys: str, literal: bool = False):
         args = ["tmux", "-L", self.socket, "send-keys", "-t", "main"]

@@ -155,7 +155,13 @@ mod tests {
         let event = normalize("custom", &json!({"sessionId": id, "status": status}), 1).unwrap();
         let session = switchboard_core::Reducer::new().apply(&event, false).unwrap().session;
         let change = Change { session, previous: None, notify: false };
-        Update::Changed(std::sync::Arc::new(Changed { change, event_title: None, agent_title: None, history: None }))
+        Update::Changed(std::sync::Arc::new(Changed {
+            change,
+            event_title: None,
+            agent_title: None,
+            history: None,
+            transcript_from: None,
+        }))
     }
 
     #[test]

@@ -15,6 +15,11 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// A regular file's length in bytes, without opening it; `None` for anything else.
+pub fn regular_length(path: &Path) -> Option<u64> {
+    fs::metadata(path).ok().filter(fs::Metadata::is_file).map(|meta| meta.len())
+}
+
 /// A regular file's contents, if it is no larger than `limit` bytes.
 pub fn read_small(path: &Path, limit: u64) -> Option<Vec<u8>> {
     use std::io::Read;

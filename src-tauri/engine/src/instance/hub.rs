@@ -22,7 +22,7 @@ pub mod update;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use switchboard_core::{Change, HistoryEntry, Reducer, Restored, Session, Snapshot, StatusEvent};
+use switchboard_core::{AgentStatus, Change, HistoryEntry, Reducer, Restored, Session, Snapshot, StatusEvent};
 use tokio_util::sync::CancellationToken;
 
 use crate::instance::hub::mailbox::{mailbox, Updates};
@@ -354,7 +354,10 @@ impl State {
             }
         }
         let (event_title, agent_title) = self.reducer.titles(id);
-        self.publish(&Update::Changed(Arc::new(Changed { change, event_title, agent_title, history })));
+        let transcript = change.session.transcript_path.as_deref().filter(|_| turn_opened(&change));
+        let transcript_from = transcript.and_then(|path| crate::files::regular_length(std::path::Path::new(path)));
+        let changed = Changed { change, event_title, agent_title, history, transcript_from };
+        self.publish(&Update::Changed(Arc::new(changed)));
     }
 
     fn publish_quiet(&mut self, session_id: &str) {
@@ -372,3 +375,10 @@ impl State {
 
 #[cfg(test)]
 mod tests;
+
+/// Whether this change opened a turn of a session on this machine (its transcript is here): one
+/// `stat` per turn on the hub's thread, never one per event.
+fn turn_opened(change: &Change) -> bool {
+    let open = |status: Option<AgentStatus>| matches!(status, Some(AgentStatus::Working | AgentStatus::Blocked));
+    open(change.session.status) && !open(change.previous) && change.session.is_local()
+}

@@ -223,6 +223,7 @@ mod tests {
             event_title: None,
             agent_title: None,
             history: None,
+            transcript_from: None,
         }))
     }
 

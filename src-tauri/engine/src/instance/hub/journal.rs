@@ -306,7 +306,13 @@ mod tests {
                 reducer.apply(&event, false)
             })
             .map(|change| {
-                Update::Changed(Arc::new(Changed { change, event_title: None, agent_title: None, history: None }))
+                Update::Changed(Arc::new(Changed {
+                    change,
+                    event_title: None,
+                    agent_title: None,
+                    history: None,
+                    transcript_from: None,
+                }))
             })
             .collect()
     }

@@ -217,6 +217,7 @@ fn merged(earlier: &Changed, later: &Changed) -> Changed {
         event_title: later.event_title.clone(),
         agent_title: later.agent_title.clone(),
         history: later.history.clone().or_else(|| earlier.history.clone()),
+        transcript_from: earlier.transcript_from.or(later.transcript_from),
     }
 }
 

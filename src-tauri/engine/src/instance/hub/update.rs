@@ -23,6 +23,11 @@ pub struct Changed {
     pub agent_title: Option<String>,
     /// The history entry, when the status moved.
     pub history: Option<HistoryEntry>,
+    /// When this change opened a turn: the length of the session's transcript at that moment,
+    /// taken on the hub's thread as the event was applied. The agent watch reads the turn's
+    /// records from there, however late it learns of the turn (a busy machine): reading from
+    /// wherever the file ends when it looks would skip what was written meanwhile.
+    pub transcript_from: Option<u64>,
 }
 
 impl Changed {

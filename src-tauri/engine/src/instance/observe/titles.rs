@@ -338,6 +338,7 @@ mod tests {
             event_title: None,
             agent_title: agent_title.map(str::to_owned),
             history: None,
+            transcript_from: None,
         }))
     }
 

@@ -122,18 +122,21 @@ impl Watch {
                 self.sessions.remove(&id);
                 return;
             }
-            Update::Changed(changed) => changed.change.session.clone(),
+            Update::Changed(changed) => changed,
             Update::Notices(_) => return,
         };
+        let (session, from) = (session.change.session.clone(), session.transcript_from);
         // A remote's transcripts and processes are on its machine (and watched there).
         if session.ended || session.archived || !session.is_local() {
             self.sessions.remove(&session.session_id);
             return;
         }
-        self.track(session);
+        self.track(session, from);
     }
 
-    fn track(&mut self, session: Session) {
+    /// `from`: where the session's transcript ended when this change opened a turn (see
+    /// `Changed::transcript_from`).
+    fn track(&mut self, session: Session, from: Option<u64>) {
         if !self.sessions.contains_key(&session.session_id) && self.sessions.len() >= MAX_WATCHED {
             let oldest = self.sessions.iter().min_by_key(|(_, w)| w.last_event_at).map(|(id, _)| id.clone());
             if let Some(oldest) = oldest {
@@ -161,6 +164,9 @@ impl Watch {
         }
         let open_turn = matches!(session.status, Some(AgentStatus::Working | AgentStatus::Blocked));
         let turn_ended = session.status == Some(AgentStatus::Done) && watched.tail.is_some();
+        // A turn that opened and closed before the watch heard of it (its updates merged while
+        // the watch was far behind): its records are still read, from where it opened.
+        let missed_turn = session.status == Some(AgentStatus::Done) && from.is_some() && watched.tail.is_none();
         if open_turn {
             watched.tail_until = None;
         } else if turn_ended && watched.tail_until.is_none() {
@@ -170,8 +176,12 @@ impl Watch {
             watched.tail = None;
             watched.tail_until = None;
         }
-        if open_turn && watched.tail.is_none() {
-            watched.tail = crate::instance::observe::transcript::readable(&session).and_then(Tail::at_end);
+        if (open_turn || missed_turn) && watched.tail.is_none() {
+            let path = crate::instance::observe::transcript::readable(&session);
+            watched.tail = path.and_then(|path| Tail::from(path, from));
+            if missed_turn && watched.tail.is_some() {
+                watched.tail_until = Some(Instant::now() + TURN_END_GRACE);
+            }
         }
         if session.status != Some(AgentStatus::Blocked) {
             watched.children_at_block = None;
@@ -331,15 +341,18 @@ struct Tail {
 }
 
 impl Tail {
-    /// Starts at the file's current end: only what is written from now on is read. A file that
-    /// does not exist yet (Claude Code creates its transcript ~70 ms after the first prompt's
-    /// hook) is looked for at every look, and read from its start once it appears: everything
-    /// in it was written in this turn. Anything else that is not a regular file is not followed.
-    fn at_end(path: PathBuf) -> Option<Self> {
+    /// Starts at `from` — where the file ended when the turn opened — or, without it, at the
+    /// file's current end: only what is written from then on is read. A `from` past the end (the
+    /// file was cut or replaced since) counts for nothing. A file that does not exist yet (Claude
+    /// Code creates its transcript ~70 ms after the first prompt's hook) is looked for at every
+    /// look, and read from its start once it appears: everything in it was written in this turn.
+    /// Anything else that is not a regular file is not followed.
+    fn from(path: PathBuf, from: Option<u64>) -> Option<Self> {
         match open_regular(&path) {
             Ok(file) => {
                 let meta = file.metadata().ok()?;
-                Some(Self { path, inode: crate::platform::file_id(&meta), offset: meta.len() })
+                let offset = from.filter(|from| *from <= meta.len()).unwrap_or(meta.len());
+                Some(Self { path, inode: crate::platform::file_id(&meta), offset })
             }
             // No real file has inode 0: the first look that finds it starts at offset 0.
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => Some(Self { path, inode: 0, offset: 0 }),

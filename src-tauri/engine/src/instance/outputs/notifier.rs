@@ -274,6 +274,7 @@ mod tests {
                     event_title: None,
                     agent_title: None,
                     history: None,
+                    transcript_from: None,
                 })))
             })
             .collect()

@@ -13,7 +13,13 @@ fn changes(events: &[(&str, &str)]) -> Vec<Update> {
             reducer.apply(&event, false)
         })
         .map(|change| {
-            Update::Changed(Arc::new(Changed { change, event_title: None, agent_title: None, history: None }))
+            Update::Changed(Arc::new(Changed {
+                change,
+                event_title: None,
+                agent_title: None,
+                history: None,
+                transcript_from: None,
+            }))
         })
         .collect()
 }
@@ -119,7 +125,8 @@ fn what_waits_stays_bounded_by_the_sessions_and_agrees_with_the_hub_in_the_end()
         let status = ["working", "blocked", "done"][(n % 3) as usize];
         let event = normalize("custom", &json!({"sessionId": id, "status": status}), n + 1).unwrap();
         if let Some(change) = reducer.apply(&event, false) {
-            let changed = Changed { change, event_title: None, agent_title: None, history: None };
+            let changed =
+                Changed { change, event_title: None, agent_title: None, history: None, transcript_from: None };
             poster.post(&Update::Changed(Arc::new(changed)));
         }
         if n % 7 == 0 {

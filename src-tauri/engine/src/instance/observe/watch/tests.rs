@@ -66,7 +66,7 @@ fn a_tail_reads_only_complete_lines_appended_after_it_began() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.jsonl");
     append(&path, "{\"old\":1}\n");
-    let mut tail = Tail::at_end(path.clone()).unwrap();
+    let mut tail = Tail::from(path.clone(), None).unwrap();
     assert!(tail.new_records().is_empty());
     append(&path, "{\"a\":1}\n{\"b\":");
     assert_eq!(tail.new_records(), vec![serde_json::json!({"a": 1})]);
@@ -80,7 +80,7 @@ fn a_tail_reads_only_complete_lines_appended_after_it_began() {
 fn a_transcript_created_after_the_turn_began_is_read_from_its_start() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("later.jsonl");
-    let mut tail = Tail::at_end(path.clone()).expect("followed before it exists");
+    let mut tail = Tail::from(path.clone(), None).expect("followed before it exists");
     assert!(tail.new_records().is_empty());
     append(&path, "{\"first\":1}\n{\"second\":2}\n");
     assert_eq!(tail.new_records(), vec![serde_json::json!({"first": 1}), serde_json::json!({"second": 2})]);
@@ -92,7 +92,7 @@ fn a_truncated_or_rotated_transcript_is_read_from_its_start() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.jsonl");
     append(&path, &"{\"x\":0}\n".repeat(100));
-    let mut tail = Tail::at_end(path.clone()).unwrap();
+    let mut tail = Tail::from(path.clone(), None).unwrap();
     std::fs::write(&path, "{\"after\":\"truncate\"}\n").unwrap();
     assert_eq!(tail.new_records(), vec![serde_json::json!({"after": "truncate"})]);
     let rotated = dir.path().join("t.jsonl.1");
@@ -106,7 +106,7 @@ fn a_huge_append_is_read_only_to_its_last_part() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.jsonl");
     append(&path, "");
-    let mut tail = Tail::at_end(path.clone()).unwrap();
+    let mut tail = Tail::from(path.clone(), None).unwrap();
     let line = format!("{{\"pad\":\"{}\"}}\n", "p".repeat(1000));
     append(&path, &line.repeat(3000)); // ~3 MB
     append(&path, "{\"last\":true}\n");
@@ -121,7 +121,7 @@ fn a_1_gb_transcript_costs_only_what_is_appended() {
     let path = dir.path().join("huge.jsonl");
     // Sparse: 1 GiB of size without 1 GiB of disk.
     std::fs::File::create(&path).unwrap().set_len(1 << 30).unwrap();
-    let mut tail = Tail::at_end(path.clone()).unwrap();
+    let mut tail = Tail::from(path.clone(), None).unwrap();
     assert_eq!(tail.offset, 1 << 30);
     append(&path, "\n{\"type\":\"info\",\"content\":\"Request cancelled.\"}\n");
     assert_eq!(tail.new_records(), vec![serde_json::json!({"type": "info", "content": "Request cancelled."})]);
@@ -134,7 +134,7 @@ fn an_unreadable_transcript_is_skipped_without_error() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.jsonl");
     append(&path, "{}\n");
-    let mut tail = Tail::at_end(path.clone()).unwrap();
+    let mut tail = Tail::from(path.clone(), None).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).unwrap();
     append(&path, "{\"x\":1}\n"); // as root this still reads; as a user it must not panic
     let _ = tail.new_records();
@@ -185,9 +185,53 @@ fn a_fifo_is_never_followed_nor_read_when_it_appears_where_a_transcript_was_awai
         assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
     };
     mkfifo(&fifo);
-    assert!(Tail::at_end(fifo).is_none());
+    assert!(Tail::from(fifo, None).is_none());
     let awaited = dir.path().join("missing");
-    let mut tail = Tail::at_end(awaited.clone()).expect("awaited");
+    let mut tail = Tail::from(awaited.clone(), None).expect("awaited");
     mkfifo(&awaited);
     assert!(tail.new_records().is_empty(), "a FIFO is never opened (it would block)");
+}
+
+/// A busy machine: the watch hears of a turn only after the CLI wrote its cancel and the turn
+/// closed. The turn's records are read from where the transcript ended when the hub opened it,
+/// not from where the file ends when the watch looks — the cancel still makes it an interrupt.
+#[test]
+fn a_watch_that_hears_of_the_turn_late_still_reads_the_turns_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("session.jsonl");
+    append(&path, "{\"type\":\"user\",\"content\":[{\"text\":\"earlier\"}]}\n");
+    let (inputs, mut queue) = crate::instance::hub::inputs(16);
+    let hub = crate::instance::hub::Hub::new();
+    let updates = hub.updates();
+    let mut watch = Watch { sessions: HashMap::new(), inputs, last_liveness: Instant::now() };
+    for event in ["BeforeAgent", "AfterAgent"] {
+        let body = serde_json::json!({"hook_event_name": event, "session_id": "late", "transcript_path": path,
+            "prompt": "Write a long essay", "prompt_response": "Let me think "});
+        hub.apply(crate::instance::hub::Input::Hook(Box::new(
+            switchboard_core::normalize("gemini", &body, 1).unwrap(),
+        )));
+    }
+    append(&path, "{\"type\":\"info\",\"content\":\"Request cancelled.\"}\n");
+    for update in updates.try_iter() {
+        watch.observe(update);
+    }
+    watch.tick();
+    let Some(crate::instance::hub::Input::Hook(event)) = queue.try_recv() else { panic!("the cancel was read") };
+    assert_eq!(event.cue, switchboard_core::Cue::Settle);
+    assert_eq!(event.session_id, "late");
+
+    // The same turn with its opening merged away (a watch far behind sees only the close, which
+    // still carries where the turn opened): read from there, for the grace after the close.
+    let mut watch = Watch { sessions: HashMap::new(), inputs: watch.inputs.clone(), last_liveness: Instant::now() };
+    let opened_at = std::fs::metadata(&path).unwrap().len();
+    append(&path, "{\"type\":\"info\",\"content\":\"Request cancelled.\"}\n");
+    let mut done = hub.snapshot().sessions.into_iter().find(|s| s.session_id == "late").unwrap();
+    done.status = Some(AgentStatus::Done);
+    watch.track(done, Some(opened_at));
+    assert!(watch.sessions["late"].tail_until.is_some(), "read for the grace only");
+    watch.tick();
+    assert!(
+        matches!(queue.try_recv(), Some(crate::instance::hub::Input::Hook(_))),
+        "the merged turn's cancel was read"
+    );
 }

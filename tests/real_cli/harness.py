@@ -196,6 +196,20 @@ class Serve:
 PASTE_WINDOW_S = 0.3
 
 
+def settled(screen, quiet: float = PASTE_WINDOW_S, timeout: float = 10) -> bool:
+    """Waits until the screen stays the same for `quiet` seconds — a dialog drawn and done
+    drawing, and past the CLI's input window — before a person's key. False after `timeout`."""
+    deadline = time.monotonic() + timeout
+    last = screen()
+    while time.monotonic() < deadline:
+        time.sleep(quiet)
+        now = screen()
+        if now == last:
+            return True
+        last = now
+    return False
+
+
 def typed_then_enter(screen, send_text, send_enter, text: str, enter: bool = True):
     """Sends `text`, waits until the screen shows it one more time than before (the same prompt
     may already stand in the history above), then — past the CLI's paste window — Enter. Fails
@@ -253,12 +267,9 @@ class Tmux:
     def __init__(self, socket: str, command: list[str], env: dict[str, str], cwd: Path,
                  width: int = 160, height: int = 50):
         self.socket = socket
-        env_args = [f"{k}={v}" for k, v in env.items()]
-        # A clean environment, but for where the program runs in tmux: an agent in tmux has
-        # $TMUX and $TMUX_PANE, and Switchboard reads its screen and jumps to it through them.
-        inner = 'env -i "TMUX=$TMUX" "TMUX_PANE=$TMUX_PANE" ' + " ".join(_quote(a) for a in [*env_args, *command])
+        self.size = (width, height)
         args = ["tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", "main",
-                "-x", str(width), "-y", str(height), "-c", str(cwd), inner]
+                "-x", str(width), "-y", str(height), "-c", str(cwd), _inner(command, env)]
         # A server of the same socket from a previous launch may still be going away: ended, and
         # waited for until its socket is gone, before the new one starts.
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
@@ -268,6 +279,26 @@ class Tmux:
         result = subprocess.run(args, capture_output=True, text=True)
         if result.returncode != 0:
             raise RuntimeError(f"tmux new-session failed: {result.stderr.strip()}")
+
+    def open(self, command: list[str], env: dict[str, str], cwd: Path, session: Optional[str] = None) -> str:
+        """Another program in this server, a twin of the first: in a second window of the tmux
+        session `main`, or in a tmux session of its own named `session`. Its pane id (`%N`)."""
+        where = (["new-session", "-d", "-s", session, "-x", str(self.size[0]), "-y", str(self.size[1])]
+                 if session else ["new-window", "-d", "-t", "main"])
+        out = subprocess.run(["tmux", "-L", self.socket, *where, "-c", str(cwd), "-P", "-F", "#{pane_id}",
+                              _inner(command, env)], capture_output=True, text=True)
+        if out.returncode != 0 or not out.stdout.strip().startswith("%"):
+            raise RuntimeError(f"tmux could not open a twin: {out.stderr.strip()}")
+        return out.stdout.strip()
+
+    def screen_of(self, pane: str) -> str:
+        """The screen of one pane (`%N`) of this server."""
+        out = subprocess.run(["tmux", "-L", self.socket, "capture-pane", "-p", "-t", pane],
+                             capture_output=True, text=True)
+        return out.stdout
+
+    def close(self, pane: str):
+        subprocess.run(["tmux", "-L", self.socket, "kill-pane", "-t", pane], capture_output=True)
 
     def send(self, *keys: str, literal: bool = False):
         args = ["tmux", "-L", self.socket, "send-keys", "-t", "main"]
@@ -297,6 +328,13 @@ class Tmux:
 
     def kill(self):
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+
+
+def _inner(command: list[str], env: dict[str, str]) -> str:
+    """`command` with only `env` — but for where it runs in tmux: an agent in tmux has $TMUX and
+    $TMUX_PANE, and Switchboard reads its screen and jumps to it through them."""
+    env_args = [f"{k}={v}" for k, v in env.items()]
+    return 'env -i "TMUX=$TMUX" "TMUX_PANE=$TMUX_PANE" ' + " ".join(_quote(a) for a in [*env_args, *command])
 
 
 def _quote(arg: str) -> str:

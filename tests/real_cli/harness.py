@@ -291,6 +291,21 @@ class Tmux:
             raise RuntimeError(f"tmux could not open a twin: {out.stderr.strip()}")
         return out.stdout.strip()
 
+    def pane_id(self) -> str:
+        """The first program's pane (`%N`)."""
+        out = subprocess.run(["tmux", "-L", self.socket, "display", "-p", "-t", "main", "#{pane_id}"],
+                             capture_output=True, text=True)
+        return out.stdout.strip()
+
+    def send_to(self, pane: str, *keys: str, literal: bool = False):
+        subprocess.run(["tmux", "-L", self.socket, "send-keys", "-t", pane, *(["-l"] if literal else []), *keys],
+                       capture_output=True)
+
+    def type_to(self, pane: str, text: str):
+        """Types `text` into one pane, then Enter as `type` does (`typed_then_enter`)."""
+        typed_then_enter(lambda: self.screen_of(pane), lambda: self.send_to(pane, text, literal=True),
+                         lambda: self.send_to(pane, "Enter"), text)
+
     def screen_of(self, pane: str) -> str:
         """The screen of one pane (`%N`) of this server."""
         out = subprocess.run(["tmux", "-L", self.socket, "capture-pane", "-p", "-t", pane],

@@ -76,6 +76,56 @@ def wait_until(check: Callable[[], object], timeout: float, interval: float = 0.
         time.sleep(interval)
 
 
+def twin_panes(report: "Report", tmux: "Tmux", serve: "Serve", agent: str, name: str, first: str,
+               command: list[str], env: dict[str, str], cwd: Path, idle: Callable[[str], bool]) -> set[str]:
+    """Issue 48: two more of the CLI in the same folder as `first`'s — one in a second window of
+    its tmux session, one in a tmux session of its own on the same server — each started and first
+    prompted at its own terminal (`[[scenario:hello]]`). A reply from the board to each of the
+    three (`[[scenario:reply]]`) is taken by its own CLI, lands in its own pane, never a twin's,
+    and is its own session's turn. `idle(screen)`: the CLI waits at its prompt. Returns the twins'
+    session ids (their panes are closed: they end, and stay on the board as ended)."""
+    report.scenario("twin panes: each reply reaches the session's own pane")
+    panes = {first: tmux.pane_id()}
+    opened: list[str] = []
+    try:
+        for label, tmux_session in (("window", None), ("session", "twin")):
+            known = {s["sessionId"] for s in serve.sessions() if s["agent"] == agent}
+            pane = tmux.open(command, env, cwd, session=tmux_session)
+            opened.append(pane)
+            ready = wait_until(lambda: idle(tmux.screen_of(pane)), 60, 0.2)
+            report.check(f"a twin {name} in a second {label} starts at its prompt", ready is not None,
+                         tmux.screen_of(pane)[-600:])
+            if ready is None:
+                return set(panes) - {first}
+            since = time.time() * 1000
+            tmux.type_to(pane, f"Say hello [[scenario:hello]] from the {label}")
+            new = wait_until(lambda: next((s for s in serve.sessions() if s["agent"] == agent
+                                           and s["sessionId"] not in known and s["status"] == "done"
+                                           and s["lastEventAt"] >= since), None), 60)
+            report.check("its first turn → a session of its own, done", new is not None, tmux.screen_of(pane)[-600:])
+            if new is None:
+                return set(panes) - {first}
+            panes[new["sessionId"]] = pane
+        marks = {sid: f"twin-{n}" for n, sid in zip(("one", "two", "three"), panes)}
+        for sid, mark in marks.items():
+            wait_until(lambda: idle(tmux.screen_of(panes[sid])), 30, 0.2)
+            since = time.time() * 1000
+            code, said = serve.reply(sid, f"Tell me you got this [[scenario:reply]] {mark}")
+            report.check(f"`switchboard reply` to {mark} exits 0 once {name} took it", code == 0, said)
+            done = wait_until(lambda: (lambda s: s if s and s["lastEventAt"] >= since and s["status"] == "done"
+                                       else None)(serve.session(session_id=sid)), 30)
+            report.check(f"{mark}'s own session takes the turn → done", done is not None, serve.session(session_id=sid))
+        for sid, mark in marks.items():
+            seen = tmux.screen_of(panes[sid])
+            others = [m for m in marks.values() if m != mark]
+            report.check(f"{mark} was typed in its own pane, and no twin's text", mark in seen
+                         and not any(o in seen for o in others), seen[-600:])
+        return set(panes) - {first}
+    finally:
+        for pane in opened:
+            tmux.close(pane)
+
+
 def _listening(path: Path) -> bool:
     """Whether a server accepts connections on the Unix socket `path`."""
     import socket

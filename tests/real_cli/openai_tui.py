@@ -365,54 +365,10 @@ def scenarios_after_usage(r: Run):
 
 
 def twin_scenario(r: Run):
-    """Issue 48: two more of the CLI in the same folder — one in a second window of its tmux
-    session, one in a tmux session of its own on the same server — each started and first
-    prompted at its own terminal. A reply from the board to each of the three lands in its own
-    pane and becomes its own session's turn, never a twin's."""
-    report = r.report
-    report.scenario("twin panes: each reply reaches the session's own pane")
-    panes = {r.sid: r.tmux.pane_id()}
-    try:
-        for label, tmux_session in (("window", None), ("session", "twin")):
-            known = {s["sessionId"] for s in r.serve.sessions() if s["agent"] == r.agent}
-            pane = r.tmux.open(r.command(), r.env(), r.ws, session=tmux_session)
-            panes[pane] = pane  # closed at the end even if it never becomes a session
-            screen = lambda pane=pane: r.tmux.screen_of(pane)
-            ready = harness.wait_until(lambda: r.ready in screen() and r.busy not in screen(), 60, 0.2)
-            report.check(f"a twin {r.name} in a second {label} starts at its prompt", ready is not None,
-                         screen()[-600:])
-            if ready is None:
-                return
-            r.tmux.type_to(pane, f"Say hello [[scenario:hello]] from the {label}")
-            new = harness.wait_until(lambda: next((s for s in r.serve.sessions() if s["agent"] == r.agent
-                                                   and s["sessionId"] not in known
-                                                   and r.done_with("Hello! How can I help?")(s)), None), 60)
-            report.check(f"its first turn → a session of its own, done", new is not None, screen()[-600:])
-            if new is None:
-                return
-            del panes[pane]
-            panes[new["sessionId"]] = pane
-        marks = {sid: f"twin-{n}" for n, sid in zip(("one", "two", "three"), panes)}
-        for sid, mark in marks.items():
-            pane = panes[sid]
-            harness.wait_until(lambda: r.ready in r.tmux.screen_of(pane) and r.busy not in r.tmux.screen_of(pane),
-                               30, 0.2)
-            since = time.time() * 1000
-            code, said = r.serve.reply(sid, f"Tell me you got this [[scenario:reply]] {mark}")
-            report.check(f"`switchboard reply` to {mark} exits 0 once {r.name} took it", code == 0, said)
-            done = harness.wait_until(lambda: (lambda s: s if s and s["lastEventAt"] >= since
-                                               and r.done_with("Got your reply.")(s) else None)(r.session(sid)), 30)
-            report.check(f"{mark}'s turn ends done", done is not None, brief(r.session(sid)))
-        for sid, mark in marks.items():
-            seen = r.tmux.screen_of(panes[sid])
-            others = [m for m in marks.values() if m != mark]
-            report.check(f"{mark} was typed in its own pane, and no twin's text", mark in seen
-                         and not any(o in seen for o in others), seen[-600:])
-    finally:
-        for sid, pane in panes.items():
-            if sid != r.sid:
-                r.tmux.close(pane)
-        r.idle()
+    """Issue 48: twin panes (`harness.twin_panes`)."""
+    harness.twin_panes(r.report, r.tmux, r.serve, r.agent, r.name, r.sid, r.command(), r.env(), r.ws,
+                       lambda screen: r.ready in screen and r.busy not in screen)
+    r.idle()
 
 
 def cursor_scenario(r: Run):

@@ -52,6 +52,12 @@ export const FIT_PADDING = 0.05;
 /** The pane a layout is made for before the canvas has measured one. */
 export const DEFAULT_PANE: Pane = { width: 1280, height: 756 };
 
+/** The board's pane at the window's size (the header apart), before React Flow measures it. */
+export function windowPane(): Pane {
+  if (typeof window === "undefined" || !window.innerWidth) return DEFAULT_PANE;
+  return { width: window.innerWidth, height: Math.max(200, window.innerHeight - 44) };
+}
+
 export function sizeOf(size: NodeSize): { width: number; height: number } {
   return { width: NODE_WIDTH, height: size === "full" ? NODE_HEIGHT : STRIP_HEIGHT };
 }

@@ -5,9 +5,8 @@ import { useReactFlow, useStore, useStoreApi } from "@xyflow/react";
 import { type RegionNodeType } from "./RegionNode";
 import { useSwitchboard } from "../state/store";
 import { type Region } from "./layout";
-import { windowPane } from "../state/placing";
 import { type SessionNodeType } from "../state/data";
-import { boundsOfBoxes, farTextSizes, sizeOf, type Box } from "./geometry";
+import { boundsOfBoxes, farTextSizes, sizeOf, windowPane, type Box } from "./geometry";
 import { fitFloor, fitViewport, type Viewport } from "./fit";
 
 export type CanvasNode = SessionNodeType | RegionNodeType;

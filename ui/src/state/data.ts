@@ -7,9 +7,8 @@ import type { Category } from "../shared/status";
 import type { LayoutHint, Region } from "../board/layout";
 import { NO_FILTER, type Filter } from "../shared/filter";
 import type { SortBy } from "../shared/usage";
-import { windowPane } from "./placing";
 import { type Direction } from "../board/neighbours";
-import { type NodeSize, type Pane, type XY } from "../board/geometry";
+import { windowPane, type NodeSize, type Pane, type XY } from "../board/geometry";
 
 /**
  * A canvas node carries no session data, only the size of its cell: the node component reads

@@ -5,15 +5,10 @@ import { layoutCanvas, type Region } from "../board/layout";
 import { filterMatches, isFiltering, type Filter } from "../shared/filter";
 import { sortPlaces } from "../shared/usage";
 import type { Data, SessionNodeType } from "./data";
-import { DEFAULT_PANE, CROWDED_ABOVE, toCoordinate, type Pane, type XY } from "../board/geometry";
+import { CROWDED_ABOVE, toCoordinate, type XY } from "../board/geometry";
 import { projectsOf, rankOf } from "../board/projects";
 
 /** The canvas area of the window: all of it but the header. */
-export function windowPane(): Pane {
-  if (typeof window === "undefined" || !window.innerWidth) return DEFAULT_PANE;
-  return { width: window.innerWidth, height: Math.max(200, window.innerHeight - 44) };
-}
-
 export function selectedId(nodes: readonly SessionNodeType[]): string | null {
   return nodes.find((n) => n.selected)?.id ?? null;
 }

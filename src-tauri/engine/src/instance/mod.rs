@@ -136,6 +136,7 @@ impl Instance {
             Arc::clone(&push),
             PhoneOptions::default(),
         );
+        server.set_phone(Arc::clone(&phone));
         // Events spooled while no instance could take them: before new ones, then as they come.
         server.follow_spool(config.state_dir.clone());
         endpoint_for(&server, &settings).write(&config.state_dir)?;

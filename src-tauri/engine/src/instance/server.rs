@@ -33,6 +33,7 @@ pub use listen::{connection_cap, BUSY_READ_TIMEOUT};
 
 use crate::clock::now_millis;
 use crate::instance::act::decide::Decisions;
+use crate::instance::act::phone::Phone;
 use crate::instance::hub::journal::Journal;
 use crate::instance::hub::{Hub, Input, Inputs};
 use crate::instance::outputs::push::{Push, PushKind};
@@ -79,6 +80,8 @@ struct ServerState {
     shutdown: CancellationToken,
     /// The push channels, once the instance started them (`POST /push/test`).
     push: std::sync::OnceLock<Arc<Push>>,
+    /// Answering from the phone, once the instance started it (`GET /phone`).
+    phone: std::sync::OnceLock<Arc<Phone>>,
     /// The ids of the events applied lately, from a request or the spool (issue 45).
     delivered: std::sync::Mutex<Delivered>,
 }
@@ -365,6 +368,7 @@ impl HookServer {
             journal,
             shutdown: shutdown.clone(),
             push,
+            phone: std::sync::OnceLock::new(),
             delivered: std::sync::Mutex::new(Delivered::new(spool::DELIVERED_IDS)),
         });
         let accept = tokio::spawn(accept_loop(listener, router(Arc::clone(&state)), key.clone(), shutdown.clone()));
@@ -393,6 +397,10 @@ impl HookServer {
     /// Lets `POST /push/test` reach the instance's push channels.
     pub fn set_push(&self, push: Arc<Push>) {
         let _ = self.state.push.set(push);
+    }
+
+    pub fn set_phone(&self, phone: Arc<Phone>) {
+        let _ = self.state.phone.set(phone);
     }
 
     pub fn addr(&self) -> SocketAddr {

@@ -38,7 +38,7 @@ use self::token::{Key, Ledger, Request, Tap, TapError, Target};
 use crate::instance::act::answer::{self, Answer, AnswerError, GiveError};
 use crate::instance::act::decide::{DecideError, Decisions};
 use crate::instance::hub::{Hub, Input, Inputs};
-use crate::instance::outputs::push::Push;
+use crate::instance::outputs::push::{Action, ButtonSource, Buttons, Push};
 use crate::instance::settings::Reach;
 use crate::protocol::Verdict;
 
@@ -69,25 +69,6 @@ impl Default for PhoneOptions {
             span: Duration::from_secs(5 * 60),
         }
     }
-}
-
-/// One `http` action button.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Action {
-    pub label: String,
-    pub url: String,
-    /// `Bearer <token>`, for a reply topic behind access control.
-    pub authorization: Option<String>,
-    /// The tap, as JSON.
-    pub body: String,
-}
-
-/// What a push carries for the phone: its buttons, or a line saying why it has none (or why
-/// some options are not buttons).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Buttons {
-    pub actions: Vec<Action>,
-    pub note: Option<String>,
 }
 
 /// The subscription and the taps, for Diagnostics.
@@ -159,7 +140,7 @@ impl Phone {
             push: Arc::clone(&push),
             options,
         });
-        push.set_phone(Arc::clone(&phone));
+        push.set_phone(Arc::clone(&phone) as Arc<dyn ButtonSource>);
         listen::start(Arc::clone(&phone));
         phone
     }
@@ -312,30 +293,14 @@ impl Phone {
     }
 }
 
-/// The buttons in the `Actions` header's format, as ntfy's publishing docs give it: per button
-/// `http, <label>, <url>, method=POST, headers.Authorization=<…>, body=<…>, clear=true`, buttons
-/// apart by `;`, a value quoted when it holds a `,`, `;`, `=` or a quote.
-pub fn ntfy_actions(actions: &[Action]) -> Option<String> {
-    let action = |action: &Action| {
-        let mut parts = vec!["http".to_owned(), quoted(&action.label), quoted(&action.url), "method=POST".into()];
-        if let Some(authorization) = &action.authorization {
-            parts.push(format!("headers.Authorization={}", quoted(authorization)));
-        }
-        parts.push(format!("body={}", quoted(&action.body)));
-        parts.push("clear=true".into());
-        parts.join(", ")
-    };
-    (!actions.is_empty()).then(|| actions.iter().map(action).collect::<Vec<_>>().join("; "))
-}
+impl ButtonSource for Phone {
+    fn buttons(&self, session: &Session, include_text: bool) -> Buttons {
+        Phone::buttons(self, session, include_text)
+    }
 
-fn quoted(value: &str) -> String {
-    if !value.is_empty() && value.trim() == value && !value.contains([',', ';', '=', '"', '\'', '\\']) {
-        return value.to_owned();
+    fn set_reach(&self, reach: Reach) {
+        Phone::set_reach(self, reach);
     }
-    if !value.contains('\'') {
-        return format!("'{value}'");
-    }
-    format!("\"{}\"", value.replace('"', "\\\""))
 }
 
 impl Phone {

@@ -18,7 +18,6 @@ use std::time::Duration;
 use serde::Serialize;
 use switchboard_core::{notification_text, should_notify, AgentStatus, Change, NotifyContext, Session};
 
-use crate::instance::act::phone::{ntfy_actions, Buttons, Phone};
 use crate::instance::hub::mailbox::Updates;
 use crate::instance::outputs::notifier::follow_held;
 use crate::instance::settings::{PushChannel, Reach};
@@ -110,7 +109,16 @@ pub struct Push {
     outboxes: [Arc<Outbox>; 2],
     options: PushOptions,
     /// Answering from the phone (issue 49): the buttons of an ntfy message.
-    phone: std::sync::OnceLock<Arc<Phone>>,
+    phone: std::sync::OnceLock<Arc<dyn ButtonSource>>,
+}
+
+/// What puts buttons on ntfy messages — answering from the phone (issue 49), which acts on the
+/// agents and so stands above push: push knows it only by this.
+pub trait ButtonSource: Send + Sync {
+    /// The buttons for a push about `session`, or why it has none.
+    fn buttons(&self, session: &Session, include_text: bool) -> Buttons;
+    /// The reach settings changed (the switch, the reply topic, its token).
+    fn set_reach(&self, reach: Reach);
 }
 
 impl Push {
@@ -120,13 +128,8 @@ impl Push {
         Arc::new(Self { reach: Mutex::new(reach), outboxes, options, phone: std::sync::OnceLock::new() })
     }
 
-    /// What answers taps from the phone, once started.
-    pub fn phone(&self) -> Option<&Arc<Phone>> {
-        self.phone.get()
-    }
-
     /// Ntfy messages carry the phone's buttons from now on (while its switch is on).
-    pub fn set_phone(&self, phone: Arc<Phone>) {
+    pub fn set_phone(&self, phone: Arc<dyn ButtonSource>) {
         let _ = self.phone.set(phone);
     }
 
@@ -403,10 +406,12 @@ pub fn unknown_channel(text: &str) -> String {
     format!("`{text}` is not a push channel: use ntfy or webhook")
 }
 
+mod actions;
 mod send;
 #[cfg(test)]
 mod tests;
 
+pub use actions::{ntfy_actions, Action, Buttons};
 use send::{attempt, client, deliver};
 #[cfg(test)]
 use send::{base64, header_text};

@@ -68,7 +68,7 @@ pub(super) async fn phone(State(state): State<Arc<ServerState>>, RawQuery(query)
     if !key_matches(query.as_deref(), &state.key) {
         return StatusCode::UNAUTHORIZED.into_response();
     }
-    match state.push.get().and_then(|push| push.phone()) {
+    match state.phone.get() {
         Some(phone) => axum::Json(phone.state()).into_response(),
         None => StatusCode::NOT_FOUND.into_response(),
     }

@@ -16,6 +16,7 @@ async fn the_router_answers_and_queues_only_what_the_key_allows() {
         decisions,
         shutdown: CancellationToken::new(),
         push: std::sync::OnceLock::new(),
+        phone: std::sync::OnceLock::new(),
         delivered: std::sync::Mutex::new(Delivered::new(16)),
     }));
     let call = |method: &str, uri: String, body: &'static str| {
@@ -65,6 +66,7 @@ fn spooled_events_are_applied_once_in_order_and_drops_are_said() {
         decisions: Decisions::new(inputs),
         shutdown: CancellationToken::new(),
         push: std::sync::OnceLock::new(),
+        phone: std::sync::OnceLock::new(),
         delivered: std::sync::Mutex::new(Delivered::new(16)),
     };
     let id = |n: u64| format!("{n:032x}");

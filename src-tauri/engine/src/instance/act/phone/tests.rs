@@ -7,6 +7,7 @@ use super::offer::fingerprint;
 use super::standin::parse_actions;
 use super::token::{Key, Ledger, Request, Tap, TapError, Target};
 use super::*;
+use crate::instance::outputs::push::ntfy_actions;
 
 const NOW: u64 = 1_000_000;
 

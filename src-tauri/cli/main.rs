@@ -165,6 +165,8 @@ fn act(session: &str, said: Said<'_>) -> anyhow::Result<()> {
     let typed = printable_line(&given["typed"].to_string());
     if given["throughHook"] == true {
         outln!("Answered {typed} through {title}'s hook.");
+    } else if given["throughDaemon"] == true {
+        outln!("{cli} took it: sent {typed} to {title} through its daemon (nothing typed).");
     } else if session.is_local() {
         let pane = printable_line(given["pane"].as_str().unwrap_or("?"));
         outln!("{cli} took it: typed {typed} into {title}'s pane {pane}.");

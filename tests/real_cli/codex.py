@@ -361,6 +361,13 @@ class Scenarios:
     def wait(self, predicate: Callable[[dict], bool], timeout: float = 12) -> Optional[dict]:
         return self.serve.wait_session(predicate, timeout, agent=AGENT)
 
+    def by_id(self, sid: str, predicate: Callable[[dict], bool], timeout: float = 12) -> Optional[dict]:
+        """Waits until the session `sid` (not the newest) satisfies `predicate`; it, or None."""
+        def check():
+            s = self.serve.session(sid)
+            return s if s is not None and predicate(s) else None
+        return harness.wait_until(check, timeout, 0.1)
+
     def latest(self) -> Optional[dict]:
         return self.serve.session(agent=AGENT)
 
@@ -504,11 +511,14 @@ class Scenarios:
         self.report.check("Ctrl-U clears the draft", cleared, self.codex.tmux.screen())
 
     def reply_in_daemon_mode(self):
-        """Issue 33: Codex's default daemon mode — one `codex app-server` daemon, started from the
-        first window, runs every window's session and every hook says the first window's pane. A
-        reply to window 2 must never land in window 1: either it is proven to go to window 2, or
-        it is refused ("serves all its windows", "--no-daemon")."""
-        self.report.scenario("reply in Codex's daemon mode (two windows, one daemon)")
+        """Issues 33 and 48: Codex's default daemon mode — one `codex app-server` daemon, started
+        from the first window, runs every window's session and every hook says the first window's
+        pane, so no pane is proven and nothing may be typed. The board goes through the daemon's
+        own protocol instead: a reply to window 2 is a turn the daemon starts on window 2's thread
+        (drawn in window 2, never window 1), peek reads that thread's last turns from the daemon,
+        and window 2's question is answered through the daemon (its dialog closes, the model gets
+        the option)."""
+        self.report.scenario("Codex's daemon mode: reply, peek and answer through its protocol (two windows)")
         codex_home = Path(self.env["CODEX_HOME"])
         known = {s["sessionId"] for s in self.serve.sessions() if s["agent"] == AGENT}
         server = DaemonWindows(f"sb-codex-{os.getpid()}-daemon", self.exe, self.env, self.workspace)
@@ -536,26 +546,73 @@ class Scenarios:
             first, second = server.panes
             unique = f"Daemon reply {os.getpid()}-{time.time_ns()} [[scenario:hello]]"
             start = len(self.fake.requests)
+            replied, replied_ms = time.monotonic(), int(time.time() * 1000)
             code, said = self.serve.reply(ids[1], unique)
-            if code == 0:
-                print(f"    daemon mode: the reply was tied to window 2 — {said.strip()}", flush=True)
-                got = harness.wait_until(lambda: ids[1] in self.sent_in(unique, start), 15)
-                self.report.check("the model gets the reply in window 2's session", got,
-                                  f"sent in {self.sent_in(unique, start)}; {said}")
-            else:
-                print(f"    daemon mode: refused — {said.strip()}", flush=True)
-                self.report.check("refused: the process serves all its windows, try --no-daemon",
-                                  "serves all its windows" in said and "--no-daemon" in said, f"exit {code}: {said}")
-                self.report.check("nothing was typed into window 2 either", "Daemon reply" not in server.screen(second),
-                                  server.screen(second))
+            print(f"    daemon mode reply: exit {code} in {1000 * (time.monotonic() - replied):.0f} ms — "
+                  f"{said.strip()}", flush=True)
+            self.report.check("the reply is sent through the daemon, taken by Codex (exit 0)",
+                              code == 0 and "through its daemon" in said, f"exit {code}: {said}")
+            got = harness.wait_until(lambda: ids[1] in self.sent_in(unique, start), 15)
+            self.report.check("the model gets the reply in window 2's session", got,
+                              f"sent in {self.sent_in(unique, start)}")
+            self.report.check("window 2 draws the reply as its prompt",
+                              harness.wait_until(lambda: "Daemon reply" in server.screen(second), 10),
+                              server.screen(second))
+            self.report.check("window 2's session: the reply's turn → done",
+                              self.by_id(ids[1], lambda s: s["status"] == "done" and s["lastEventAt"] >= replied_ms
+                                         and s.get("message") == "Hello there. Done.", 20),
+                              brief(self.serve.session(ids[1])))
             sent = harness.wait_until(lambda: ids[0] in self.sent_in(unique, start), 3)
             self.report.check("window 1's session never sent it to the model", not sent,
                               self.sent_in(unique, start))
             self.report.check("window 1's pane does not show it", "Daemon reply" not in server.screen(first),
                               server.screen(first))
+            peeked = subprocess.run([str(harness.switchboard_bin()), "peek", ids[1], "--json"], env=self.serve.env,
+                                    capture_output=True, text=True, timeout=20)
+            screen = (json.loads(peeked.stdout or "{}").get("screen") or "") if peeked.returncode == 0 else ""
+            self.report.check("peek at window 2 shows its thread's turns from the daemon, not window 1's",
+                              "daemon serves this session" in screen and unique in screen
+                              and "Window 1 [[scenario" not in screen, screen[-800:] or peeked.stderr)
+            self.answer_in_daemon_mode(server, second, ids[1], ids[0])
         finally:
             left = server.close(codex_home)
             self.report.check("the daemon and both windows' processes are gone", not left, left)
+
+    def answer_in_daemon_mode(self, server: "DaemonWindows", pane: str, sid: str, twin: str):
+        """Window 2's question (Plan mode), answered from the board with option 2: the daemon
+        hands its pending request to the board, which answers it by the question's id."""
+        server.send(pane, "BTab")
+        if not self.report.check("window 2 switches to Plan mode",
+                                 harness.wait_until(lambda: "Plan mode" in server.screen(pane), 5), server.screen(pane)):
+            return
+        server.prompt(pane, "Pick a color [[scenario:ask]] (daemon)")
+        asked = self.by_id(sid, lambda s: s["status"] == "waiting" and s.get("awaitingInput")
+                           and s.get("question") == "Which color should I use?", 20)
+        self.report.check("window 2's session waits with the question", asked, brief(self.serve.session(sid)))
+        self.report.check("window 2 shows the question",
+                          harness.wait_until(lambda: "Which color should I use?" in server.screen(pane), 10),
+                          server.screen(pane))
+        if not asked:
+            return
+        asked_at = len(self.fake.requests)
+        code, said = self.serve.answer(sid, "2")
+        print(f"    daemon mode answer: exit {code} — {said.strip()}", flush=True)
+        self.report.check("option 2 is answered through the daemon (exit 0)", code == 0
+                          and "through its daemon" in said, f"exit {code}: {said}")
+        self.report.check("the answer → done, no question left open",
+                          self.by_id(sid, lambda s: s["status"] == "done" and s.get("message") == "Using that color. Done."
+                                     and not s.get("awaitingInput"), 20), brief(self.serve.session(sid)))
+        def outputs(body: dict) -> list[str]:
+            return [json.dumps(i) for i in body.get("input") or [] if i.get("type") == "function_call_output"]
+        sent = {o for body in self.fake.requests[:asked_at] for o in outputs(body)}
+        new = [o for body in self.fake.requests[asked_at:] for o in outputs(body) if o not in sent]
+        self.report.check("the model gets Blue as the answer", any("Blue" in o for o in new), new)
+        self.report.check("window 2's dialog closed", harness.wait_until(
+            lambda: "Which color should I use?" not in server.screen(pane).split("Pick a color")[-1]
+            or "Using that color" in server.screen(pane), 10), server.screen(pane))
+        twin_now = self.serve.session(twin) or {}
+        self.report.check("window 1's session is untouched (done, no question)",
+                          twin_now.get("status") == "done" and not twin_now.get("awaitingInput"), brief(twin_now))
 
     def permission_approved(self):
         self.report.scenario("permission approved")

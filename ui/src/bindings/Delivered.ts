@@ -12,4 +12,9 @@ typed: string,
 /**
  * Answered through the CLI's own hook (nothing typed).
  */
-throughHook: boolean, };
+throughHook: boolean, 
+/**
+ * Given through the daemon that serves the session, in the CLI's own protocol (nothing
+ * typed; Codex's app-server, issue 48). Absent from older boxes' answers.
+ */
+throughDaemon: boolean, };

@@ -25,7 +25,7 @@ vi.mock("../shared/ipc", async (importOriginal) => ({
   removeEnded: vi.fn(() => Promise.resolve(0)),
   jumpToTerminal: vi.fn(),
   sessionHistory: vi.fn(() => Promise.resolve([])),
-  answerQuestion: vi.fn(() => Promise.resolve({ pane: "%3", typed: "2", throughHook: false })),
+  answerQuestion: vi.fn(() => Promise.resolve({ pane: "%3", typed: "2", throughHook: false, throughDaemon: false })),
 }));
 
 beforeAll(installFlowStubs);

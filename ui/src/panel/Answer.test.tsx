@@ -66,9 +66,9 @@ beforeEach(() => {
   vi.mocked(ipc.jumpToTerminal).mockReset();
   vi.mocked(ipc.clearUnread).mockClear();
   vi.mocked(ipc.answerQuestion).mockReset();
-  vi.mocked(ipc.answerQuestion).mockResolvedValue({ pane: "%3", typed: "2", throughHook: false });
+  vi.mocked(ipc.answerQuestion).mockResolvedValue({ pane: "%3", typed: "2", throughHook: false, throughDaemon: false });
   vi.mocked(ipc.reply).mockReset();
-  vi.mocked(ipc.reply).mockResolvedValue({ pane: "%3", typed: "run the tests", throughHook: false });
+  vi.mocked(ipc.reply).mockResolvedValue({ pane: "%3", typed: "run the tests", throughHook: false, throughDaemon: false });
   vi.mocked(ipc.peekScreen).mockReset();
   vi.mocked(ipc.peekScreen).mockResolvedValue({ text: "$ claude\n> Which framework?", reason: null });
   resetAnswers();
@@ -91,7 +91,7 @@ describe("a question in the details panel", () => {
   });
 
   it("a click types that option's number: busy while it goes, then says where it went", async () => {
-    let deliver: (value: { pane: string; typed: string; throughHook: boolean }) => void = () => {};
+    let deliver: (value: { pane: string; typed: string; throughHook: boolean; throughDaemon: boolean }) => void = () => {};
     vi.mocked(ipc.answerQuestion).mockImplementation(() => new Promise((resolve) => (deliver = resolve)));
     openPanel(asked());
     fireEvent.click(screen.getByTestId("details-option-2"));
@@ -101,16 +101,16 @@ describe("a question in the details panel", () => {
     // A second click for the same question is not a second answer.
     fireEvent.click(screen.getByTestId("details-option-1"));
     expect(ipc.answerQuestion).toHaveBeenCalledTimes(1);
-    await act(async () => deliver({ pane: "%3", typed: "2", throughHook: false }));
+    await act(async () => deliver({ pane: "%3", typed: "2", throughHook: false, throughDaemon: false }));
     expect(screen.getByTestId("details-answer-note")).toHaveTextContent("took it: typed 2 into pane %3");
     expect(screen.getByTestId("details-answer-note")).not.toHaveClass("is-error");
     expect(screen.getByTestId("details-option-2")).toHaveClass("is-chosen");
   });
 
   it("a question held for the board is answered through its hook, by option or in words", async () => {
-    vi.mocked(ipc.answerQuestion).mockResolvedValue({ pane: "", typed: "Vue", throughHook: true });
+    vi.mocked(ipc.answerQuestion).mockResolvedValue({ pane: "", typed: "Vue", throughHook: true, throughDaemon: false });
     vi.mocked(ipc.answerText).mockReset();
-    vi.mocked(ipc.answerText).mockResolvedValue({ pane: "", typed: "Svelte, please", throughHook: true });
+    vi.mocked(ipc.answerText).mockResolvedValue({ pane: "", typed: "Svelte, please", throughHook: true, throughDaemon: false });
     openPanel(asked({ decision: 7 }));
     fireEvent.change(screen.getByTestId("written-answer-input"), { target: { value: "Svelte, please" } });
     fireEvent.click(screen.getByTestId("written-answer-send"));
@@ -118,6 +118,17 @@ describe("a question in the details panel", () => {
     await settle();
     expect(screen.getByTestId("details-answer-note")).toHaveTextContent("Answered “Svelte, please” through its hook");
     expect(screen.queryByTestId("written-answer")).toBeNull();
+  });
+
+  it("a session its CLI's daemon serves is answered through the daemon, nothing typed", async () => {
+    vi.mocked(ipc.answerQuestion).mockResolvedValue({ pane: "", typed: "Vue", throughHook: false, throughDaemon: true });
+    openPanel(asked({ agent: "codex" }));
+    fireEvent.click(screen.getByTestId("details-option-2"));
+    await settle();
+    expect(screen.getByTestId("details-answer-note")).toHaveTextContent(
+      "Codex took it: sent “Vue” through its daemon, nothing typed",
+    );
+    expect(screen.getByTestId("details-answer-note")).not.toHaveTextContent("pane");
   });
 
   it("a question not held for the board has no box for words (typing in a pane takes options only)", async () => {

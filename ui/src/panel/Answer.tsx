@@ -87,9 +87,11 @@ export async function pickOption(session: Session, option: number): Promise<void
 /** What became of an answer Rust delivered (a remote's, by its own board), in the user's words. */
 export function deliveredNote(delivered: Delivered, session: Session): string {
   // Rust answers only once the CLI took what was typed (its next event), or refuses.
-  return delivered.throughHook
-    ? `Answered “${delivered.typed}” through its hook${where(session)}`
-    : `${agentName(session.agent)} took it: typed ${delivered.typed} into pane ${delivered.pane}${where(session)}`;
+  if (delivered.throughHook) return `Answered “${delivered.typed}” through its hook${where(session)}`;
+  if (delivered.throughDaemon) {
+    return `${agentName(session.agent)} took it: sent “${delivered.typed}” through its daemon, nothing typed${where(session)}`;
+  }
+  return `${agentName(session.agent)} took it: typed ${delivered.typed} into pane ${delivered.pane}${where(session)}`;
 }
 
 /** ` on devbox` for a remote's session. */
@@ -145,15 +147,16 @@ export function canReply(session: Session): boolean {
   return session.status === "done" || (session.status === "waiting" && session.questions.length === 0);
 }
 
-/** Types the reply into the session's pane, then Enter; true once it was typed. */
+/** Gives the reply (typed into its pane, or through its CLI's daemon); true once it was taken. */
 export async function sendReply(session: Session, text: string): Promise<boolean> {
   const id = session.sessionId;
   if (!canReply(session) || unreachable(session) || text.trim() === "" || useAnswers.getState().replying[id]) return false;
   useAnswers.setState((s) => ({ replying: { ...s.replying, [id]: true } }));
-  setNote("replyNotes", id, plain(`Typing into its pane${where(session)}, waiting for ${agentName(session.agent)} to take it…`, false));
+  setNote("replyNotes", id, plain(`Sending${where(session)}, waiting for ${agentName(session.agent)} to take it…`, false));
   try {
     const delivered = await ipc.reply(id, text);
-    setNote("replyNotes", id, plain(`${agentName(session.agent)} took it: sent to pane ${delivered.pane}${where(session)}`, false));
+    const how = delivered.throughDaemon ? "sent through its daemon, nothing typed" : `sent to pane ${delivered.pane}`;
+    setNote("replyNotes", id, plain(`${agentName(session.agent)} took it: ${how}${where(session)}`, false));
     return true;
   } catch (err) {
     setNote("replyNotes", id, plain(`Not sent: ${ipc.toIpcError(err).message}`, true));

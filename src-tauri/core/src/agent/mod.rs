@@ -12,7 +12,9 @@ use crate::status::{Millis, StatusEvent};
 pub mod row;
 pub mod setup;
 
-pub use row::{Agent, ArrowForm, Database, DecisionReply, Normalizer, Start, Tie, TitleSource, Transcript, Typing};
+pub use row::{
+    Agent, AppServer, ArrowForm, Database, DecisionReply, Normalizer, Start, Tie, TitleSource, Transcript, Typing,
+};
 pub use setup::{Bridge, DirVar, Layout, Setup, Switch, Version};
 
 /// The table itself sits beside the CLIs' modules (`normalize/mod.rs`).

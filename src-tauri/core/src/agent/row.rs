@@ -36,6 +36,17 @@ pub enum Tie {
     SessionFile { servers: &'static [&'static str], prefix: &'static str, suffix: &'static str, fix: &'static str },
 }
 
+/// Where a CLI's daemon listens for clients of its own protocol (issue 48): Codex's `app-server`,
+/// JSON-RPC in WebSocket text frames on a Unix socket in the CLI's home. The home is found from the
+/// session's transcript, which lies under `<home>/<sessions>/…`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AppServer {
+    /// The folder of the home that holds every transcript (`sessions`).
+    pub sessions: &'static str,
+    /// The control socket, relative to the home (`app-server-control/app-server-control.sock`).
+    pub socket: &'static str,
+}
+
 /// How the CLI's composer takes typed input (issue 33): what is typed is drawn first, and only
 /// then is Enter pressed — text followed at once by Enter reads as a paste to some TUIs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,6 +177,9 @@ pub struct Agent {
     pub database: Option<Database>,
     /// How a tmux pane is tied to one of its sessions.
     pub tie: Tie,
+    /// Its daemon's own door, where one serves its sessions (Codex's app-server): replies,
+    /// answers and the screen go through it, nothing typed. `None`: it has no such door.
+    pub app_server: Option<AppServer>,
     /// How it takes a typed reply.
     pub typing: Typing,
     /// Where options are not picked by digit: how its question form is read on screen so the
@@ -211,6 +225,7 @@ impl Agent {
         transcript: Transcript::NONE,
         database: None,
         tie: Tie::HookProcess,
+        app_server: None,
         typing: Typing { prompts: &[], enter_after_ms: 150, pasted: None, options_by_digit: true },
         arrow_form: None,
         setup: None,

@@ -6,7 +6,7 @@ mod transcript;
 
 use super::claude::permission_request;
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, Start, Tie, TitleSource, Transcript, Typing};
+use crate::agent::row::{Agent, AppServer, Start, Tie, TitleSource, Transcript, Typing};
 use crate::agent::setup::{DirVar, Setup};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
@@ -63,6 +63,7 @@ pub static AGENT: Agent = Agent {
         fix:
             "start Codex with `codex --no-daemon` (or `codex resume <id>`) so that its window holds the session itself",
     },
+    app_server: Some(AppServer { sessions: "sessions", socket: "app-server-control/app-server-control.sock" }),
     typing: Typing { prompts: &["›"], enter_after_ms: 150, pasted: Some("[Pasted Content"), options_by_digit: true },
     setup: Some(Setup {
         dir: ".codex",

@@ -23,6 +23,12 @@ pub fn connect(path: &Path) -> io::Result<Box<dyn LocalStream>> {
     imp::connect(path)
 }
 
+/// Connects to a Unix socket another program listens on (Codex's daemon, issue 48); where this
+/// build has no Unix sockets, an [`io::ErrorKind::Unsupported`] saying so.
+pub fn connect_unix(path: &Path) -> io::Result<Box<dyn LocalStream>> {
+    imp::connect_unix(path)
+}
+
 #[cfg(unix)]
 mod imp {
     use std::os::unix::net::{UnixListener, UnixStream};
@@ -46,6 +52,10 @@ mod imp {
 
     pub fn connect(path: &Path) -> io::Result<Box<dyn LocalStream>> {
         Ok(Box::new(UnixStream::connect(path)?))
+    }
+
+    pub fn connect_unix(path: &Path) -> io::Result<Box<dyn LocalStream>> {
+        connect(path)
     }
 }
 
@@ -72,6 +82,10 @@ mod imp {
     pub fn connect(path: &Path) -> io::Result<Box<dyn LocalStream>> {
         let port: u16 = std::fs::read_to_string(path)?.trim().parse().map_err(io::Error::other)?;
         Ok(Box::new(TcpStream::connect((Ipv4Addr::LOCALHOST, port))?))
+    }
+
+    pub fn connect_unix(_: &Path) -> io::Result<Box<dyn LocalStream>> {
+        Err(io::Error::new(io::ErrorKind::Unsupported, "this build does not reach Unix sockets"))
     }
 }
 

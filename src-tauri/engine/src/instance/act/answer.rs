@@ -28,57 +28,13 @@ use switchboard_core::{AgentStatus, Millis, Session};
 
 use crate::instance::act::decide::Decisions;
 use crate::instance::hub::{Hub, Input, Inputs};
+use crate::terminal::app_server::{self, DoorError};
 use crate::terminal::{form, tie, tmux, typing, TieError};
+
+pub use super::peek::{last_turn, Screen, PEEK_LINES};
 
 /// The longest reply typed (characters).
 pub const MAX_REPLY: usize = 4_000;
-/// Lines of the pane `peek` shows.
-pub const PEEK_LINES: usize = 60;
-
-/// The agent's screen for the details panel: its pane's last lines, or why there are none.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub struct Screen {
-    pub text: Option<String>,
-    pub reason: Option<String>,
-}
-
-impl Screen {
-    pub fn of(session: &Session) -> Self {
-        match screen(session) {
-            Ok(text) => Self { text: Some(text), reason: None },
-            Err(why) => Self { text: None, reason: Some(why.to_string()) },
-        }
-    }
-}
-
-/// How much of a transcript's end is read for its last turn.
-const LAST_TURN_BYTES: u64 = 512 * 1024;
-
-/// The session's last turn from its transcript's end (issue 24): its prompt, what the agent said,
-/// the tools it called and their results, clipped. Empty when there is no transcript to read
-/// here (not written yet, another machine's, a CLI Switchboard cannot read).
-pub fn last_turn(session: &Session) -> Vec<switchboard_core::turn::TurnItem> {
-    use std::io::{Read, Seek, SeekFrom};
-    let Some(path) = crate::instance::observe::transcript::readable(session).filter(|_| session.is_local()) else {
-        return Vec::new();
-    };
-    let Ok(mut file) = crate::files::open_regular(&path) else { return Vec::new() };
-    let length = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let start = length.saturating_sub(LAST_TURN_BYTES);
-    let mut bytes = Vec::new();
-    if file.seek(SeekFrom::Start(start)).is_err() || file.take(LAST_TURN_BYTES).read_to_end(&mut bytes).is_err() {
-        return Vec::new();
-    }
-    let mut lines = bytes.split(|b| *b == b'\n');
-    if start > 0 {
-        lines.next(); // starts mid-line
-    }
-    let records: Vec<serde_json::Value> = lines.filter_map(|line| serde_json::from_slice(line).ok()).collect();
-    switchboard_core::agent::last_turn(&session.agent, &records)
-}
-
 /// What the user answers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {
@@ -121,9 +77,11 @@ pub enum AnswerError {
     Typing(#[from] typing::TypingError),
     #[error(transparent)]
     Form(#[from] form::FormError),
+    #[error(transparent)]
+    Door(#[from] DoorError),
     /// Typed, but the CLI's next event never said it took it.
-    #[error("typed into pane {pane}, but {cli} did not take it within {seconds} s (no new turn): {left}")]
-    NotTaken { pane: String, cli: &'static str, seconds: u64, left: String },
+    #[error("{how}, but {cli} did not take it within {seconds} s (no new turn): {left}")]
+    NotTaken { how: String, cli: &'static str, seconds: u64, left: String },
 }
 
 /// What was typed, and where.
@@ -137,23 +95,30 @@ pub struct Delivered {
     pub typed: String,
     /// Answered through the CLI's own hook (nothing typed).
     pub through_hook: bool,
+    /// Given through the daemon that serves the session, in the CLI's own protocol (nothing
+    /// typed; Codex's app-server, issue 48). Absent from older boxes' answers.
+    #[serde(default)]
+    pub through_daemon: bool,
 }
 
 /// The history entry for an answer typed into this machine's pane (one given through the hook is
 /// in the history already, as the message of its `working`; a remote's is in its box's): what was
 /// typed where, and — `taken_by` — the CLI that took it; without it, the caller says why not.
 pub fn history_line(session: &Session, answer: &Answer, delivered: &Delivered, taken_by: Option<&str>) -> String {
-    let pane = &delivered.pane;
+    let how = match delivered.through_daemon {
+        true => format!("sent through {}'s daemon", row_of(session).short_name),
+        false => format!("typed into pane {}", delivered.pane),
+    };
     let what = match answer {
         Answer::Option(n) => {
             let label = session.questions.first().and_then(|q| q.options.get(n.checked_sub(1)?)).map(|o| &o.label);
             match label {
-                Some(label) => format!("Answered from Switchboard: {n} ({label}), typed into pane {pane}"),
-                None => format!("Answered from Switchboard: {n}, typed into pane {pane}"),
+                Some(label) => format!("Answered from Switchboard: {n} ({label}), {how}"),
+                None => format!("Answered from Switchboard: {n}, {how}"),
             }
         }
         Answer::Text(_) | Answer::Reply(_) => {
-            format!("Replied from Switchboard: {}, typed into pane {pane}", clip_line(&delivered.typed))
+            format!("Replied from Switchboard: {}, {how}", clip_line(&delivered.typed))
         }
     };
     match taken_by {
@@ -226,14 +191,18 @@ fn through_hook(decisions: &Decisions, session: &Session, answer: &Answer) -> Op
     Some(
         decisions
             .answer_question(&session.session_id, id, answers, given.clone())
-            .map(|()| Delivered { pane: String::new(), typed: given, through_hook: true })
+            .map(|()| Delivered { pane: String::new(), typed: given, through_hook: true, through_daemon: false })
             .map_err(|_| AnswerError::NotAsking),
     )
 }
 
-/// Types `answer` into the pane that shows the session, once it is tied to it.
+/// Gives `answer` through the daemon that serves the session, where one does (nothing typed);
+/// else types it into the pane that shows the session, once it is tied to it.
 pub fn deliver(session: &Session, answer: &Answer) -> Result<Delivered, AnswerError> {
     let keys = keys_for(session, answer)?;
+    if let Some(door) = app_server::door(session) {
+        return through_daemon(&door, session, answer, keys);
+    }
     let pane = tied_pane(session)?;
     let typed = match &keys {
         Keys::Digit(digit) => {
@@ -255,15 +224,31 @@ pub fn deliver(session: &Session, answer: &Answer) -> Result<Delivered, AnswerEr
             text.clone()
         }
     };
-    Ok(Delivered { pane: pane.id, typed, through_hook: false })
+    Ok(Delivered { pane: pane.id, typed, through_hook: false, through_daemon: false })
 }
 
-/// The last lines of the pane that shows the session, once it is tied to it.
-fn screen(session: &Session) -> Result<String, AnswerError> {
-    let pane = tied_pane(session)?;
-    let output =
-        tmux::capture(pane.socket(), &pane.id, PEEK_LINES).ok_or_else(|| TieError::PaneGone(pane.id.clone()))?;
-    Ok(output.trim_end().to_owned())
+/// The reply as the prompt of a turn the daemon starts on the session's thread; an option as
+/// the answer to the question the daemon holds for it, by the option's label.
+fn through_daemon(
+    door: &app_server::Door,
+    session: &Session,
+    answer: &Answer,
+    keys: Keys,
+) -> Result<Delivered, AnswerError> {
+    let typed = match (answer, keys) {
+        (Answer::Reply(_), Keys::Line(text)) => {
+            door.reply(&text)?;
+            text
+        }
+        (Answer::Option(n), _) => {
+            let question = session.questions.first().ok_or(AnswerError::NotAsking)?;
+            let label = question.options.get(n - 1).ok_or(AnswerError::NoSuchOption(question.options.len(), *n))?;
+            door.answer(&question.question, &label.label)?;
+            label.label.clone()
+        }
+        _ => return Err(AnswerError::TextNeedsHook),
+    };
+    Ok(Delivered { pane: String::new(), typed, through_hook: false, through_daemon: true })
 }
 
 enum Keys {
@@ -416,10 +401,17 @@ pub async fn give(
         return Ok(delivered);
     }
     let (asked, text) = (session.clone(), delivered.typed.clone());
-    let left = tokio::task::spawn_blocking(move || left_in_composer(&asked, &text)).await.unwrap_or_default();
+    let left = match delivered.through_daemon {
+        true => "its daemon took it, but no new turn or answer came from its hooks".to_owned(),
+        false => tokio::task::spawn_blocking(move || left_in_composer(&asked, &text)).await.unwrap_or_default(),
+    };
     let said = format!("{said} — {cli} did not take it: {left}");
     inputs.push(Input::Answered { session_id: session.session_id.clone(), said, at });
-    Err(AnswerError::NotTaken { pane: delivered.pane, cli, seconds: limit.as_secs().max(1), left }.into())
+    let how = match delivered.through_daemon {
+        true => "sent through its daemon".to_owned(),
+        false => format!("typed into pane {}", delivered.pane),
+    };
+    Err(AnswerError::NotTaken { how, cli, seconds: limit.as_secs().max(1), left }.into())
 }
 
 /// The session's CLI row; a `custom` agent (any label) types as the `custom` row says.

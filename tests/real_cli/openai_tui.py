@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+import fake_ntfy
 import harness
 from fake_openai import FakeOpenAI, call, error, slow, text
 
@@ -35,6 +36,7 @@ def scripts(shell_tool: str, ask: dict) -> dict[str, list[dict]]:
         "board-allow": [call(shell_tool, **shell("touch sb_allowed.txt")), text("Created sb_allowed.txt.")],
         "board-deny": [call(shell_tool, **shell("touch sb_denied.txt")), text("Understood, I did not create the file.")],
         "board-remote": [call(shell_tool, **shell("touch sb_remote.txt")), text("Created sb_remote.txt.")],
+        "board-phone": [call(shell_tool, **shell("touch sb_phone.txt")), text("Created sb_phone.txt.")],
         "ask": [ask, text("Going with PostgreSQL.")],
         "ask-board": [ask, text("Noted your choice.")],
         "stream": [slow("Let me think about this carefully ")],
@@ -428,6 +430,7 @@ def board_scenarios(r: Run):
                          any("denied this from Switchboard" in t for t in r.fake.tool_results), r.fake.tool_results[-3:])
         r.idle()
     remote_board_scenario(r)
+    phone_scenario(r)
 
 
 def remote_board_scenario(r: Run):
@@ -460,3 +463,47 @@ def remote_board_scenario(r: Run):
         r.idle()
     finally:
         desk.stop()
+
+
+def phone_scenario(r: Run):
+    """Issue 49: the held permission answered by a tap on the phone's push — a stand-in ntfy
+    server and phone (fake_ntfy.py), the session's words off: Allow and Deny as buttons, no
+    command in the push; the tap runs the command here, and a follow-up push says so."""
+    report = r.report
+    report.scenario("permission allowed from the phone (ntfy)")
+    setup = fake_ntfy.PhoneSetup()
+    r.serve.halt()
+    setup.apply(r.serve.state)
+    r.serve.start({"SWITCHBOARD_DECIDE": r.agent})
+    try:
+        report.check("serve subscribes to the reply topic, with its token",
+                     harness.wait_until(setup.subscribed, 10) is not None, setup.ntfy.subscriptions)
+        r.prompt("Create a file from the phone [[scenario:board-phone]]")
+        held = r.expect("its permission hook held → blocked, Allow / Deny on offer",
+                        lambda s: s["status"] == "blocked" and s.get("command") == "touch sb_phone.txt"
+                        and isinstance(s.get("decision"), int), 30)
+        if not held:
+            return
+        with_buttons = lambda m: r.sid[:8] in m.get("title", "") + m.get("message", "") and setup.phone.labels(m)
+        pushed = harness.wait_until(lambda: setup.phone.find(with_buttons), 10)
+        report.check("the push reaches the phone with Allow and Deny",
+                     pushed is not None and setup.phone.labels(pushed) == ["Allow", "Deny"], setup.ntfy.on("agents"))
+        if pushed is None:
+            return
+        text_ = json.dumps(pushed)
+        report.check("text off: no command in the push", "touch" not in text_ and "sb_phone" not in text_, text_)
+        time.sleep(harness.PASTE_WINDOW_S)  # a person's tap is never the instant the push arrives
+        tapped = time.monotonic()
+        report.check("the phone taps Allow (ntfy takes it)", setup.phone.tap(pushed, "Allow") == 200)
+        done = r.expect("allowed from the phone → the command runs → done", r.done_with("Created sb_phone.txt."), 30)
+        if done:
+            print(f"    tap → done on the board {1000 * (time.monotonic() - tapped):.0f} ms", flush=True)
+        report.check("the command ran", (r.ws / "sb_phone.txt").exists())
+        allowed = harness.wait_until(lambda: setup.said("Allowed from phone"), 10)
+        report.check("a follow-up push says it was allowed from the phone, without the command",
+                     allowed is not None and "touch" not in json.dumps(allowed), setup.ntfy.on("agents"))
+        r.idle()
+    finally:
+        r.serve.halt()
+        setup.restore()
+        r.serve.start({"SWITCHBOARD_DECIDE": r.agent})

@@ -122,14 +122,17 @@ impl Door {
                 other => other,
             })?,
         };
-        let questions = request["params"]["questions"].as_array().cloned().unwrap_or_default();
-        let id = match questions.as_slice() {
-            [only] => only["id"].clone(),
-            many => many.iter().find(|q| q["question"] == question).map(|q| q["id"].clone()).unwrap_or(Value::Null),
+        // Only the question the board showed, and only one of its own options: a question asked
+        // since, or one the board never saw, is not answered blind.
+        let offered = |q: &&Value| {
+            q["question"] == question
+                && q["options"].as_array().is_some_and(|options| options.iter().any(|o| o["label"] == label))
         };
-        let Some(id) = id.as_str() else { return Err(DoorError::NoQuestion(self.cli)) };
+        let questions = request["params"]["questions"].as_array().cloned().unwrap_or_default();
+        let id = questions.iter().find(offered).and_then(|q| q["id"].as_str().map(str::to_owned));
+        let Some(id) = id else { return Err(DoorError::NoQuestion(self.cli)) };
         let request_id = request["id"].clone();
-        client.send(json!({ "id": request_id, "result": { "answers": { id: { "answers": [label] } } } }))?;
+        client.send(json!({ "id": request_id, "result": { "answers": { id.as_str(): { "answers": [label] } } } }))?;
         client.wait_for(|message| {
             message["method"] == "serverRequest/resolved" && message["params"]["requestId"] == request_id
         })?;

@@ -152,6 +152,23 @@ fn no_pending_question_means_nothing_is_sent() {
 }
 
 #[test]
+fn a_question_the_board_did_not_show_is_not_answered_blind() {
+    let home = tempfile::tempdir().unwrap();
+    let hear = daemon(home.path(), &["t-1"], |message| match message["method"].as_str() {
+        Some("thread/resume") => vec![
+            json!({"id": message["id"], "result": {"thread": {"id": "t-1"}}}),
+            json!({"method": "item/tool/requestUserInput", "id": 4, "params": {"threadId": "t-1", "questions": [
+                {"id": "size", "question": "Which size?", "options": [{"label": "S"}, {"label": "Blue"}]}]}}),
+        ],
+        _ => Vec::new(),
+    });
+    let door = door(&session_in(home.path(), "t-1")).unwrap();
+    assert_eq!(door.answer("Which color should I use?", "Blue"), Err(DoorError::NoQuestion("Codex CLI")));
+    assert_eq!(hear.recv().unwrap()["method"], "thread/resume");
+    assert!(hear.try_recv().is_err(), "no answer was sent to the other thread's question");
+}
+
+#[test]
 fn the_screen_is_the_threads_last_turns_oldest_first() {
     let home = tempfile::tempdir().unwrap();
     let _hear = daemon(home.path(), &["t-1"], |message| {

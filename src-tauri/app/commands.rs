@@ -8,7 +8,7 @@ use switchboard_core::view::HistoryView;
 use switchboard_core::{Position, Snapshot};
 use switchboard_engine::api::{self, ApiError, ErrorKind};
 use switchboard_engine::instance::act::jump::{self, Jump};
-use switchboard_engine::instance::act::{answer, launch};
+use switchboard_engine::instance::act::{answer, launch, peek};
 use switchboard_engine::instance::outputs::push::{PushKind, PushOutcome};
 use switchboard_engine::instance::settings::{PushChannel, Settings};
 use switchboard_engine::protocol::Verdict;
@@ -193,15 +193,15 @@ pub async fn last_turn(
     session_id: String,
 ) -> Result<Vec<switchboard_core::turn::TurnItem>, CommandError> {
     let session = state.hub.session(&session_id).ok_or_else(|| CommandError::unknown_session(&session_id))?;
-    tauri::async_runtime::spawn_blocking(move || answer::last_turn(&session)).await.map_err(CommandError::internal)
+    tauri::async_runtime::spawn_blocking(move || peek::last_turn(&session)).await.map_err(CommandError::internal)
 }
 
 /// The agent's screen (its tmux pane's last lines) for the details panel, read when asked — the
 /// panel asks while it is open, never otherwise.
 #[tauri::command]
-pub async fn peek_screen(state: State<'_>, session_id: String) -> Result<answer::Screen, CommandError> {
+pub async fn peek_screen(state: State<'_>, session_id: String) -> Result<peek::Screen, CommandError> {
     let session = state.hub.session(&session_id).ok_or_else(|| CommandError::unknown_session(&session_id))?;
-    tauri::async_runtime::spawn_blocking(move || answer::Screen::of(&session)).await.map_err(CommandError::internal)
+    tauri::async_runtime::spawn_blocking(move || peek::Screen::of(&session)).await.map_err(CommandError::internal)
 }
 
 impl From<TerminalError> for CommandError {

@@ -8,9 +8,10 @@ use std::path::Path;
 use ts_rs::TS;
 
 use crate::api::ErrorKind;
-use crate::instance::act::answer::{Delivered, Screen};
+use crate::instance::act::answer::Delivered;
 use crate::instance::act::jump::Jump;
 use crate::instance::act::launch::Launched;
+use crate::instance::act::peek::Screen;
 use crate::instance::outputs::push::{PushKind, PushOutcome};
 use crate::instance::settings::{PushChannel, QuietHours, Reach, RemoteSpec, Settings};
 use crate::protocol::{Verdict, DOCTOR_SESSION_PREFIX};

@@ -31,8 +31,6 @@ use crate::instance::hub::{Hub, Input, Inputs};
 use crate::terminal::app_server::{self, DoorError};
 use crate::terminal::{form, tie, tmux, typing, TieError};
 
-pub use super::peek::{last_turn, Screen, PEEK_LINES};
-
 /// The longest reply typed (characters).
 pub const MAX_REPLY: usize = 4_000;
 /// What the user answers.

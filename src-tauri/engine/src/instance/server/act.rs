@@ -159,13 +159,11 @@ pub(super) async fn peek(
     };
     let looked = session.clone();
     let read = tokio::task::spawn_blocking(move || {
-        (crate::instance::act::answer::Screen::of(&looked), crate::instance::act::answer::last_turn(&looked))
+        (crate::instance::act::peek::Screen::of(&looked), crate::instance::act::peek::last_turn(&looked))
     });
     let (screen, turn) = read.await.unwrap_or_else(|_| {
-        let unread = crate::instance::act::answer::Screen {
-            text: None,
-            reason: Some("the screen could not be read".to_owned()),
-        };
+        let unread =
+            crate::instance::act::peek::Screen { text: None, reason: Some("the screen could not be read".to_owned()) };
         (unread, Vec::new())
     });
     axum::Json(serde_json::json!({

@@ -69,7 +69,7 @@ test-e2e:
 
 ## Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI, pi and OpenCode for real (pinned versions from the npm registry, cached in
 ## ~/.cache/switchboard-real-clis), each driven in tmux against a fake model server on loopback.
-test-real-clis:
+test-real-clis: static
 	cargo build --bin switchboard
 	python3 tests/real_cli/run.py
 

@@ -79,6 +79,24 @@ class RecordingGemini(FakeGemini):
             return any(text_ in t for texts in self.user_texts[start:] for t in texts)
 
 
+def write_settings(home: Path, ws: Path):
+    """Gemini's settings before `switchboard install`: an API key, no telemetry or updates, `ws`
+    (created here) a trusted folder."""
+    (home / ".gemini").mkdir(parents=True)
+    ws.mkdir()
+    (ws / "hello.txt").write_text("hello from the workspace\n")
+    settings = {
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "model": {"name": MODEL},
+        "telemetry": {"enabled": False},
+        "privacy": {"usageStatisticsEnabled": False},
+        "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+        "ide": {"enabled": False},
+    }
+    (home / ".gemini" / "settings.json").write_text(json.dumps(settings, indent=2))
+    (home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(ws): "TRUST_FOLDER"}))
+
+
 class Run:
     """The fixtures of one module run: the temp tree, the fake API, serve, and the CLI's tmux."""
 
@@ -100,19 +118,7 @@ class Run:
     def prepare(self):
         package = harness.npm_package(PACKAGE, VERSION)
         self.script = package / "bundle" / "gemini.js"
-        (self.home / ".gemini").mkdir(parents=True)
-        self.ws.mkdir()
-        (self.ws / "hello.txt").write_text("hello from the workspace\n")
-        settings = {
-            "security": {"auth": {"selectedType": "gemini-api-key"}},
-            "model": {"name": MODEL},
-            "telemetry": {"enabled": False},
-            "privacy": {"usageStatisticsEnabled": False},
-            "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
-            "ide": {"enabled": False},
-        }
-        (self.home / ".gemini" / "settings.json").write_text(json.dumps(settings, indent=2))
-        (self.home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(self.ws): "TRUST_FOLDER"}))
+        write_settings(self.home, self.ws)
         out = subprocess.run([str(self.ctx.bin), "install", "gemini"], capture_output=True, text=True,
                              env={**os.environ, "HOME": str(self.home)}, timeout=30)
         installed = json.loads((self.home / ".gemini" / "settings.json").read_text())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import re
 import shutil
 import signal
@@ -278,8 +279,8 @@ def typed_then_enter(screen, send_text, send_enter, text: str, enter: bool = Tru
 class Desk:
     """A second instance — the user's desktop — following this machine's serve as the remote `box`
     (issue 48), through a pipe to a shell here (`env … sh -s`), as `ssh box sh -s` gives one: the
-    link, its frames and the answers sent down it are the same. The SSH transport itself is tested
-    over a real sshd in `tests/remote.rs`."""
+    link, its frames and the answers sent down it are the same. The seven CLIs on a box reached over
+    a real sshd are box.py's."""
 
     def __init__(self, workdir: Path, followed: Serve, home: str):
         self.serve = Serve(workdir)
@@ -315,15 +316,19 @@ class Tmux:
     """One interactive program in a private tmux server (`tmux -L <socket>`)."""
 
     def __init__(self, socket: str, command: list[str], env: dict[str, str], cwd: Path,
-                 width: int = 160, height: int = 50):
+                 width: int = 160, height: int = 50, user: Optional[str] = None):
+        """`user`: the server and its programs run as that Unix user (`runuser`), as on another
+        box reached over SSH (box.py)."""
         self.socket = socket
         self.size = (width, height)
-        args = ["tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", "main",
+        self.base = [*(["runuser", "-u", user, "--"] if user else []), "tmux", "-L", socket]
+        args = [*self.base, "-f", "/dev/null", "new-session", "-d", "-s", "main",
                 "-x", str(width), "-y", str(height), "-c", str(cwd), _inner(command, env)]
         # A server of the same socket from a previous launch may still be going away: ended, and
         # waited for until its socket is gone, before the new one starts.
-        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
-        path = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / socket
+        subprocess.run([*self.base, "kill-server"], capture_output=True)
+        uid = pwd.getpwnam(user).pw_uid if user else os.getuid()
+        path = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{uid}" / socket
         if not wait_until(lambda: not _listening(path), 10, 0.05):
             raise RuntimeError(f"the previous tmux server of {path} did not go away")
         result = subprocess.run(args, capture_output=True, text=True)
@@ -335,7 +340,7 @@ class Tmux:
         session `main`, or in a tmux session of its own named `session`. Its pane id (`%N`)."""
         where = (["new-session", "-d", "-s", session, "-x", str(self.size[0]), "-y", str(self.size[1])]
                  if session else ["new-window", "-d", "-t", "main"])
-        out = subprocess.run(["tmux", "-L", self.socket, *where, "-c", str(cwd), "-P", "-F", "#{pane_id}",
+        out = subprocess.run([*self.base, *where, "-c", str(cwd), "-P", "-F", "#{pane_id}",
                               _inner(command, env)], capture_output=True, text=True)
         if out.returncode != 0 or not out.stdout.strip().startswith("%"):
             raise RuntimeError(f"tmux could not open a twin: {out.stderr.strip()}")
@@ -343,12 +348,12 @@ class Tmux:
 
     def pane_id(self) -> str:
         """The first program's pane (`%N`)."""
-        out = subprocess.run(["tmux", "-L", self.socket, "display", "-p", "-t", "main", "#{pane_id}"],
+        out = subprocess.run([*self.base, "display", "-p", "-t", "main", "#{pane_id}"],
                              capture_output=True, text=True)
         return out.stdout.strip()
 
     def send_to(self, pane: str, *keys: str, literal: bool = False):
-        subprocess.run(["tmux", "-L", self.socket, "send-keys", "-t", pane, *(["-l"] if literal else []), *keys],
+        subprocess.run([*self.base, "send-keys", "-t", pane, *(["-l"] if literal else []), *keys],
                        capture_output=True)
 
     def type_to(self, pane: str, text: str):
@@ -358,15 +363,15 @@ class Tmux:
 
     def screen_of(self, pane: str) -> str:
         """The screen of one pane (`%N`) of this server."""
-        out = subprocess.run(["tmux", "-L", self.socket, "capture-pane", "-p", "-t", pane],
+        out = subprocess.run([*self.base, "capture-pane", "-p", "-t", pane],
                              capture_output=True, text=True)
         return out.stdout
 
     def close(self, pane: str):
-        subprocess.run(["tmux", "-L", self.socket, "kill-pane", "-t", pane], capture_output=True)
+        subprocess.run([*self.base, "kill-pane", "-t", pane], capture_output=True)
 
     def send(self, *keys: str, literal: bool = False):
-        args = ["tmux", "-L", self.socket, "send-keys", "-t", "main"]
+        args = [*self.base, "send-keys", "-t", "main"]
         if literal:
             args.append("-l")
         subprocess.run([*args, *keys], check=True)
@@ -378,7 +383,7 @@ class Tmux:
                          lambda: self.send("Enter"), text, enter)
 
     def screen(self) -> str:
-        out = subprocess.run(["tmux", "-L", self.socket, "capture-pane", "-p", "-t", "main"],
+        out = subprocess.run([*self.base, "capture-pane", "-p", "-t", "main"],
                              capture_output=True, text=True)
         return out.stdout
 
@@ -387,12 +392,12 @@ class Tmux:
         return wait_until(lambda: (lambda s: s if regex.search(s) else None)(self.screen()), timeout, interval)
 
     def pane_pid(self) -> Optional[int]:
-        out = subprocess.run(["tmux", "-L", self.socket, "display", "-p", "-t", "main", "#{pane_pid}"],
+        out = subprocess.run([*self.base, "display", "-p", "-t", "main", "#{pane_pid}"],
                              capture_output=True, text=True)
         return int(out.stdout.strip()) if out.stdout.strip().isdigit() else None
 
     def kill(self):
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+        subprocess.run([*self.base, "kill-server"], capture_output=True)
 
 
 def _inner(command: list[str], env: dict[str, str]) -> str:

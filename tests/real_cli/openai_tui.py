@@ -92,6 +92,9 @@ class Run:
     def env(self) -> dict[str, str]:
         raise NotImplementedError
 
+    def configure(self):
+        """Its settings that name the fake (`self.fake.url`), once the fake runs."""
+
     def serve_env(self) -> dict[str, str]:
         """Variables serve needs to find what the CLI writes in its temporary home."""
         return {}
@@ -124,6 +127,7 @@ class Run:
                           again.returncode == 0 and written.exists() and written.read_text() == before,
                           again.stdout + again.stderr)
         self.fake = FakeOpenAI(scripts(self.shell_tool, self.ask_call)).start()
+        self.configure()
         self.serve = harness.Serve(self.ctx.workdir, self.serve_env())
 
     def launch(self) -> bool:

@@ -44,9 +44,7 @@ class Pi(openai_tui.Run):
             "defaultProvider": "fake", "defaultModel": "fake-model", "enableInstallTelemetry": False,
             "quietStartup": True, "retry": {"enabled": False}}))
 
-    def prepare(self):
-        super().prepare()
-        # The fake's port is known only now.
+    def configure(self):
         (self.home / ".pi" / "agent" / "models.json").write_text(json.dumps({"providers": {"fake": {
             "baseUrl": self.fake.url, "api": "openai-completions", "apiKey": "FAKE_API_KEY",
             "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},

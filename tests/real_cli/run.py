@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Runs the real-CLI scenarios: `run.py [claude|codex|gemini ...]` (default: every CLI the
-installer connects, in the registry's order: Rust's table as ui/src/bindings/agents.ts has it).
+"""Runs the real-CLI scenarios: `run.py [claude|codex|gemini ...|box]` (default: every CLI the
+installer connects, in the registry's order: Rust's table as ui/src/bindings/agents.ts has it,
+then `box`: the seven on another box over real SSH).
 
 Each CLI module exposes PACKAGE, VERSION and `run(ctx, report)`. The closing line counts the
 scenarios per CLI; the exit status is non-zero when any scenario failed.
@@ -26,7 +27,8 @@ def installed_clis() -> list[str]:
     return [cli for cli, installs in rows if installs == "true"]
 
 
-CLIS = installed_clis()
+# Then the seven again, on a box reached over real SSH (box.py).
+CLIS = [*installed_clis(), "box"]
 # The build's binary, before any Context points SWITCHBOARD_BIN at its private copy.
 BUILT = harness.switchboard_bin()
 
@@ -61,7 +63,7 @@ def main(argv: list[str]) -> int:
     drift = []
     for cli in chosen:
         module = importlib.import_module(cli)
-        latest = harness.latest_version(module.PACKAGE)
+        latest = harness.latest_version(module.PACKAGE) if module.PACKAGE else None
         if latest and latest != module.VERSION:
             drift.append(f"{module.PACKAGE} {module.VERSION} (registry: {latest})")
             print(f"drift: {module.PACKAGE} is pinned at {module.VERSION}, the registry has {latest}", flush=True)

@@ -424,6 +424,28 @@ class Scenarios:
             self.ready()
             step()
         self.reply_in_daemon_mode()
+        self.twins_without_daemon()
+
+    def twins_without_daemon(self):
+        """Issue 48: three `--no-daemon` Codex windows in one folder (a fresh one, then
+        `harness.twin_panes`: a second window, a second tmux session): each is its own process with
+        its own rollout open, so each reply is typed into its own pane, never a twin's."""
+        self.report.scenario("twin panes without the daemon: the first window")
+        if not self.launch():
+            return
+        started = int(time.time() * 1000)
+        self.prompt("Say hello [[scenario:hello]] in the first window")
+        first = self.serve.wait_session(lambda s: s["status"] == "done" and s.get("message") == "Hello there. Done.",
+                                        30, agent=AGENT, since_ms=started)
+        self.report.check("its first turn → its session, done", first is not None, brief(self.latest()))
+        if first is None:
+            return
+        self.ready()
+
+        def idle(screen: str) -> bool:
+            return "esc to interrupt" not in screen and re.search(PROMPT_READY, screen) is not None
+        harness.twin_panes(self.report, self.codex.tmux, self.serve, AGENT, "Codex", first["sessionId"],
+                           [str(self.exe), "--no-daemon"], self.env, self.workspace, idle)
 
     def read_only(self):
         self.prompt("Read the README please [[scenario:read]]")

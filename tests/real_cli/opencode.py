@@ -60,8 +60,7 @@ class OpenCode(openai_tui.Run):
             {"lockfileVersion": 3, "packages": {"": {"dependencies": {"@opencode-ai/plugin": VERSION}}}}))
         (self.home / ".npmrc").write_text("registry=http://127.0.0.1:9/\noffline=true\nfetch-retries=0\n")
 
-    def prepare(self):
-        super().prepare()
+    def configure(self):
         # Each answer reports its own numbers, a part of the prompt read from the cache.
         self.fake.usage_of = lambda n: {"prompt_tokens": 1000 + 37 * n, "completion_tokens": 20 + 3 * n,
                                         "total_tokens": 1020 + 40 * n,
@@ -148,7 +147,32 @@ class OpenCode(openai_tui.Run):
             self.expect("allowed → the command runs → done", self.done_with("Created sb_port.txt."), 30)
             report.check("the command ran", (self.ws / "sb_port.txt").exists())
         self.idle()
+        self.question_through_its_server()
         self.port = None  # the next start (after /exit) is a plain one
+
+    def question_through_its_server(self):
+        """Issue 48: its question held for the board like a permission, and the board's option
+        given to OpenCode's own server (`/question/{id}/reply`), as its dialog does: nothing
+        typed; OpenCode's `question.replied` closes it."""
+        report = self.report
+        report.scenario("a question answered from the board through its own server, nothing typed")
+        self.fake.scripts["port-ask"] = [self.ask_call, text("Noted the choice from afar.")]
+        self.prompt("Ask me through the server [[scenario:port-ask]]")
+        held = self.expect("held → waiting with the question, the board's answer awaited",
+                           lambda s: s["status"] == "waiting" and s.get("question") == openai_tui.ASK
+                           and isinstance(s.get("decision"), int), 30)
+        if held is None:
+            return
+        self.tmux.wait_text(openai_tui.CHOICES[1], 20)
+        results = len(self.fake.tool_results)
+        code, said = self.serve.answer(self.sid, "2")
+        report.check("`switchboard answer 2` exits 0: answered through its hook, not typed",
+                     code == 0 and "through" in said and "hook" in said and "typed" not in said, said)
+        self.expect("its question.replied → the second option → done", self.done_with("Noted the choice from afar."), 30)
+        report.check("the model got the second option", harness.wait_until(
+            lambda: any(openai_tui.CHOICES[1] in t for t in self.fake.tool_results[results:]), 10),
+            self.fake.tool_results[results:])
+        self.idle()
 
 
 def run(ctx, report: harness.Report):

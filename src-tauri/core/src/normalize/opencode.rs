@@ -84,6 +84,9 @@ pub static AGENT: Agent = Agent {
     // The bridge replies through OpenCode's own server, as its dialog does.
     decision_event: Some("permission.asked"),
     decision_reply: DecisionReply::Flat,
+    // Its questions come to the same hook (the tool `question`); the bridge gives the board's
+    // answers to OpenCode's server (`/question/{id}/reply`), as its own dialog does.
+    answers_in_hook: true,
     resume: Some("opencode -s {id}"),
     // No transcript: its usage comes from its database, a row at a time.
     transcript: Transcript { usage: database::usage, ..Transcript::NONE },
@@ -125,6 +128,12 @@ pub fn normalize_opencode(raw: &Value, now: Millis) -> Option<StatusEvent> {
             StatusEvent { cue: Cue::NewTurn, prompt: hook.string("prompt"), ..status(AgentStatus::Working) }
         }
         "session.status" => StatusEvent { message: retrying(&hook), ..status(AgentStatus::Working) },
+        // A question, sent as a permission of the tool `question` so the board may hold it and
+        // answer it through OpenCode's server (`answers_in_hook`).
+        "permission.asked" if hook.str("tool_name") == Some("question") => {
+            question(&hook, status(AgentStatus::Waiting))
+        }
+        "question.asked" => question(&hook, status(AgentStatus::Waiting)),
         "permission.asked" => StatusEvent {
             message: hook.tool_input_summary(),
             command: hook.tool_input_text(),
@@ -133,19 +142,23 @@ pub fn normalize_opencode(raw: &Value, now: Millis) -> Option<StatusEvent> {
         },
         // Allowed: the tool runs. Refused: the idle that ends the turn follows at once.
         "permission.replied" => StatusEvent { cue: Cue::Approved, ..status(AgentStatus::Working) },
-        "question.asked" => StatusEvent {
-            awaiting_input: true,
-            question: hook.first_question(),
-            questions: hook.questions(),
-            tool: None,
-            ..status(AgentStatus::Waiting)
-        },
         "question.replied" | "question.rejected" => status(AgentStatus::Working),
         "session.idle" => turn_end(&hook, status(AgentStatus::Done)),
         "dispose" => lifecycle(&hook, AGENT_ID, now, Lifecycle::End),
         _ => return None,
     };
     Some(event)
+}
+
+/// Its question tool's questions: waiting for the user.
+fn question(hook: &Hook, waiting: StatusEvent) -> StatusEvent {
+    StatusEvent {
+        awaiting_input: true,
+        question: hook.first_question(),
+        questions: hook.questions(),
+        tool: None,
+        ..waiting
+    }
 }
 
 /// Its own title, once it is more than the placeholder it starts with.
@@ -233,6 +246,13 @@ mod tests {
             "options": [{"label": "Red", "description": "A red button"}, {"label": "Blue", "description": "A blue one"}]}]}})).unwrap();
         assert_eq!((question.status, question.awaiting_input), (Some(AgentStatus::Waiting), true));
         assert_eq!((question.question.as_deref(), question.questions[0].options.len()), (Some("Which color?"), 2));
+        // The bridge sends a question to the decision hook, so the board may hold and answer it.
+        let held = opencode("permission.asked", json!({"tool_name": "question", "question_id": "que_1",
+            "tool_input": {"questions": [{"question": "Which color?", "options": [{"label": "Red"}, {"label": "Blue"}]}]}}))
+        .unwrap();
+        assert_eq!((held.status, held.awaiting_input, held.command), (Some(AgentStatus::Waiting), true, None));
+        assert_eq!((held.question.as_deref(), held.questions[0].options.len()), (Some("Which color?"), 2));
+        assert!(AGENT.answers_in_hook);
     }
 
     #[test]

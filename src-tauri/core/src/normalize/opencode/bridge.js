@@ -8,6 +8,9 @@
 // `permission.asked` command may answer for the Switchboard board while OpenCode's own dialog is
 // open: {"behavior":"allow"} replies "once", {"behavior":"deny","message":…} rejects with that
 // message — the same reply as the dialog's, through OpenCode's own server; whichever comes first wins.
+// A question goes to the same command as a permission of the tool `question`: an allow that
+// carries `updatedInput.answers` (an answer per question's text) is its reply, through the same
+// server (`/question/{id}/reply`); an answer given in OpenCode first ends the wait.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -147,6 +150,36 @@ export const SwitchboardBridge = async ({ client, directory }) => {
       ?.catch?.(() => undefined);
   };
 
+  // A question's answers, through OpenCode's own server (what its dialog sends).
+  const answerQuestion = async (p, answers) => {
+    const config = client?._client?.getConfig?.();
+    const body = JSON.stringify({ answers: (p.questions ?? []).map((q) => (q.question in answers ? [String(answers[q.question])] : [])) });
+    if (config?.fetch) {
+      const url = String(config.baseUrl ?? "http://opencode.internal").replace(/\/$/, "") + `/question/${p.id}/reply`;
+      const sent = await config
+        .fetch(new Request(url, { method: "POST", headers: { "content-type": "application/json" }, body }))
+        .catch(() => undefined);
+      if (sent?.ok) return;
+    }
+    await client?.question?.reply?.({ requestID: p.id, answers: JSON.parse(body).answers })?.catch?.(() => undefined);
+  };
+
+  const question = async (p) => {
+    const running = new Set();
+    holds.set(p.id, running);
+    const out = await send(
+      "permission.asked",
+      { ...base(p.sessionID), tool_name: "question", tool_input: { questions: p.questions ?? [] }, question_id: p.id },
+      running,
+    );
+    const answered = !holds.has(p.id);
+    holds.delete(p.id);
+    if (answered) return; // answered in OpenCode meanwhile
+    const verdict = decision(out);
+    const answers = verdict.updatedInput?.answers;
+    if (verdict.behavior === "allow" && answers && typeof answers === "object") await answerQuestion(p, answers);
+  };
+
   const permission = async (p) => {
     const running = new Set();
     holds.set(p.id, running);
@@ -235,12 +268,16 @@ export const SwitchboardBridge = async ({ client, directory }) => {
         break;
       }
       case "question.asked":
-        void send(e.type, { ...base(p.sessionID), tool_name: "question", tool_input: { questions: p.questions ?? [] } });
+        void question(p);
         break;
       case "question.replied":
-      case "question.rejected":
+      case "question.rejected": {
+        const running = holds.get(p.requestID);
+        holds.delete(p.requestID);
+        running?.forEach((stop) => stop());
         void send(e.type, { ...base(p.sessionID) });
         break;
+      }
     }
   };
 

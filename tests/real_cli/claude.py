@@ -386,6 +386,7 @@ def board_scenarios(c: ClaudeSession, report, first: str, blocked_on):
     remote_board_scenario(c, report, first, offered)
     remote_phone_scenario(c, report, first, offered)
     hook_answer_scenarios(c, report, first)
+    background_scenario(c, report)
 
     report.scenario("answered at the terminal while held")
     c.begin()
@@ -576,6 +577,69 @@ def phone_scenario(c: ClaudeSession, report, first: str, offered):
         c.serve.halt()
         setup.restore()
         c.serve.start({"SWITCHBOARD_DECIDE": "claude"})
+
+
+def background_scenario(c: ClaudeSession, report):
+    """Issue 48: a session Claude runs in the background (`claude --bg`), with no terminal of its
+    own. Its hooks fire as a terminal session's do; the board marks it as Claude's own listing
+    (`claude agents --json`) has it, with the command that opens it (`claude attach <id>`). Its
+    permission is held and allowed from the board; a reply, which would be typed into a terminal
+    it does not have, is refused with that command, and nothing is sent."""
+    report.scenario("a background session (`claude --bg`): marked, allowed from the board, reply refused")
+    c.begin()
+    started = subprocess.run([str(c.claude), "--bg", "Create a file in the background [[scenario:board-bg]]"],
+                             env=c.env, cwd=c.project, capture_output=True, text=True, timeout=60)
+    short = re.search(r"\b([0-9a-f]{8})\b", started.stdout + started.stderr)
+    report.check("`claude --bg` starts it and prints its id", started.returncode == 0 and short is not None,
+                 started.stdout + started.stderr)
+    if short is None:
+        return
+    attach = f"claude attach {short.group(1)}"
+    try:
+        def held():
+            return next((s for s in c.serve.sessions() if s["agent"] == "claude" and s["sessionId"].startswith(short.group(1))
+                         and s["status"] == "blocked" and isinstance(s.get("decision"), int)
+                         and s.get("background") == attach), None)
+        found = harness.wait_until(held, 40, 0.2)
+        report.check(f"on the board, blocked with Allow / Deny on offer, marked background: `{attach}`",
+                     found is not None, [(s["sessionId"][:8], s["status"], s.get("background")) for s in c.serve.sessions()])
+        if found is None:
+            return
+        sid = found["sessionId"]
+        report.check("the answer is accepted", c.serve.decide(sid, found["decision"], "allow") == 204)
+        done = harness.wait_until(lambda: (lambda s: s if s and is_done("Created allowed-in-the-background.txt.")(s)
+                                           else None)(c.serve.session(session_id=sid)), 30)
+        report.check("allowed → the command runs → done, still marked", done is not None
+                     and done.get("background") == attach, brief(c.serve.session(session_id=sid)))
+        report.check("the command ran", (c.project / "allowed-in-the-background.txt").exists())
+        code, said = c.serve.reply(sid, "Are you there?")
+        report.check("done, a reply is refused, with the command that opens it", code != 0 and attach in said, said)
+        transcript = Path(done.get("transcriptPath") or "") if done else None
+        report.check("the refused reply is nowhere in its transcript", transcript is not None and transcript.is_file()
+                     and "Are you there?" not in transcript.read_text(), transcript)
+    finally:
+        subprocess.run([str(c.claude), "stop", short.group(1)], env=c.env, cwd=c.project, capture_output=True,
+                       timeout=30)
+        c.wait_event(lambda e: e["hook_event_name"] == "SessionEnd" and e["session_id"].startswith(short.group(1)), 15)
+        pane = c.tmux.pane_pid() if c.tmux else None
+        end_processes_of(c.env["HOME"], keep={pane, *harness.descendants(pane)} if pane else set())
+
+
+def end_processes_of(home: str, keep: set):
+    """Ends what Claude's background mode left running under `home` (its supervisor and
+    workers): every process whose HOME it is, but those in `keep` (the Claude in tmux)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid() or int(entry.name) in keep:
+            continue
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if f"HOME={home}".encode() in environ:
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def remote_board_scenario(c: ClaudeSession, report, first: str, offered):

@@ -54,6 +54,9 @@ SCENARIOS: dict[str, list[dict]] = {
     "board-phone": [tool("Bash", {"command": "touch allowed-from-phone.txt", "description": "Create a file"}),
                     text("Created allowed-from-phone.txt.")],
     # Issue 23: the same, answered from another machine's board following this one.
+    # Issue 48: the same, in a session Claude runs in the background (`claude --bg`).
+    "board-bg": [tool("Bash", {"command": "touch allowed-in-the-background.txt", "description": "Create a file"}),
+                 text("Created allowed-in-the-background.txt.")],
     "board-remote": [tool("Bash", {"command": "touch allowed-from-afar.txt", "description": "Create a file"}),
                      text("Created allowed-from-afar.txt.")],
     # Issue 49: the same, from the phone, for a session on a remote box.

@@ -74,6 +74,7 @@ impl SessionState {
                 usage: None,
                 footprint: None,
                 git: None,
+                background: None,
                 idle_holding: false,
                 turn_started_at: None,
                 board_rank: 0,
@@ -354,6 +355,7 @@ impl Reducer {
             Reading::Usage(usage) => session.usage.replace(usage.clone()) != Some(usage),
             Reading::Footprint(footprint) => std::mem::replace(&mut session.footprint, footprint) != footprint,
             Reading::Git(git) => std::mem::replace(&mut session.git, git.clone()) != git,
+            Reading::Background(attach) => std::mem::replace(&mut session.background, attach.clone()) != attach,
         };
         changed.then(|| session.clone())
     }

@@ -101,6 +101,10 @@ pub struct Session {
     /// The git branch and state of its folder; `null` when not a repository (or not looked yet).
     #[serde(default)]
     pub git: Option<crate::usage::GitInfo>,
+    /// Its CLI runs it in the background, with no terminal of its own (issue 48: `claude --bg`):
+    /// the command that opens it in one (`claude attach 8215c735`). `null` otherwise.
+    #[serde(default)]
+    pub background: Option<String>,
     /// Done or waiting, silent for [`crate::usage::IDLE_HOLDING_AFTER_MS`] while its process tree
     /// holds [`crate::usage::IDLE_HOLDING_BYTES`] or more: worth ending. Stamped by the clock.
     #[serde(default)]

@@ -108,6 +108,8 @@ pub enum Reading {
     Footprint(Option<Footprint>),
     /// `None`: its folder is not in a git repository.
     Git(Option<GitInfo>),
+    /// It runs in the background (its CLI says so): the command that opens it in a terminal.
+    Background(Option<String>),
 }
 
 /// One model's price, per million tokens in US dollars, and its context window.

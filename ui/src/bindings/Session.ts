@@ -105,6 +105,11 @@ footprint: Footprint | null,
  */
 git: GitInfo | null, 
 /**
+ * Its CLI runs it in the background, with no terminal of its own (issue 48: `claude --bg`):
+ * the command that opens it in one (`claude attach 8215c735`). `null` otherwise.
+ */
+background: string | null, 
+/**
  * Done or waiting, silent for [`crate::usage::IDLE_HOLDING_AFTER_MS`] while its process tree
  * holds [`crate::usage::IDLE_HOLDING_BYTES`] or more: worth ending. Stamped by the clock.
  */

@@ -297,6 +297,17 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
             </span>
           </>
         )}
+        {session.background && (
+          <>
+            {" "}
+            <span className="node-sep" aria-hidden="true">
+              ·
+            </span>{" "}
+            <span className="node-background" data-testid="node-background" title={`In the background: ${session.background}`}>
+              background
+            </span>
+          </>
+        )}
         {session.git?.branch && (
           <>
             {" "}

@@ -93,6 +93,11 @@ export function HistoryItem({ entry, now }: { entry: HistoryView; now: number })
 function whereItRuns(session: Session): string | null {
   const p = session.process;
   if (session.exited) return "Its process has exited.";
+  if (session.background) {
+    // Its CLI runs it with no terminal (`claude --bg`): the CLI's own command opens one.
+    const on = isRemote(session) ? ` on ${session.host}` : "";
+    return `Runs in the background${on}, with no terminal of its own: \`${session.background}\` opens it in one.`;
+  }
   if (!p) return null;
   const parts = [p.tmuxPane ? `tmux pane ${p.tmuxPane}` : null, p.tty, p.termProgram, `pid ${p.pid}`];
   return `Runs ${isRemote(session) ? `on ${session.host}, ` : ""}in ${parts.filter(Boolean).join(" · ")}`;

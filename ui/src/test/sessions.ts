@@ -88,6 +88,7 @@ export function makeSession(overrides: Partial<Session> & { sessionId: string })
     usage: null,
     footprint: null,
     git: null,
+    background: null,
     idleHolding: false,
     turnStartedAt: null,
     boardRank: 3,

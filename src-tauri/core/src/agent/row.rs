@@ -47,6 +47,17 @@ pub struct AppServer {
     pub socket: &'static str,
 }
 
+/// How a CLI lists the sessions it runs in the background, with no terminal of theirs (issue
+/// 48: Claude Code's `claude --bg`), and how the user opens one in a terminal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Background {
+    /// Its arguments that print its sessions as a JSON array (`agents --json`): each with its
+    /// `sessionId`, its `kind` (`background` for these) and its short `id`.
+    pub list: &'static [&'static str],
+    /// Its command that opens one in a terminal, `{id}` for the short id (`claude attach {id}`).
+    pub attach: &'static str,
+}
+
 /// How the CLI's composer takes typed input (issue 33): what is typed is drawn first, and only
 /// then is Enter pressed — text followed at once by Enter reads as a paste to some TUIs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -180,6 +191,8 @@ pub struct Agent {
     /// Its daemon's own door, where one serves its sessions (Codex's app-server): replies,
     /// answers and the screen go through it, nothing typed. `None`: it has no such door.
     pub app_server: Option<AppServer>,
+    /// How it lists the sessions it runs in the background; `None`: it runs none.
+    pub background: Option<Background>,
     /// How it takes a typed reply.
     pub typing: Typing,
     /// Where options are not picked by digit: how its question form is read on screen so the
@@ -226,6 +239,7 @@ impl Agent {
         database: None,
         tie: Tie::HookProcess,
         app_server: None,
+        background: None,
         typing: Typing { prompts: &[], enter_after_ms: 150, pasted: None, options_by_digit: true },
         arrow_form: None,
         setup: None,

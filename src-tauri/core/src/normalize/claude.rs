@@ -6,7 +6,7 @@ use serde_json::Value;
 mod transcript;
 
 use super::{lifecycle, one_line, Hook};
-use crate::agent::row::{Agent, Start, TitleSource, Transcript, Typing};
+use crate::agent::row::{Agent, Background, Start, TitleSource, Transcript, Typing};
 use crate::agent::setup::{DirVar, Setup, Switch, Version};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
 
@@ -78,6 +78,8 @@ pub static AGENT: Agent = Agent {
     // given there wins (the hook's later answer is ignored).
     answers_in_hook: true,
     resume: Some("claude --resume {id}"),
+    // Checked against `claude --bg` of 2.1.332: its hooks fire as a terminal session's do.
+    background: Some(Background { list: &["agents", "--json"], attach: "claude attach {id}" }),
     title: TitleSource::Transcript,
     transcript: Transcript { turn: transcript::turn, usage: transcript::usage, settles: transcript::settles },
     typing: Typing { prompts: &["❯", ">"], enter_after_ms: 50, pasted: Some("[Pasted text"), options_by_digit: true },

@@ -84,6 +84,10 @@ pub fn cmdline(pid: u32) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes).replace('\0', " "))
 }
 
+pub fn exe(pid: u32) -> Option<PathBuf> {
+    fs::read_link(Path::new("/proc").join(pid.to_string()).join("exe")).ok()
+}
+
 /// One pass over `/proc` (a few hundred small reads).
 pub fn table() -> HashMap<u32, Usage> {
     let Ok(entries) = fs::read_dir("/proc") else { return HashMap::new() };

@@ -152,6 +152,18 @@ mod libproc {
         super::parse_procargs(&buffer)
     }
 
+    /// The program the process runs (`proc_pidpath`).
+    pub fn exe(pid: u32) -> Option<PathBuf> {
+        let mut buffer = vec![0u8; libc::PROC_PIDPATHINFO_MAXSIZE as usize];
+        let size = u32::try_from(buffer.len()).ok()?;
+        // SAFETY: writes at most `size` bytes into `buffer`; returns how many.
+        let written =
+            unsafe { libc::proc_pidpath(c_int::try_from(pid).ok()?, buffer.as_mut_ptr().cast::<c_void>(), size) };
+        let written = usize::try_from(written).ok().filter(|n| *n > 0)?;
+        buffer.truncate(written);
+        Some(PathBuf::from(String::from_utf8(buffer).ok()?))
+    }
+
     /// Nanoseconds per Mach absolute-time unit, as a ratio (1/1 on Intel, 125/3 on Apple silicon).
     // libc marks the Mach calls deprecated in favour of the mach2 crate; this one call is not
     // worth a dependency.

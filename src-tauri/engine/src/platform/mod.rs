@@ -136,6 +136,11 @@ pub fn cmdline(pid: u32) -> Option<String> {
     procs::cmdline(pid)
 }
 
+/// The program the process runs (its executable's path), when the OS says.
+pub fn exe(pid: u32) -> Option<PathBuf> {
+    procs::exe(pid)
+}
+
 /// Every process's usage now, in one pass.
 pub fn table() -> HashMap<u32, Usage> {
     procs::table()

@@ -3,7 +3,7 @@
 //! and a start time is milliseconds after boot.
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use sysinfo::{Pid, Process, ProcessRefreshKind, ProcessStatus, ProcessesToUpdate, System, UpdateKind};
 
@@ -79,6 +79,11 @@ pub fn cmdline(pid: u32) -> Option<String> {
     let system = one(pid, ProcessRefreshKind::nothing().with_cmd(UpdateKind::Always))?;
     let process = system.process(Pid::from_u32(pid))?;
     Some(process.cmd().iter().map(|word| word.to_string_lossy()).collect::<Vec<_>>().join(" "))
+}
+
+pub fn exe(pid: u32) -> Option<PathBuf> {
+    let system = one(pid, ProcessRefreshKind::nothing().with_exe(UpdateKind::Always))?;
+    system.process(Pid::from_u32(pid))?.exe().map(Path::to_path_buf)
 }
 
 pub fn table() -> HashMap<u32, Usage> {

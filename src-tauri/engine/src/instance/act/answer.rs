@@ -69,6 +69,8 @@ pub enum AnswerError {
     RemoteRefused(String),
     #[error("it runs on {0}: its screen is read there (`switchboard peek` on {0})")]
     RemoteScreen(String),
+    #[error("it runs in the background, with no terminal of its own: `{0}` opens it in one")]
+    Background(String),
     #[error(transparent)]
     Untied(#[from] TieError),
     #[error(transparent)]
@@ -328,6 +330,9 @@ fn one_line(text: &str) -> Option<String> {
 pub fn tied_pane(session: &Session) -> Result<tie::Pane, AnswerError> {
     if !session.is_local() {
         return Err(AnswerError::RemoteScreen(session.host.clone()));
+    }
+    if let Some(attach) = &session.background {
+        return Err(AnswerError::Background(attach.clone()));
     }
     Ok(tie::tied_pane(session)?)
 }

@@ -94,6 +94,11 @@ fn remote_command(session: &Session, reach: &[String]) -> (Vec<String>, bool) {
 /// reported), else its terminal window, else where it runs or how to resume it.
 pub fn jump(session: &Session) -> Jump {
     use crate::terminal::TieError;
+    // A session its CLI runs in the background has no terminal: its CLI's own command opens it
+    // in one (`claude attach <id>`).
+    if let Some(attach) = session.background.as_ref().filter(|_| !session.ended) {
+        return Jump::Resume { command: attach.clone() };
+    }
     let process = session.process.as_ref();
     let reported = process.and_then(|p| p.tmux_pane.as_deref());
     if reported.is_some() {

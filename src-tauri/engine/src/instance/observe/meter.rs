@@ -12,17 +12,19 @@
 //!   how many processes, since when. Only sessions whose agent process is known and alive are
 //!   sampled.
 //! - **Git.** The branch, worktree and uncommitted changes of a session's folder, looked at when
-//!   it is first seen and whenever a turn ends, on a thread of its own (git may be slow; it runs
+//!   it is first seen and whenever a turn ends, on a thread of its own (`meter/git.rs`; git may be slow; it runs
 //!   with `GIT_OPTIONAL_LOCKS=0`, so it never takes a lock the agent's own git needs).
+//! - **Background.** Whether a CLI runs the session in the background, with no terminal (issue 48:
+//!   `claude --bg`), asked once of the CLI's own listing when its process is known, on the same
+//!   thread (`meter/background.rs`).
 
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::path::PathBuf;
+use std::sync::mpsc::{sync_channel, RecvTimeoutError, SyncSender, TrySendError};
 use std::time::{Duration, Instant, SystemTime};
 
-use switchboard_core::usage::{self, Footprint, GitInfo, Prices, Reading, Usage};
+use switchboard_core::usage::{self, Footprint, Prices, Reading, Usage};
 use switchboard_core::{AgentProcess, AgentStatus, Session};
 
 use crate::files::open_regular;
@@ -38,8 +40,6 @@ pub const FOOTPRINT_EVERY: Duration = Duration::from_secs(5);
 const PRICES_EVERY: Duration = Duration::from_secs(10);
 /// The most of one transcript read per look; the rest on the next looks.
 pub const CHUNK: u64 = 4 * 1024 * 1024;
-/// How long git may take before it is given up on.
-const GIT_DEADLINE: Duration = Duration::from_secs(5);
 /// A folder's git state is this fresh at most: a look sooner (sessions sharing a folder, turn
 /// ends in quick succession) takes the last one's answer rather than running git again.
 const GIT_FRESH: Duration = Duration::from_secs(2);
@@ -137,19 +137,21 @@ struct Metered {
     reported_footprint: Option<Footprint>,
     /// When its folder's git state was last asked for.
     git_asked: Option<Instant>,
+    /// Whether its CLI was asked if it runs it in the background.
+    background_asked: bool,
 }
 
 struct Metering {
     sessions: HashMap<String, Box<Metered>>,
     inputs: Inputs,
     pricing: Pricing,
-    git: Option<SyncSender<(String, String)>>,
+    git: Option<SyncSender<Ask>>,
     /// Clock ticks per second, page size, boot time (Unix ms).
     units: (u64, u64, u64),
 }
 
 impl Metering {
-    fn new(inputs: Inputs, pricing: Pricing, git: Option<SyncSender<(String, String)>>) -> Self {
+    fn new(inputs: Inputs, pricing: Pricing, git: Option<SyncSender<Ask>>) -> Self {
         let (ticks, page) = process::units();
         let boot = process::boot_millis().unwrap_or(0);
         Self { sessions: HashMap::new(), inputs, pricing, git, units: (ticks, page, boot) }
@@ -224,6 +226,7 @@ impl Metering {
                 last_cpu: None,
                 reported_footprint: session.footprint,
                 git_asked: None,
+                background_asked: false,
             })
         });
         if metered.transcript_path != session.transcript_path {
@@ -253,8 +256,15 @@ impl Metering {
         }
         if let (true, Some(cwd), Some(git)) = (git_due, metered.cwd.clone(), &self.git) {
             metered.git_asked = Some(Instant::now());
-            if let Err(TrySendError::Full(_)) = git.try_send((session.session_id.clone(), cwd)) {
+            if let Err(TrySendError::Full(_)) = git.try_send(Ask::Git(session.session_id.clone(), cwd)) {
                 tracing::debug!("git queue full; the folder is looked at again at its next turn end");
+            }
+        }
+        // Once its process is known: does its CLI run it in the background (`claude --bg`)?
+        if !metered.background_asked && session.process.is_some() {
+            metered.background_asked = true;
+            if let (Some(look), Some(queue)) = (background::Look::of(session), &self.git) {
+                let _ = queue.try_send(Ask::Background(Box::new(look)));
             }
         }
     }
@@ -401,37 +411,10 @@ impl Reader {
     }
 }
 
-fn git_worker(queue: Receiver<(String, String)>, inputs: Inputs) {
-    let mut recent: HashMap<String, (Option<GitInfo>, Instant)> = HashMap::new();
-    for (session_id, cwd) in queue {
-        // Sessions sharing a folder and ending together need one look.
-        let fresh = recent.get(&cwd).filter(|(_, at)| at.elapsed() < GIT_FRESH).map(|(git, _)| git.clone());
-        let git = fresh.unwrap_or_else(|| git_info(Path::new(&cwd)));
-        recent.retain(|_, (_, at)| at.elapsed() < GIT_FRESH);
-        recent.insert(cwd, (git.clone(), Instant::now()));
-        inputs.send(Input::Reading { session_id, reading: Reading::Git(git) });
-    }
-}
-
-/// The git state of `dir`, or `None` when it is not in a repository (or git is missing or slow).
-pub fn git_info(dir: &Path) -> Option<GitInfo> {
-    let git = |args: &[&str]| {
-        let mut command = Command::new("git");
-        command.arg("-C").arg(dir).args(args).env("GIT_OPTIONAL_LOCKS", "0").env("LC_ALL", "C");
-        process::output_within(&mut command, GIT_DEADLINE)
-    };
-    let paths = git(&["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir"])?;
-    let mut paths = paths.lines();
-    let (top, git_dir, common_dir) = (paths.next()?, paths.next()?, paths.next()?);
-    let status = git(&["status", "--porcelain=v2", "--branch", "--untracked-files=normal"])?;
-    let head = status.lines().find_map(|line| line.strip_prefix("# branch.head "));
-    Some(GitInfo {
-        branch: head.filter(|head| *head != "(detached)").map(str::to_owned),
-        worktree: (git_dir != common_dir).then(|| top.to_owned()),
-        dirty: status.lines().any(|line| !line.starts_with('#') && !line.is_empty()),
-    })
-}
-
+mod background;
 mod database;
+mod git;
+pub use git::git_info;
+use git::{git_worker, Ask};
 #[cfg(test)]
 mod tests;

@@ -46,3 +46,14 @@ fn a_form_that_picks_by_arrows_with_no_way_to_read_it_is_refused() {
     assert_eq!(refused, AnswerError::OptionsByArrows("Arrow CLI"));
     assert!(refused.to_string().contains("answer it in its terminal"), "{refused}");
 }
+
+#[test]
+fn a_session_its_cli_runs_in_the_background_is_refused_with_the_command_that_opens_it() {
+    let mut session = asking("claude");
+    session.background = Some("claude attach 8215c735".into());
+    let refused = tied_pane(&session).unwrap_err();
+    assert!(matches!(&refused, AnswerError::Background(attach) if attach == "claude attach 8215c735"));
+    assert!(refused.to_string().contains("no terminal of its own: `claude attach 8215c735` opens it in one"));
+    let jumped = crate::instance::act::jump::jump(&session);
+    assert_eq!(jumped, crate::instance::act::jump::Jump::Resume { command: "claude attach 8215c735".into() });
+}

@@ -1,4 +1,8 @@
 use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+
+use switchboard_core::usage::GitInfo;
 
 use super::*;
 

@@ -233,6 +233,7 @@ HOOK_FILES = {"claude": ".claude/settings.json", "codex": ".codex/hooks.json", "
 
 def run(ctx, report: harness.Report):
     report.scenario("the box over SSH: `remote add`, `remote install` connects its seven CLIs")
+    started = time.monotonic()
     box = Box()
     desk: Optional[harness.Serve] = None
     on_box: list[OnBox] = []
@@ -283,6 +284,7 @@ def run(ctx, report: harness.Report):
         if desk is not None:
             desk.stop()
         box.close()
+        print(f"    box module took {time.monotonic() - started:.0f} s", flush=True)
 
 
 def remote_listed(sb) -> dict:

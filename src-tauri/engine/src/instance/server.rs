@@ -14,19 +14,19 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::Router;
 use rand::RngCore;
-use serde_json::Value;
-use switchboard_core::{normalizer, AgentStatus, StatusEvent};
+use switchboard_core::{normalizer, AgentStatus};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
 mod act;
+mod hook;
 mod listen;
 mod reads;
 mod request;
 
-use request::{agent_process, is_agent_id, is_too_large, key_matches, query_param};
+use request::{is_agent_id, key_matches, query_param};
 
 use listen::accept_loop;
 pub use listen::{connection_cap, BUSY_READ_TIMEOUT};
@@ -126,7 +126,7 @@ impl ServerState {
 /// The routes, testable without a socket.
 fn router(state: Arc<ServerState>) -> Router {
     let quick = Router::new()
-        .route(routes::HOOK, post(hook))
+        .route(routes::HOOK, post(hook::hook))
         .route(routes::SESSIONS, get(reads::sessions))
         .route(routes::SESSION, delete(reads::remove_session))
         .route(routes::REMOTES, get(remotes).post(reload_remotes))
@@ -171,72 +171,9 @@ fn router(state: Arc<ServerState>) -> Router {
         .with_state(state)
 }
 
-/// The key and the agent are checked before the body is read: a keyless flood costs no memory.
-async fn hook(
-    State(state): State<Arc<ServerState>>,
-    // Not `Path<String>`: a segment that is not UTF-8 must not be refused before the key is.
-    agent: Result<Path<String>, PathRejection>,
-    RawQuery(query): RawQuery,
-    headers: HeaderMap,
-    body: Body,
-) -> Response {
-    if !key_matches(query.as_deref(), &state.key) {
-        // Answered like any other (fail-open), but the connection is not kept for more.
-        return closing(StatusCode::NO_CONTENT);
-    }
-    match accept_hook(&state, agent, &headers, body).await {
-        StatusCode::REQUEST_TIMEOUT => closing(StatusCode::REQUEST_TIMEOUT),
-        status => status.into_response(),
-    }
-}
-
 /// An answer after which the connection is not kept: a keyless request, a body too slow.
 fn closing(status: StatusCode) -> Response {
     (status, [(axum::http::header::CONNECTION, "close")]).into_response()
-}
-
-async fn accept_hook(
-    state: &ServerState,
-    agent: Result<Path<String>, PathRejection>,
-    headers: &HeaderMap,
-    body: Body,
-) -> StatusCode {
-    match read_event(agent, headers, body).await {
-        Ok(Some(event)) => {
-            if state.first_delivery(headers) {
-                state.inputs.send(Input::Hook(Box::new(event)));
-            }
-            StatusCode::NO_CONTENT
-        }
-        Ok(None) => StatusCode::NO_CONTENT,
-        Err(status) => status,
-    }
-}
-
-/// The normalized event of a request whose key was checked: `Ok(None)` for what is dropped
-/// silently (unknown agent, not JSON, an event that means nothing), `Err` for a body that is too
-/// large or too slow.
-async fn read_event(
-    agent: Result<Path<String>, PathRejection>,
-    headers: &HeaderMap,
-    body: Body,
-) -> Result<Option<StatusEvent>, StatusCode> {
-    let agent = agent.ok();
-    let Some(normalize) = agent.as_deref().filter(|agent| is_agent_id(agent)).and_then(|agent| normalizer(agent))
-    else {
-        return Ok(None);
-    };
-    let body = match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, BODY_LIMIT)).await {
-        Err(_) => return Err(StatusCode::REQUEST_TIMEOUT),
-        Ok(Ok(body)) => body,
-        Ok(Err(error)) if is_too_large(&error) => return Err(StatusCode::PAYLOAD_TOO_LARGE),
-        Ok(Err(_)) => return Ok(None),
-    };
-    let Ok(raw) = serde_json::from_slice::<Value>(&body) else { return Ok(None) };
-    Ok(normalize(&raw, now_millis()).map(|mut event| {
-        event.process = agent_process(headers);
-        event
-    }))
 }
 
 /// A permission the forwarder holds open for an answer from the board (issue 14): the event goes
@@ -257,7 +194,8 @@ async fn hold(
         .and_then(|ms| ms.parse::<u64>().ok())
         .map_or(DEFAULT_HOLD, Duration::from_millis)
         .min(MAX_HOLD);
-    let mut event = match read_event(agent, &headers, body).await {
+    let agent = agent.as_ref().ok().map(|Path(agent)| agent.as_str());
+    let mut event = match hook::read_event(agent, &headers, body).await {
         Ok(Some(event)) => event,
         Ok(None) => return StatusCode::NO_CONTENT.into_response(),
         Err(status) => return closing(status),
@@ -371,7 +309,8 @@ impl HookServer {
             phone: std::sync::OnceLock::new(),
             delivered: std::sync::Mutex::new(Delivered::new(spool::DELIVERED_IDS)),
         });
-        let accept = tokio::spawn(accept_loop(listener, router(Arc::clone(&state)), key.clone(), shutdown.clone()));
+        let accept =
+            tokio::spawn(accept_loop(listener, router(Arc::clone(&state)), Arc::clone(&state), shutdown.clone()));
         Ok(Self { addr, key, shutdown, accept, state })
     }
 

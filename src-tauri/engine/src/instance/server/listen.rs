@@ -10,7 +10,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use super::{key_matches, READ_TIMEOUT};
+use super::{hook, key_matches, ServerState, READ_TIMEOUT};
 
 /// Under a flood of connections, a new one gets this long to send its request head: a real
 /// hook sends it within a millisecond of connecting, an idle reconnecting client is cut.
@@ -63,11 +63,15 @@ impl Unproven {
 /// axum's `serve` sets no header read timeout; hyper's own builder does, given a timer.
 /// At the cap, the oldest connection that never sent a keyed request is shed for the new one
 /// (only if every one is proven is the new one closed); past half the cap, new ones must be quick.
-pub(super) async fn accept_loop(listener: TcpListener, router: Router, key: String, shutdown: CancellationToken) {
+pub(super) async fn accept_loop(
+    listener: TcpListener,
+    router: Router,
+    state: Arc<ServerState>,
+    shutdown: CancellationToken,
+) {
     let cap = connection_cap();
     let open = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let unproven = Arc::new(Unproven::default());
-    let key: Arc<str> = key.into();
     let mut connections = tokio::task::JoinSet::new();
     loop {
         let (stream, _) = tokio::select! {
@@ -92,13 +96,20 @@ pub(super) async fn accept_loop(listener: TcpListener, router: Router, key: Stri
         let _ = stream.set_nodelay(true);
         let connection = Arc::new(Connection { proven: false.into(), shed: CancellationToken::new() });
         unproven.add(&connection);
-        let (router, key, this) = (router.clone(), Arc::clone(&key), Arc::clone(&connection));
+        let (router, state, this) = (router.clone(), Arc::clone(&state), Arc::clone(&connection));
         let service = tower::service_fn(move |request: axum::http::Request<hyper::body::Incoming>| {
-            if !this.proven.load(std::sync::atomic::Ordering::Relaxed) && key_matches(request.uri().query(), &key) {
+            if !this.proven.load(std::sync::atomic::Ordering::Relaxed) && key_matches(request.uri().query(), &state.key)
+            {
                 this.proven.store(true, std::sync::atomic::Ordering::Relaxed);
             }
-            let mut router = router.clone();
-            async move { tower::Service::call(&mut router, request).await }
+            // A hook is served here; only the other routes pay for the router.
+            let (router, state) = (hook::hook_segment(&request).is_none().then(|| router.clone()), Arc::clone(&state));
+            async move {
+                match router {
+                    None => Ok(hook::serve(&state, request).await),
+                    Some(mut router) => tower::Service::call(&mut router, request).await,
+                }
+            }
         });
         let service = TowerToHyperService::new(service);
         let shutdown = shutdown.clone();

@@ -122,3 +122,59 @@ fn a_missing_key_is_rejected_like_a_wrong_one() {
         assert!(!key_matches(query, secret), "{query:?}");
     }
 }
+
+/// `POST /hook/<agent>` is served from the connection, not the router (issue 47): over a real
+/// socket it answers what the router answers, and queues the same.
+#[tokio::test]
+async fn a_hook_over_the_socket_is_answered_as_the_router_answers_it() {
+    let (inputs, mut queue) = crate::instance::hub::inputs(16);
+    let server = HookServer::start(inputs, Arc::new(Hub::new())).await.unwrap();
+    let (addr, key) = (server.addr(), server.key().to_owned());
+    let stop = r#"{"hook_event_name":"Stop","session_id":"s1","last_assistant_message":"ok"}"#;
+    let big = format!("{}", BODY_LIMIT + 1);
+    let cases: Vec<(&str, String, Vec<(&str, String)>, &str, u16)> = vec![
+        ("POST", format!("/hook/claude?key={key}"), vec![], stop, 204),
+        // Percent-encoded as axum's `Path` decodes it.
+        ("POST", format!("/hook/cl%61ude?key={key}"), vec![], stop, 204),
+        ("POST", "/hook/claude?key=wrong".into(), vec![], stop, 204),
+        ("POST", format!("/hook/%aA?key={key}"), vec![], stop, 204),
+        ("POST", format!("/hook/claude?key={key}"), vec![], "{not json", 204),
+        ("GET", format!("/hook/claude?key={key}"), vec![], "", 405),
+        ("POST", format!("/hook/?key={key}"), vec![], stop, 404),
+        ("POST", format!("/hook/claude/x?key={key}"), vec![], stop, 404),
+        ("POST", format!("/hook/claude?key={key}"), vec![("content-length", big)], "", 413),
+    ];
+    let answers = tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        cases
+            .into_iter()
+            .map(|(method, path, headers, body, expected)| {
+                let mut stream = std::net::TcpStream::connect(addr).unwrap();
+                let length = headers.iter().find(|(name, _)| *name == "content-length").map(|(_, value)| value.clone());
+                let length = length.unwrap_or_else(|| body.len().to_string());
+                let head = format!(
+                    "{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n"
+                );
+                stream.write_all(head.as_bytes()).unwrap();
+                let _ = stream.write_all(body.as_bytes());
+                let mut answer = String::new();
+                let _ = stream.read_to_string(&mut answer);
+                let status: u16 = answer.get(9..12).and_then(|code| code.parse().ok()).unwrap_or(0);
+                (format!("{method} {path}"), status, expected)
+            })
+            .collect::<Vec<_>>()
+    })
+    .await
+    .unwrap();
+    for (request, status, expected) in answers {
+        assert_eq!(status, expected, "{request}");
+    }
+    let queued: Vec<String> = std::iter::from_fn(|| queue.try_recv())
+        .filter_map(|input| match input {
+            Input::Hook(event) => Some(event.session_id.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(queued, ["s1", "s1"], "the keyed events of a known agent, the encoded one included");
+    server.shutdown().await;
+}

@@ -115,7 +115,7 @@ impl Instance {
         let stop = CancellationToken::new();
         let ingest = tokio::spawn(Arc::clone(&hub).run(queue, stop.clone()));
         let decisions = Decisions::new(inputs.clone());
-        decisions.follow(hub.updates());
+        decisions.follow(&hub);
         let remotes = crate::remote::Remotes::start(inputs.clone(), config.state_dir.clone());
         decisions.set_remotes(Arc::clone(&remotes));
         let server =

@@ -151,18 +151,18 @@ impl Decisions {
     }
 
     /// Releases holds whose offer the reducer withdrew (the user answered at the terminal, the
-    /// turn moved on, the session was removed), on a thread of its own, for as long as the hub
-    /// sends updates.
-    pub fn follow(self: &Arc<Self>, updates: crate::instance::hub::mailbox::Updates) {
-        let decisions = Arc::clone(self);
-        let spawned = std::thread::Builder::new().name("decisions".into()).spawn(move || {
-            for update in updates {
-                decisions.see(&update);
+    /// turn moved on, the session was removed), for as long as the hub sends updates. Told on the
+    /// hub's own thread as each change is made (issue 47): a look into a table of the holds in
+    /// progress is cheaper than waking a thread of its own for every change.
+    pub fn follow(self: &Arc<Self>, hub: &crate::instance::hub::Hub) {
+        let decisions = Arc::downgrade(self);
+        hub.subscribe(move |update| match decisions.upgrade() {
+            Some(decisions) => {
+                decisions.see(update);
+                true
             }
+            None => false,
         });
-        if let Err(error) = spawned {
-            tracing::warn!(%error, "cannot follow permission answers at the terminal");
-        }
     }
 
     fn see(&self, update: &Update) {

@@ -57,8 +57,12 @@ impl Meter {
     pub fn start(updates: Updates, inputs: Inputs, state_dir: Option<PathBuf>) {
         let (git_requests, git_queue) = sync_channel(GIT_QUEUE);
         let git_inputs = inputs.clone();
-        let git = std::thread::Builder::new().name("meter-git".into()).spawn(move || git_worker(git_queue, git_inputs));
+        let git = std::thread::Builder::new().name("meter-git".into()).spawn(move || {
+            crate::platform::background_thread();
+            git_worker(git_queue, git_inputs);
+        });
         let spawned = std::thread::Builder::new().name("meter".into()).spawn(move || {
+            crate::platform::background_thread();
             let mut meter = Metering::new(inputs, Pricing::load(state_dir), git.is_ok().then_some(git_requests));
             meter.run(updates);
         });
@@ -211,24 +215,29 @@ impl Metering {
             }
         }
         let first_seen = !self.sessions.contains_key(&session.session_id);
-        let metered = self.sessions.entry(session.session_id.clone()).or_insert_with(|| {
-            Box::new(Metered {
-                agent: session.agent.clone(),
-                last_event_at: 0,
-                status: None,
-                cwd: None,
-                transcript_path: None,
-                reader: None,
-                database: database::Reader::of(&session.agent),
-                meter: switchboard_core::agent::meter(&session.agent),
-                reported_usage: session.usage.clone(),
-                process: None,
-                last_cpu: None,
-                reported_footprint: session.footprint,
-                git_asked: None,
-                background_asked: false,
-            })
-        });
+        if first_seen {
+            // The id is copied once per session, not on every update.
+            self.sessions.insert(
+                session.session_id.clone(),
+                Box::new(Metered {
+                    agent: session.agent.clone(),
+                    last_event_at: 0,
+                    status: None,
+                    cwd: None,
+                    transcript_path: None,
+                    reader: None,
+                    database: database::Reader::of(&session.agent),
+                    meter: switchboard_core::agent::meter(&session.agent),
+                    reported_usage: session.usage.clone(),
+                    process: None,
+                    last_cpu: None,
+                    reported_footprint: session.footprint,
+                    git_asked: None,
+                    background_asked: false,
+                }),
+            );
+        }
+        let Some(metered) = self.sessions.get_mut(&session.session_id) else { return };
         if metered.transcript_path != session.transcript_path {
             metered.reader = crate::instance::observe::transcript::readable(session).map(Reader::new);
             metered.meter = switchboard_core::agent::meter(&metered.agent);

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use switchboard_core::{notification_text, NotificationText, Session};
 
-use crate::instance::hub::Update;
+use crate::instance::hub::{Changed, Update};
 use crate::protocol::Verdict;
 
 const QUEUE: usize = 64;
@@ -117,6 +117,7 @@ pub(super) fn follow_held(
     mut act: impl FnMut(&Session) + Send + 'static,
 ) {
     let spawned = std::thread::Builder::new().name(name.into()).spawn(move || {
+        crate::platform::background_thread();
         let mut waiting = Waiting::new(picks);
         loop {
             let timeout = waiting
@@ -124,15 +125,15 @@ pub(super) fn follow_held(
                 .map_or(Duration::from_secs(3600), |due| due.saturating_duration_since(Instant::now()));
             match updates.recv_timeout(timeout) {
                 Ok(update) => {
-                    if let Some(session) = waiting.see(update, Instant::now()) {
-                        act(&session);
+                    if let Some(changed) = waiting.see(update, Instant::now()) {
+                        act(&changed.change.session);
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => return,
             }
-            for session in waiting.due(Instant::now()) {
-                act(&session);
+            for changed in waiting.due(Instant::now()) {
+                act(&changed.change.session);
             }
         }
     });
@@ -143,7 +144,9 @@ pub(super) fn follow_held(
 
 /// Notifications (or pushes) held back for [`FINISHED_CONFIRM`], by session.
 struct Waiting {
-    held: HashMap<String, (Session, Instant)>,
+    /// The update itself, shared with the hub: a session is a large copy, and under a stream of
+    /// changes most of them need none.
+    held: HashMap<String, (Arc<Changed>, Instant)>,
     /// Which changes call for one: the notify policy's pick, or push's (any focus).
     picks: fn(&switchboard_core::Change) -> bool,
 }
@@ -160,7 +163,7 @@ impl Waiting {
     }
 
     /// The session to notify about now, if this update calls for one at once.
-    fn see(&mut self, update: Update, now: Instant) -> Option<Session> {
+    fn see(&mut self, update: Update, now: Instant) -> Option<Arc<Changed>> {
         let changed = match update {
             Update::Changed(changed) => changed,
             Update::Removed(id) => {
@@ -175,6 +178,7 @@ impl Waiting {
             // Anything that changed the held session's done (the interrupt, a read, a new turn)
             // withdraws its "finished". (A done seen with the window focused was never unread.)
             let still = self.held.get(&session.session_id).is_some_and(|(held, _)| {
+                let held = &held.change.session;
                 session.status == held.status && !session.interrupted && (session.unread || !held.unread)
             });
             if !still {
@@ -187,19 +191,19 @@ impl Waiting {
             switchboard_core::agent(&session.agent).is_some_and(|agent| agent.turn_end_hides_interrupts);
         let finished = session.status == Some(switchboard_core::AgentStatus::Done) && !session.errored;
         if hides_interrupts && finished {
-            self.held.insert(session.session_id.clone(), (session.clone(), now + FINISHED_CONFIRM));
+            self.held.insert(session.session_id.clone(), (Arc::clone(&changed), now + FINISHED_CONFIRM));
             return None;
         }
-        Some(session.clone())
+        Some(changed)
     }
 
     fn next_due(&self) -> Option<Instant> {
         self.held.values().map(|(_, due)| *due).min()
     }
 
-    fn due(&mut self, now: Instant) -> Vec<Session> {
+    fn due(&mut self, now: Instant) -> Vec<Arc<Changed>> {
         let ids: Vec<String> = self.held.iter().filter(|(_, (_, due))| *due <= now).map(|(id, _)| id.clone()).collect();
-        ids.into_iter().filter_map(|id| self.held.remove(&id)).map(|(session, _)| session).collect()
+        ids.into_iter().filter_map(|id| self.held.remove(&id)).map(|(changed, _)| changed).collect()
     }
 }
 

@@ -134,6 +134,15 @@ pub fn open_files(pid: u32) -> Result<Vec<PathBuf>, Unsupported> {
     Ok(fds.flatten().filter_map(|fd| fs::read_link(fd.path()).ok()).collect())
 }
 
+/// Nice 10 for the calling thread alone (on Linux a thread has its own nice value).
+pub fn background_thread() {
+    // SAFETY: plain system calls on this thread's own id; a failure only leaves its priority.
+    unsafe {
+        let thread = libc::syscall(libc::SYS_gettid);
+        libc::setpriority(libc::PRIO_PROCESS, thread as libc::id_t, 10);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,4 +164,25 @@ mod tests {
         assert_eq!(parse_usage(line), Some(Usage { ppid: 17, cpu_ticks: 8, rss_pages: 200, start: 987_654 }));
         assert!(parse_usage("1 (x) S").is_none());
     }
+
+    #[test]
+    fn a_background_thread_is_niced_and_the_others_are_not() {
+        let nice = |tid: i64| -> i64 {
+            let stat = fs::read_to_string(format!("/proc/self/task/{tid}/stat")).unwrap();
+            // After the command's closing parenthesis: state is field 3, nice field 19.
+            stat.rsplit_once(") ").unwrap().1.split(' ').nth(16).unwrap().parse().unwrap()
+        };
+        let here = unsafe { libc::syscall(libc::SYS_gettid) };
+        let before = nice(here);
+        let (niced, tid) = std::thread::spawn(move || {
+            super::background_thread();
+            let tid = unsafe { libc::syscall(libc::SYS_gettid) };
+            (nice(tid), tid)
+        })
+        .join()
+        .unwrap();
+        assert_eq!(niced, 10, "thread {tid}");
+        assert_eq!(nice(here), before, "only the calling thread");
+    }
 }
+

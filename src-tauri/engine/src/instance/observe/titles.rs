@@ -119,6 +119,7 @@ impl TitleWatch {
     /// `dirs`: each CLI's folder, where a `session_index.jsonl` is kept.
     pub fn start(updates: Updates, inputs: Inputs, dirs: Option<ConfigDirs>) {
         let spawned = std::thread::Builder::new().name("titles".into()).spawn(move || {
+            crate::platform::background_thread();
             let mut titles = Titles { dirs, sessions: HashMap::new() };
             loop {
                 let wait = titles

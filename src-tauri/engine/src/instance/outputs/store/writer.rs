@@ -62,7 +62,10 @@ impl StoreHandle {
         let thread_writer = Arc::clone(&writer);
         std::thread::Builder::new()
             .name("store".into())
-            .spawn(move || write_behind(store, &thread_writer, notices.as_ref()))
+            .spawn(move || {
+                crate::platform::background_thread();
+                write_behind(store, &thread_writer, notices.as_ref());
+            })
             .map_err(|source| StoreError::SetAside { path: PathBuf::new(), source })?;
         let hub_writer = Arc::clone(&writer);
         hub.subscribe(move |update| {

@@ -185,4 +185,3 @@ mod tests {
         assert_eq!(nice(here), before, "only the calling thread");
     }
 }
-

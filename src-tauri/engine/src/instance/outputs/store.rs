@@ -200,6 +200,8 @@ impl Store {
                  (SELECT id FROM history WHERE session_id = ?1 ORDER BY id DESC LIMIT ?2)",
             )?;
             let json = |e: serde_json::Error| rusqlite::Error::ToSqlConversionFailure(e.into());
+            // One buffer for every row's JSON in the batch, not a string each.
+            let mut text = Vec::with_capacity(4096);
             for (id, pending) in batch.in_order() {
                 if pending.delete {
                     delete.execute(params![id])?;
@@ -207,12 +209,14 @@ impl Store {
                     self.history_rows.insert(id.clone(), 0);
                 }
                 if let Some(changed) = &pending.state {
-                    let saved = changed.saved();
-                    upsert.execute(params![id, serde_json::to_string(&saved).map_err(json)?, now_millis()])?;
+                    text.clear();
+                    serde_json::to_writer(&mut text, &Saving::of(changed)).map_err(json)?;
+                    upsert.execute(params![id, as_str(&text), now_millis()])?;
                 }
                 for entry in &pending.history {
-                    let text = serde_json::to_string(entry).map_err(json)?;
-                    append.execute(params![id, i64::try_from(entry.at).unwrap_or(i64::MAX), text])?;
+                    text.clear();
+                    serde_json::to_writer(&mut text, entry).map_err(json)?;
+                    append.execute(params![id, i64::try_from(entry.at).unwrap_or(i64::MAX), as_str(&text)])?;
                 }
                 if pending.state.is_none() {
                     self.history_rows.remove(id);
@@ -240,6 +244,27 @@ impl Store {
         let ids = query.query_map([], |row| row.get::<_, String>(0))?.collect();
         ids
     }
+}
+
+/// A session as [`Restored`] saves it, borrowed from the update the hub shares: the same JSON,
+/// without a copy of the session per row.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Saving<'a> {
+    session: &'a switchboard_core::Session,
+    event_title: &'a Option<String>,
+    agent_title: &'a Option<String>,
+}
+
+impl<'a> Saving<'a> {
+    fn of(changed: &'a Changed) -> Self {
+        Self { session: &changed.change.session, event_title: &changed.event_title, agent_title: &changed.agent_title }
+    }
+}
+
+/// serde_json writes UTF-8 only.
+fn as_str(json: &[u8]) -> &str {
+    std::str::from_utf8(json).unwrap_or_default()
 }
 
 fn history(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<HistoryEntry>> {

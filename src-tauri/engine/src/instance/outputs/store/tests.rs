@@ -123,3 +123,26 @@ fn a_write_within_the_flush_interval_is_committed_without_an_explicit_flush() {
     });
     assert!(committed, "committed within ten flush intervals");
 }
+
+/// The row is written from the shared update without copying the session (issue 47): the same
+/// JSON as the session saved whole, so what a restart reads back is unchanged.
+#[test]
+fn a_saved_row_is_the_json_of_the_session_saved_whole() {
+    let hub = Hub::new();
+    let updates = hub.updates();
+    hub.apply(Input::Hook(Box::new(
+        normalize(
+            "claude",
+            &json!({"hook_event_name": "UserPromptSubmit", "session_id": "s", "cwd": "/w",
+            "prompt": "Fix the \"flaky\" test ✓"}),
+            1_000,
+        )
+        .unwrap(),
+    )));
+    hub.apply(Input::AgentTitle { session_id: "s".into(), title: Some("Its own name".into()) });
+    let Some(Update::Changed(changed)) = updates.try_iter().last() else { panic!("no change") };
+    assert!(changed.event_title.is_some() && changed.agent_title.is_some(), "both titles in the row");
+    let borrowed = serde_json::to_string(&Saving::of(&changed)).unwrap();
+    assert_eq!(borrowed, serde_json::to_string(&changed.saved()).unwrap());
+    assert_eq!(serde_json::from_str::<Restored>(&borrowed).unwrap(), changed.saved());
+}

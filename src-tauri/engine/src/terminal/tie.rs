@@ -185,13 +185,17 @@ mod tests {
     }
 
     fn wait_for_exec(child: &std::process::Child, word: &str) {
+        wait_for(child, |command| command.contains(word));
+    }
+
+    fn wait_for(child: &std::process::Child, started: impl Fn(&str) -> bool) {
         for _ in 0..2_000 {
-            if process::cmdline(child.id()).is_some_and(|c| c.contains(word)) {
+            if process::cmdline(child.id()).is_some_and(|c| started(&c)) {
                 return;
             }
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
-        panic!("{word} did not start");
+        panic!("{} did not start", child.id());
     }
 
     #[test]
@@ -205,7 +209,9 @@ mod tests {
                 files.iter().enumerate().map(|(n, f)| format!(" {}<'{}'", n + 3, f.display())).collect();
             let child =
                 std::process::Command::new("sh").args(["-c", &format!("exec sleep 30 {redirects}")]).spawn().unwrap();
-            wait_for_exec(&child, "sleep");
+            // Its command line says `sleep` only once `exec` ran (the shell's own line says it
+            // too, before the redirects are open: waiting on that was a race).
+            wait_for(&child, |command| command.split_whitespace().next() == Some("sleep"));
             child
         };
         let mut alone = holder(&[&one]);

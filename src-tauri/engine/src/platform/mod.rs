@@ -189,9 +189,9 @@ pub fn terminate_group(leader: u32) {
 }
 
 /// Puts the calling thread behind the hook path: a thread that does the instance's slower work
-/// (the store's commits, the meter, the titles, pushes) yields the CPU to the thread that
-/// answers hooks when both want it, so a commit of thousands of rows cannot hold up an answer
-/// on a busy machine (issue 47). Linux: nice 10 for the thread. Elsewhere it keeps its priority.
+/// (the meter, the titles, pushes) yields the CPU to the thread that answers hooks when both want
+/// it (issue 47). Not for a thread with a deadline of its own: the store must commit within a
+/// second whatever the load. Linux: nice 10 for the thread. Elsewhere it keeps its priority.
 pub fn background_thread() {
     #[cfg(target_os = "linux")]
     linux::background_thread();

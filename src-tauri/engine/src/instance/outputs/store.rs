@@ -90,9 +90,6 @@ pub struct Store {
     history_rows: HashMap<String, usize>,
 }
 
-/// Sessions written between two offers of the CPU to others (issue 47).
-const YIELD_EVERY: usize = 8;
-
 /// How far past [`HISTORY_LIMIT`] a session's history may grow before it is trimmed back.
 const HISTORY_SLACK: usize = 25;
 
@@ -205,12 +202,7 @@ impl Store {
             let json = |e: serde_json::Error| rusqlite::Error::ToSqlConversionFailure(e.into());
             // One buffer for every row's JSON in the batch, not a string each.
             let mut text = Vec::with_capacity(4096);
-            for (n, (id, pending)) in batch.in_order().into_iter().enumerate() {
-                // A commit of thousands of rows is long enough to hold a core the hook path
-                // wants: on a busy machine, the thread gives it up every few dozen sessions.
-                if n % YIELD_EVERY == YIELD_EVERY - 1 {
-                    std::thread::yield_now();
-                }
+            for (id, pending) in batch.in_order() {
                 if pending.delete {
                     delete.execute(params![id])?;
                     forget.execute(params![id])?;

@@ -62,10 +62,9 @@ impl StoreHandle {
         let thread_writer = Arc::clone(&writer);
         std::thread::Builder::new()
             .name("store".into())
-            .spawn(move || {
-                crate::platform::background_thread();
-                write_behind(store, &thread_writer, notices.as_ref());
-            })
+            // At the hook path's own priority: a niced writer starved by a busy machine let
+            // acknowledged changes wait over a second (SPEC §7; `kill_9_in_a_burst_…`).
+            .spawn(move || write_behind(store, &thread_writer, notices.as_ref()))
             .map_err(|source| StoreError::SetAside { path: PathBuf::new(), source })?;
         let hub_writer = Arc::clone(&writer);
         hub.subscribe(move |update| {

@@ -55,6 +55,12 @@ impl From<ApiError> for CommandError {
 
 type State<'a> = tauri::State<'a, AppState>;
 
+/// The page has drawn its first board: the hidden window is shown (once).
+#[tauri::command]
+pub fn page_ready<R: tauri::Runtime>(app: tauri::AppHandle<R>) {
+    crate::window::show_first(&app, crate::window::FirstShowBy::Page);
+}
+
 #[tauri::command]
 pub fn snapshot(state: State<'_>) -> Snapshot {
     state.hub.snapshot()

@@ -20,6 +20,7 @@ use switchboard_engine::instance::outputs::notifier::{Action, Notifier, OnAction
 use switchboard_engine::instance::runtime::EngineThread;
 use switchboard_engine::{Config, Input, Instance};
 use tauri::{Manager, Runtime, WindowEvent};
+use tauri_plugin_window_state::StateFlags;
 
 pub use commands::CommandError;
 pub use emit::{CHIME, FOCUS_SESSION, NOTICES_CHANGED, SESSIONS_CHANGED};
@@ -31,9 +32,16 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
     let lock = Mutex::new(Some(lock));
     let close_to_tray = switchboard_engine::config::AppConfig::from_env().close_to_tray;
     tauri::Builder::<R>::new()
-        .plugin(tauri_plugin_window_state::Builder::default().build())
+        // Size, place and maximized are restored; never the visibility: the window shows itself
+        // once the page has drawn (window.rs, `FirstShow`).
+        .plugin(
+            tauri_plugin_window_state::Builder::default()
+                .with_state_flags(StateFlags::all() - StateFlags::VISIBLE)
+                .build(),
+        )
         .plugin(tauri_plugin_autostart::Builder::new().app_name("switchboard").build())
         .invoke_handler(tauri::generate_handler![
+            commands::page_ready,
             commands::snapshot,
             commands::clear_unread,
             commands::remove_session,
@@ -65,6 +73,7 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
             tray::set_autostart
         ])
         .manage(Arc::new(terminal::LiveTerminal::default()))
+        .manage(window::FirstShow::default())
         .setup(move |app| {
             let handle = app.handle().clone();
             let lock = lock.lock().unwrap_or_else(PoisonError::into_inner).take().expect("setup runs once");
@@ -109,6 +118,11 @@ pub fn builder<R: Runtime>(config: Config, lock: InstanceLock) -> tauri::Builder
             let (tray_hub, tray_updates) = (Arc::clone(&hub), hub.updates());
             app.manage(AppState { hub, inputs, decisions, instance: Mutex::new(Some(instance)), engine });
             tray::start(&handle, tray_hub, tray_updates);
+            let shown = handle.clone();
+            tauri::async_runtime::spawn(async move {
+                tokio::time::sleep(window::SHOW_ANYWAY_AFTER).await;
+                window::show_first(&shown, window::FirstShowBy::Timeout);
+            });
             Ok(())
         })
         .on_window_event(move |window, event| {

@@ -1,7 +1,9 @@
 //! The app's shared state and its window: what the builder, the commands, the tray and a second
 //! launch all use. Below them, so none of them imports the crate root.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use switchboard_engine::instance::act::decide::Decisions;
 use switchboard_engine::instance::act::jump::{self, Jump};
@@ -28,6 +30,40 @@ pub fn show_window<R: Runtime>(app: &AppHandle<R>) {
         let _ = window.unminimize();
         let _ = window.show();
         let _ = window.set_focus();
+    }
+}
+
+/// The window is created hidden (`tauri.conf.json`) and shown once the page has drawn its first
+/// board: a window mapped before the web view has a frame makes WebKitGTK's first draw wait up to
+/// 500 ms for one on the main thread — the thread that serves the page its files — so about half
+/// the launches waited out the whole 500 ms before the page even loaded (issue 47). If the page
+/// never says it is ready, the window is shown after [`SHOW_ANYWAY_AFTER`] all the same.
+#[derive(Default)]
+pub struct FirstShow(AtomicBool);
+
+/// How long a page that never says it drew may keep the window hidden.
+pub const SHOW_ANYWAY_AFTER: Duration = Duration::from_secs(4);
+
+/// Why the window is shown first.
+#[derive(Debug, Clone, Copy)]
+pub enum FirstShowBy {
+    /// The page drew its first board.
+    Page,
+    /// [`SHOW_ANYWAY_AFTER`] passed without a word from the page.
+    Timeout,
+}
+
+/// Shows the window the first time it is called; later calls (a reloaded page) change nothing.
+pub fn show_first<R: Runtime>(app: &AppHandle<R>, by: FirstShowBy) {
+    if app.try_state::<FirstShow>().is_none_or(|first| !first.0.swap(true, Ordering::SeqCst)) {
+        match by {
+            FirstShowBy::Page => tracing::info!("the window is shown: the page drew its first board"),
+            FirstShowBy::Timeout => tracing::warn!(
+                "the window is shown, though the page has not said it drew within {} s",
+                SHOW_ANYWAY_AFTER.as_secs()
+            ),
+        }
+        show_window(app);
     }
 }
 

@@ -29,11 +29,21 @@ fn running(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
+/// Every line the app logged to its state directory's daily files.
+fn read_logs(state_dir: &Path) -> String {
+    let Ok(files) = std::fs::read_dir(state_dir.join("logs")) else { return String::new() };
+    files.flatten().filter_map(|file| std::fs::read_to_string(file.path()).ok()).collect()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn closing_the_window_hides_it_to_the_tray_and_a_second_launch_brings_it_back() {
     let app = App::start(Notify::Off).await;
     let pid = app.pid();
     assert_eq!(visible_windows(pid), 1);
+    // Created hidden, it was shown because the page drew its first board, not by the fallback.
+    let log = read_logs(&app.state_dir());
+    assert!(log.contains("the window is shown: the page drew its first board"), "{log}");
+    assert!(!log.contains("has not said it drew"), "{log}");
 
     ask_to_close(&app.window);
     let hidden = eventually(Duration::from_secs(10), || (visible_windows(pid) == 0).then_some(()));

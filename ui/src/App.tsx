@@ -12,6 +12,7 @@ import { ShortcutSheet } from "./header/ShortcutSheet";
 import { useReachSound } from "./reach/Reach";
 import { useSwitchboard } from "./state/store";
 import { startSync } from "./state/sync";
+import * as ipc from "./shared/ipc";
 import { startClock } from "./state/clock";
 import { loadKnownSettings } from "./state/settings";
 
@@ -22,6 +23,10 @@ export function App() {
   useEffect(() => loadKnownSettings(), []);
   useReachSound();
   const loaded = useSwitchboard((s) => s.loaded);
+  // After the commit that drew the first board (or the empty state): the window may show now.
+  useEffect(() => {
+    if (loaded) void ipc.pageReady().catch(() => {});
+  }, [loaded]);
   const empty = useSwitchboard((s) => s.order.length === 0);
   const olderCount = useSwitchboard((s) => s.older.length);
 

@@ -56,6 +56,13 @@ export function toIpcError(err: unknown): IpcError {
   return { kind: "error", message: String(err) };
 }
 
+/** The first board is drawn: the app shows its window (created hidden, so the first frame a user
+ * sees is the board, and WebKit does not hold the window's first draw for a page still loading). */
+export async function pageReady(): Promise<void> {
+  if (!isTauri()) return;
+  await invoke("page_ready");
+}
+
 export async function snapshot(): Promise<Session[]> {
   if (!isTauri()) return [];
   const snap = await invoke<Snapshot>("snapshot");

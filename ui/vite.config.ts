@@ -5,7 +5,8 @@ export default defineConfig({
   plugins: [react()],
   // Tauri serves ui/dist itself; the dev server is only for `npm run dev`.
   server: { port: 1420, strictPort: true },
-  // One bundle, nothing fetched at run time (the preload polyfill would be dead code).
+  // The page's bundle, and xterm in a chunk of its own that the live terminal imports when it
+  // first opens (from the app's own assets; WebKit has modulepreload, so no polyfill).
   build: { outDir: "dist", target: "es2021", sourcemap: false, modulePreload: { polyfill: false } },
   test: {
     environment: "jsdom",

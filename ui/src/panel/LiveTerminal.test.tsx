@@ -211,10 +211,25 @@ describe("the live terminal", () => {
     vi.mocked(ipc.terminalOpen).mockImplementationOnce(() => new Promise<number>((r) => (resolve = r)));
     show();
     fireEvent.click(screen.getByTestId("terminal-toggle"));
+    // xterm is loaded on first use: the open is asked for once it is in.
+    await waitFor(() => expect(ipc.terminalOpen).toHaveBeenCalledTimes(1));
     fireEvent.click(screen.getByTestId("terminal-close"));
     expect(ipc.terminalClose).not.toHaveBeenCalled();
     await act(async () => resolve(7));
     await waitFor(() => expect(ipc.terminalClose).toHaveBeenCalledWith(7));
+  });
+
+  it("closed before xterm has loaded, opens nothing", async () => {
+    show();
+    fireEvent.click(screen.getByTestId("terminal-toggle"));
+    fireEvent.click(screen.getByTestId("terminal-close"));
+    // What was loading comes in, and finds the section closed.
+    await act(async () => {
+      await import("@xterm/xterm");
+      await import("@xterm/addon-fit");
+    });
+    expect(ipc.terminalOpen).not.toHaveBeenCalled();
+    expect(fakes.terminals).toHaveLength(0);
   });
 
   it("shows why it was refused and offers Jump, typing nowhere", async () => {

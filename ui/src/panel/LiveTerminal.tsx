@@ -5,8 +5,6 @@
 // section is closed.
 import "./LiveTerminal.css";
 import { useEffect, useId, useRef, useState } from "react";
-import { Terminal } from "@xterm/xterm";
-import { FitAddon } from "@xterm/addon-fit";
 import "@xterm/xterm/css/xterm.css";
 import type { Session } from "../bindings/Session";
 import { CloseIcon, TerminalIcon } from "../shared/icons";
@@ -30,6 +28,14 @@ type Phase =
   | { phase: "live"; id: number }
   | { phase: "refused"; reason: string }
   | { phase: "ended"; reason: string };
+
+/** xterm is a third of the page's script: fetched when a terminal first opens, not at start (the
+ * window's first paint waits on every byte the page parses; issue 47). */
+const loadXterm = () =>
+  Promise.all([import("@xterm/xterm"), import("@xterm/addon-fit")]).then(([xterm, fit]) => ({
+    Terminal: xterm.Terminal,
+    FitAddon: fit.FitAddon,
+  }));
 
 /** Whether this session's agent runs in a tmux pane (the section is offered only then). */
 export function hasPane(session: Session): boolean {
@@ -71,7 +77,25 @@ export function LiveTerminal({
     let live = true;
     let id: number | null = null;
     setState({ phase: "opening" });
+    const frame: HTMLDivElement = el;
+    let stop: (() => void) | null = null;
+    loadXterm().then(
+      ({ Terminal, FitAddon }) => {
+        if (live) stop = attach(Terminal, FitAddon);
+      },
+      (err: unknown) => {
+        if (live) setState({ phase: "refused", reason: `The terminal could not load: ${ipc.toIpcError(err).message}` });
+      },
+    );
+    return () => {
+      live = false;
+      stop?.();
+    };
 
+    function attach(
+      Terminal: typeof import("@xterm/xterm").Terminal,
+      FitAddon: typeof import("@xterm/addon-fit").FitAddon,
+    ): () => void {
     const term = new Terminal({
       fontFamily: '"DejaVu Sans Mono", "Liberation Mono", ui-monospace, monospace',
       fontSize: 11,
@@ -82,7 +106,7 @@ export function LiveTerminal({
     });
     const fit = new FitAddon();
     term.loadAddon(fit);
-    term.open(el);
+    term.open(frame);
     fit.fit();
 
     // Keys go one call at a time, in order; what is typed meanwhile goes with the next call.
@@ -113,7 +137,7 @@ export function LiveTerminal({
       if (id != null) ipc.terminalResize(id, cols, rows).catch(() => {});
     });
     const observer = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(() => fit.fit());
-    observer?.observe(el);
+    observer?.observe(frame);
 
     ipc
       .terminalOpen(sessionId, term.cols, term.rows, (output) => {
@@ -141,13 +165,13 @@ export function LiveTerminal({
       );
 
     return () => {
-      live = false;
       observer?.disconnect();
       typed.dispose();
       resized.dispose();
       if (id != null) void ipc.terminalClose(id).catch(() => {});
       term.dispose();
     };
+    }
   }, [open, sessionId]);
 
   // Nobody looks at a hidden window: the terminal ends (opened again by hand).

@@ -151,17 +151,24 @@ export function CanvasEffects({ followRef }: { followRef: RefObject<Following> }
   }, [nodes, regions, flow, flowStore, fit, followRef]);
 
   // The window or the pane (the details panel opened or closed) changed size: fit it again.
-  // (Not when it is first measured: the arrival's fit read the DOM's size.)
+  // When it is first measured only if the arrival's fit was made for another size (a window
+  // still hidden has none): at once then, before anyone saw the view.
   const measured = useRef(false);
   useEffect(() => {
     const first = !measured.current;
     measured.current = paneWidth > 0 && paneHeight > 0;
-    if (first || !measured.current) return;
+    if (!measured.current) return;
+    if (first) {
+      const [made, now] = [followRef.current.fittedFor, paneOf(flowStore.getState())];
+      const same = made && Math.abs(made.width - now.width) < 1 && Math.abs(made.height - now.height) < 1;
+      if (made && !same && follows(followRef.current, flow.getViewport())) fit(false);
+      return;
+    }
     const timer = setTimeout(() => {
       if (follows(followRef.current, flow.getViewport())) fit(true);
     }, 60);
     return () => clearTimeout(timer);
-  }, [paneWidth, paneHeight, fit, followRef, flow]);
+  }, [paneWidth, paneHeight, fit, followRef, flow, flowStore]);
 
   useEffect(() => {
     if (focus) reveal(focus.id, "center");

@@ -70,6 +70,9 @@ export type Following = {
   on: boolean;
   /** Where the last fit put the view, and how many fits are still gliding there. */
   fitted: Viewport | null;
+  /** The pane size the last fit was made for: a window first shown at another size (it is
+   * created hidden, and a hidden page has no size of its own) is fitted again once measured. */
+  fittedFor?: { width: number; height: number };
   moving: number;
 };
 
@@ -144,10 +147,20 @@ export function useWindowPane(): void {
       clearTimeout(timer);
       timer = setTimeout(() => useSwitchboard.getState().setPane(windowPane()), 200);
     };
+    // The window is created hidden and shown once the first board is drawn: the layout made
+    // before then had no window size to go by, so it takes the real one as the window shows.
+    const onShown = () => {
+      if (document.hidden) return;
+      const now = windowPane();
+      const { pane } = useSwitchboard.getState();
+      if (now.width !== pane.width || now.height !== pane.height) useSwitchboard.getState().setPane(now);
+    };
     window.addEventListener("resize", onResize);
+    document.addEventListener("visibilitychange", onShown);
     return () => {
       clearTimeout(timer);
       window.removeEventListener("resize", onResize);
+      document.removeEventListener("visibilitychange", onShown);
     };
   }, []);
 }
@@ -176,9 +189,11 @@ export function useFit(followRef: RefObject<Following>): (animate: boolean) => v
       // Never below what keeps the lane's cards readable: the board scrolls instead.
       const { regions, pane } = useSwitchboard.getState();
       const floor = fitFloor(regions, pane, MIN_ZOOM);
-      const viewport = fitViewport(bounds, paneOf(flowStore.getState()), floor);
+      const into = paneOf(flowStore.getState());
+      const viewport = fitViewport(bounds, into, floor);
       followRef.current.on = true;
       followRef.current.fitted = viewport;
+      followRef.current.fittedFor = into;
       if (!animate) {
         void flow.setViewport(viewport);
         return;

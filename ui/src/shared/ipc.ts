@@ -31,6 +31,8 @@ export type IpcError = Omit<CommandError, "kind"> & { kind: ErrorKind | "unavail
 declare global {
   interface Window {
     __TAURI_INTERNALS__?: unknown;
+    /** When the first board reached the screen (see App). */
+    __firstBoardFrame?: number;
   }
 }
 

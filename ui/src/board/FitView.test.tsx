@@ -3,7 +3,7 @@
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { useMemo } from "react";
-import { ReactFlowProvider } from "@xyflow/react";
+import { ReactFlowProvider, useStoreApi } from "@xyflow/react";
 import { Canvas } from "./Canvas";
 import { useSwitchboard } from "../state/store";
 import { installFlowStubs } from "../test/flow";
@@ -51,14 +51,18 @@ vi.mock("../shared/ipc", () => ({
 
 beforeAll(() => {
   installFlowStubs();
-  // A 1200 × 800 pane: room for a few nodes at full size, not for forty.
+  // A 1200 × 800 pane: room for a few nodes at full size, not for forty. A hidden window (the
+  // app's is, until its first board is drawn) has no size at all.
   Object.defineProperties(HTMLElement.prototype, {
-    clientWidth: { configurable: true, get: () => 1200 },
-    clientHeight: { configurable: true, get: () => 800 },
+    clientWidth: { configurable: true, get: () => (hidden ? 0 : 1200) },
+    clientHeight: { configurable: true, get: () => (hidden ? 0 : 800) },
   });
 });
 
+let hidden = false;
+
 beforeEach(() => {
+  hidden = false;
   useSwitchboard.setState(initialData());
   fits.fitView.mockClear();
   fits.fitBounds.mockClear();
@@ -85,6 +89,59 @@ function renderCanvas() {
     </ReactFlowProvider>,
   );
 }
+
+describe("a window that shows itself after its first board", () => {
+  it("fits that board again for the size it shows at, once, without a glide", async () => {
+    hidden = true;
+    let flowApi: ReturnType<typeof useStoreApi> | null = null;
+    function Grab() {
+      flowApi = useStoreApi();
+      return null;
+    }
+    store().applySnapshot([makeSession({ sessionId: "a" }), makeSession({ sessionId: "b", firstEventAt: NOW })]);
+    render(
+      <ReactFlowProvider>
+        <div style={{ width: 1200, height: 800 }}>
+          <Canvas />
+          <Grab />
+        </div>
+      </ReactFlowProvider>,
+    );
+    await screen.findAllByTestId("session-node");
+    // Fitted while hidden, for no real size; nothing measured yet.
+    act(() => flowApi!.setState({ width: 0, height: 0 }));
+    const before = fitCount();
+    // The window shows: the pane is measured for the first time.
+    hidden = false;
+    act(() => flowApi!.setState({ width: 1200, height: 800 }));
+    expect(fitCount()).toBe(before + 1);
+    const [viewport, options] = fits.setViewport.mock.calls.at(-1)!;
+    expect(options).toBeUndefined();
+    expect(viewport).toEqual(expect.objectContaining({ zoom: expect.any(Number) }));
+  });
+
+  it("leaves a board fitted for the size it shows at as it is", async () => {
+    let flowApi: ReturnType<typeof useStoreApi> | null = null;
+    function Grab() {
+      flowApi = useStoreApi();
+      return null;
+    }
+    store().applySnapshot([makeSession({ sessionId: "a" })]);
+    render(
+      <ReactFlowProvider>
+        <div style={{ width: 1200, height: 800 }}>
+          <Canvas />
+          <Grab />
+        </div>
+      </ReactFlowProvider>,
+    );
+    await screen.findAllByTestId("session-node");
+    act(() => flowApi!.setState({ width: 0, height: 0 }));
+    const before = fitCount();
+    act(() => flowApi!.setState({ width: 1200, height: 800 }));
+    expect(fitCount()).toBe(before);
+  });
+});
 
 describe("fitting the view", () => {
   it("does nothing while the canvas is empty", () => {

@@ -160,8 +160,8 @@ export function CanvasEffects({ followRef }: { followRef: RefObject<Following> }
     if (!measured.current) return;
     if (first) {
       const [made, now] = [followRef.current.fittedFor, paneOf(flowStore.getState())];
-      const same = made && Math.abs(made.width - now.width) < 1 && Math.abs(made.height - now.height) < 1;
-      if (made && !same && follows(followRef.current, flow.getViewport())) fit(false);
+      const other = made && (Math.abs(made.width - now.width) >= 1 || Math.abs(made.height - now.height) >= 1);
+      if (other && follows(followRef.current, flow.getViewport())) fit(false);
       return;
     }
     const timer = setTimeout(() => {

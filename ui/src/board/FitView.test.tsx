@@ -90,30 +90,36 @@ function renderCanvas() {
   );
 }
 
+/** The canvas, and React Flow's store: to set the pane size it measured. */
+function renderCanvasWithFlowStore() {
+  let flowApi: ReturnType<typeof useStoreApi> | null = null;
+  function Grab() {
+    flowApi = useStoreApi();
+    return null;
+  }
+  render(
+    <ReactFlowProvider>
+      <div style={{ width: 1200, height: 800 }}>
+        <Canvas />
+        <Grab />
+      </div>
+    </ReactFlowProvider>,
+  );
+  return flowApi!;
+}
+
 describe("a window that shows itself after its first board", () => {
   it("fits that board again for the size it shows at, once, without a glide", async () => {
     hidden = true;
-    let flowApi: ReturnType<typeof useStoreApi> | null = null;
-    function Grab() {
-      flowApi = useStoreApi();
-      return null;
-    }
     store().applySnapshot([makeSession({ sessionId: "a" }), makeSession({ sessionId: "b", firstEventAt: NOW })]);
-    render(
-      <ReactFlowProvider>
-        <div style={{ width: 1200, height: 800 }}>
-          <Canvas />
-          <Grab />
-        </div>
-      </ReactFlowProvider>,
-    );
+    const flowApi = renderCanvasWithFlowStore();
     await screen.findAllByTestId("session-node");
     // Fitted while hidden, for no real size; nothing measured yet.
-    act(() => flowApi!.setState({ width: 0, height: 0 }));
+    act(() => flowApi.setState({ width: 0, height: 0 }));
     const before = fitCount();
     // The window shows: the pane is measured for the first time.
     hidden = false;
-    act(() => flowApi!.setState({ width: 1200, height: 800 }));
+    act(() => flowApi.setState({ width: 1200, height: 800 }));
     expect(fitCount()).toBe(before + 1);
     const [viewport, options] = fits.setViewport.mock.calls.at(-1)!;
     expect(options).toBeUndefined();
@@ -121,24 +127,12 @@ describe("a window that shows itself after its first board", () => {
   });
 
   it("leaves a board fitted for the size it shows at as it is", async () => {
-    let flowApi: ReturnType<typeof useStoreApi> | null = null;
-    function Grab() {
-      flowApi = useStoreApi();
-      return null;
-    }
     store().applySnapshot([makeSession({ sessionId: "a" })]);
-    render(
-      <ReactFlowProvider>
-        <div style={{ width: 1200, height: 800 }}>
-          <Canvas />
-          <Grab />
-        </div>
-      </ReactFlowProvider>,
-    );
+    const flowApi = renderCanvasWithFlowStore();
     await screen.findAllByTestId("session-node");
-    act(() => flowApi!.setState({ width: 0, height: 0 }));
+    act(() => flowApi.setState({ width: 0, height: 0 }));
     const before = fitCount();
-    act(() => flowApi!.setState({ width: 1200, height: 800 }));
+    act(() => flowApi.setState({ width: 1200, height: 800 }));
     expect(fitCount()).toBe(before);
   });
 });

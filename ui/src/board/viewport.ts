@@ -150,10 +150,7 @@ export function useWindowPane(): void {
     // The window is created hidden and shown once the first board is drawn: the layout made
     // before then had no window size to go by, so it takes the real one as the window shows.
     const onShown = () => {
-      if (document.hidden) return;
-      const now = windowPane();
-      const { pane } = useSwitchboard.getState();
-      if (now.width !== pane.width || now.height !== pane.height) useSwitchboard.getState().setPane(now);
+      if (!document.hidden) useSwitchboard.getState().setPane(windowPane());
     };
     window.addEventListener("resize", onResize);
     document.addEventListener("visibilitychange", onShown);

@@ -96,81 +96,81 @@ export function LiveTerminal({
       Terminal: typeof import("@xterm/xterm").Terminal,
       FitAddon: typeof import("@xterm/addon-fit").FitAddon,
     ): () => void {
-    const term = new Terminal({
-      fontFamily: '"DejaVu Sans Mono", "Liberation Mono", ui-monospace, monospace',
-      fontSize: 11,
-      lineHeight: 1.1,
-      scrollback: 1_000,
-      cursorBlink: false,
-      theme: THEME,
-    });
-    const fit = new FitAddon();
-    term.loadAddon(fit);
-    term.open(frame);
-    fit.fit();
+      const term = new Terminal({
+        fontFamily: '"DejaVu Sans Mono", "Liberation Mono", ui-monospace, monospace',
+        fontSize: 11,
+        lineHeight: 1.1,
+        scrollback: 1_000,
+        cursorBlink: false,
+        theme: THEME,
+      });
+      const fit = new FitAddon();
+      term.loadAddon(fit);
+      term.open(frame);
+      fit.fit();
 
-    // Keys go one call at a time, in order; what is typed meanwhile goes with the next call.
-    let pending = "";
-    let sending = false;
-    const flush = () => {
-      if (!live || sending || id == null || !pending) return;
-      const [keys = ""] = splitKeys(pending);
-      pending = pending.slice(keys.length);
-      sending = true;
-      ipc.terminalWrite(id, keys).then(
-        () => {
-          sending = false;
-          flush();
-        },
-        (err: unknown) => {
-          sending = false;
-          pending = "";
-          if (live) term.write(`\r\n[Switchboard: not typed: ${ipc.toIpcError(err).message}]\r\n`);
-        },
-      );
-    };
-    const typed = term.onData((data) => {
-      pending += data;
-      flush();
-    });
-    const resized = term.onResize(({ cols, rows }) => {
-      if (id != null) ipc.terminalResize(id, cols, rows).catch(() => {});
-    });
-    const observer = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(() => fit.fit());
-    observer?.observe(frame);
+      // Keys go one call at a time, in order; what is typed meanwhile goes with the next call.
+      let pending = "";
+      let sending = false;
+      const flush = () => {
+        if (!live || sending || id == null || !pending) return;
+        const [keys = ""] = splitKeys(pending);
+        pending = pending.slice(keys.length);
+        sending = true;
+        ipc.terminalWrite(id, keys).then(
+          () => {
+            sending = false;
+            flush();
+          },
+          (err: unknown) => {
+            sending = false;
+            pending = "";
+            if (live) term.write(`\r\n[Switchboard: not typed: ${ipc.toIpcError(err).message}]\r\n`);
+          },
+        );
+      };
+      const typed = term.onData((data) => {
+        pending += data;
+        flush();
+      });
+      const resized = term.onResize(({ cols, rows }) => {
+        if (id != null) ipc.terminalResize(id, cols, rows).catch(() => {});
+      });
+      const observer = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(() => fit.fit());
+      observer?.observe(frame);
 
-    ipc
-      .terminalOpen(sessionId, term.cols, term.rows, (output) => {
-        if (!live) return;
-        if ("bytes" in output) term.write(output.bytes);
-        else setState({ phase: "ended", reason: output.ended });
-      })
-      .then(
-        (opened) => {
-          // Closed (or switched away) while it opened: it ends at once.
-          if (!live) {
-            void ipc.terminalClose(opened).catch(() => {});
-            return;
-          }
-          id = opened;
-          setState({ phase: "live", id: opened });
-          // The xterm may have been fitted again while Rust opened it.
-          ipc.terminalResize(opened, term.cols, term.rows).catch(() => {});
-          term.focus();
-          flush();
-        },
-        (err: unknown) => {
-          if (live) setState({ phase: "refused", reason: ipc.toIpcError(err).message });
-        },
-      );
+      ipc
+        .terminalOpen(sessionId, term.cols, term.rows, (output) => {
+          if (!live) return;
+          if ("bytes" in output) term.write(output.bytes);
+          else setState({ phase: "ended", reason: output.ended });
+        })
+        .then(
+          (opened) => {
+            // Closed (or switched away) while it opened: it ends at once.
+            if (!live) {
+              void ipc.terminalClose(opened).catch(() => {});
+              return;
+            }
+            id = opened;
+            setState({ phase: "live", id: opened });
+            // The xterm may have been fitted again while Rust opened it.
+            ipc.terminalResize(opened, term.cols, term.rows).catch(() => {});
+            term.focus();
+            flush();
+          },
+          (err: unknown) => {
+            if (live) setState({ phase: "refused", reason: ipc.toIpcError(err).message });
+          },
+        );
 
-    return () => {
-      observer?.disconnect();
-      typed.dispose();
-      resized.dispose();
-      if (id != null) void ipc.terminalClose(id).catch(() => {});
-      term.dispose();
-    };
+      return () => {
+        observer?.disconnect();
+        typed.dispose();
+        resized.dispose();
+        if (id != null) void ipc.terminalClose(id).catch(() => {});
+        term.dispose();
+      };
     }
   }, [open, sessionId]);
 

@@ -8,7 +8,7 @@
 //! `reducer/event.rs`; a remote's sessions, `reducer/mirror.rs`; what the clock and a restart
 //! do, `reducer/silence.rs`; the tests, `reducer/tests.rs`.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use crate::session::LOCAL_HOST;
 pub use crate::session::{Ages, Change, HistoryEntry, Position, Restored, Session, SessionsChanged, Snapshot};

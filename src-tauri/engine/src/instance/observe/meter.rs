@@ -18,7 +18,7 @@
 //!   `claude --bg`), asked once of the CLI's own listing when its process is known, on the same
 //!   thread (`meter/background.rs`).
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, RecvTimeoutError, SyncSender, TrySendError};

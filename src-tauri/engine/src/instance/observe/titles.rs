@@ -13,7 +13,7 @@
 //! `session_title`, then the last folder of `cwd`). Callers run this off the ingestion path and
 //! at most every few seconds per session.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::RecvTimeoutError;

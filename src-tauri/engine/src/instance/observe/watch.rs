@@ -59,7 +59,7 @@ pub struct AgentWatch;
 impl AgentWatch {
     pub fn start(updates: Updates, inputs: Inputs) {
         let spawned = std::thread::Builder::new().name("agent-watch".into()).spawn(move || {
-            let mut watch = Watch { sessions: HashMap::new(), inputs, last_liveness: Instant::now() };
+            let mut watch = Watch { sessions: foldhash::HashMap::default(), inputs, last_liveness: Instant::now() };
             let mut last_tick = Instant::now();
             loop {
                 match updates.recv_timeout(TICK.saturating_sub(last_tick.elapsed())) {
@@ -110,7 +110,7 @@ struct Watched {
 }
 
 struct Watch {
-    sessions: HashMap<String, Box<Watched>>,
+    sessions: foldhash::HashMap<String, Box<Watched>>,
     inputs: Inputs,
     last_liveness: Instant,
 }
@@ -125,7 +125,8 @@ impl Watch {
             Update::Changed(changed) => changed,
             Update::Notices(_) => return,
         };
-        let (session, from) = (session.change.session.clone(), session.transcript_from);
+        // Borrowed from the update the hub shares: only what the watch keeps is copied.
+        let (from, session) = (session.transcript_from, &session.change.session);
         // A remote's transcripts and processes are on its machine (and watched there).
         if session.ended || session.archived || !session.is_local() {
             self.sessions.remove(&session.session_id);
@@ -136,7 +137,7 @@ impl Watch {
 
     /// `from`: where the session's transcript ended when this change opened a turn (see
     /// `Changed::transcript_from`).
-    fn track(&mut self, session: Session, from: Option<u64>) {
+    fn track(&mut self, session: &Session, from: Option<u64>) {
         if !self.sessions.contains_key(&session.session_id) && self.sessions.len() >= MAX_WATCHED {
             let oldest = self.sessions.iter().min_by_key(|(_, w)| w.last_event_at).map(|(id, _)| id.clone());
             if let Some(oldest) = oldest {
@@ -177,7 +178,7 @@ impl Watch {
             watched.tail_until = None;
         }
         if (open_turn || missed_turn) && watched.tail.is_none() {
-            let path = crate::instance::observe::transcript::readable(&session);
+            let path = crate::instance::observe::transcript::readable(session);
             watched.tail = path.and_then(|path| Tail::from(path, from));
             if missed_turn && watched.tail.is_some() {
                 watched.tail_until = Some(Instant::now() + TURN_END_GRACE);
@@ -204,11 +205,17 @@ impl Watch {
         if session.status == Some(AgentStatus::Blocked) && session.message.is_some() {
             watched.asked.clone_from(&session.message);
         }
-        watched.agent = session.agent;
+        if watched.agent != session.agent {
+            watched.agent.clone_from(&session.agent);
+        }
         watched.status = session.status;
         watched.last_event_at = session.last_event_at;
-        watched.transcript_path = session.transcript_path;
-        watched.process = session.process;
+        if watched.transcript_path != session.transcript_path {
+            watched.transcript_path.clone_from(&session.transcript_path);
+        }
+        if watched.process != session.process {
+            watched.process.clone_from(&session.process);
+        }
     }
 
     fn tick(&mut self) {

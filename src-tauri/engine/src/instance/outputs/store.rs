@@ -320,7 +320,7 @@ fn now_millis() -> i64 {
 /// between two commits (never saved) costs nothing at all.
 #[derive(Debug, Default)]
 pub struct Batch {
-    sessions: HashMap<String, Pending>,
+    sessions: foldhash::HashMap<String, Pending>,
     /// First-touched order, so new rows keep the canvas's arrival order.
     next: u64,
 }

@@ -119,7 +119,7 @@ fn what_waits_stays_bounded_by_the_sessions_and_agrees_with_the_hub_in_the_end()
     let (poster, updates) = mailbox(None);
     let mut reducer = Reducer::new();
     let mut most = 0;
-    let mut known = HashSet::new();
+    let mut known = HashSet::default();
     for n in 0..60_000u64 {
         let id = format!("s{}", n % 500);
         let status = ["working", "blocked", "done"][(n % 3) as usize];

@@ -148,7 +148,7 @@ fn two_hundred_watched_sessions_settle_through_their_transcripts() {
     let (inputs, mut queue) = crate::instance::hub::inputs(1024);
     let hub = crate::instance::hub::Hub::new();
     let updates = hub.updates();
-    let mut watch = Watch { sessions: HashMap::new(), inputs, last_liveness: Instant::now() };
+    let mut watch = Watch { sessions: foldhash::HashMap::default(), inputs, last_liveness: Instant::now() };
     for i in 0..200 {
         let path = dir.path().join(format!("t{i}.jsonl"));
         append(&path, "{}\n");
@@ -203,7 +203,7 @@ fn a_watch_that_hears_of_the_turn_late_still_reads_the_turns_records() {
     let (inputs, mut queue) = crate::instance::hub::inputs(16);
     let hub = crate::instance::hub::Hub::new();
     let updates = hub.updates();
-    let mut watch = Watch { sessions: HashMap::new(), inputs, last_liveness: Instant::now() };
+    let mut watch = Watch { sessions: foldhash::HashMap::default(), inputs, last_liveness: Instant::now() };
     for event in ["BeforeAgent", "AfterAgent"] {
         let body = serde_json::json!({"hook_event_name": event, "session_id": "late", "transcript_path": path,
             "prompt": "Write a long essay", "prompt_response": "Let me think "});
@@ -222,12 +222,13 @@ fn a_watch_that_hears_of_the_turn_late_still_reads_the_turns_records() {
 
     // The same turn with its opening merged away (a watch far behind sees only the close, which
     // still carries where the turn opened): read from there, for the grace after the close.
-    let mut watch = Watch { sessions: HashMap::new(), inputs: watch.inputs.clone(), last_liveness: Instant::now() };
+    let mut watch =
+        Watch { sessions: foldhash::HashMap::default(), inputs: watch.inputs.clone(), last_liveness: Instant::now() };
     let opened_at = std::fs::metadata(&path).unwrap().len();
     append(&path, "{\"type\":\"info\",\"content\":\"Request cancelled.\"}\n");
     let mut done = hub.snapshot().sessions.into_iter().find(|s| s.session_id == "late").unwrap();
     done.status = Some(AgentStatus::Done);
-    watch.track(done, Some(opened_at));
+    watch.track(&done, Some(opened_at));
     assert!(watch.sessions["late"].tail_until.is_some(), "read for the grace only");
     watch.tick();
     assert!(

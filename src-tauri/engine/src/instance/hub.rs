@@ -19,7 +19,9 @@ pub mod mailbox;
 /// What subscribers are told.
 pub mod update;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use foldhash::{HashMap, HashMapExt};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use switchboard_core::{AgentStatus, Change, HistoryEntry, Reducer, Restored, Session, Snapshot, StatusEvent};
@@ -36,7 +38,8 @@ const BURST: usize = 256;
 pub use crate::instance::hub::inputs::{inputs, Input, InputQueue, Inputs, RemoteReport, Reply};
 pub use crate::instance::hub::update::{Changed, Update};
 
-type Subscriber = Box<dyn Fn(&Update) -> bool + Send>;
+/// Takes what one batch of inputs changed, in the reducer's order; `false`: it is gone.
+type Subscriber = Box<dyn Fn(&[Update]) -> bool + Send>;
 
 /// Owns the reducer of a running instance. Nothing outside [`Hub::run`] changes it: every change
 /// is an [`Input`] on the queue. Others may read (the snapshot, a session's history, notices)
@@ -48,6 +51,8 @@ pub struct Hub {
 struct State {
     reducer: Reducer,
     subscribers: Vec<Subscriber>,
+    /// What the inputs applied since the last [`State::flush`] changed, for the subscribers.
+    outbox: Vec<Update>,
     recent: HashMap<String, VecDeque<HistoryEntry>>,
     notices: BTreeMap<&'static str, String>,
     window_focused: bool,
@@ -72,6 +77,7 @@ impl Hub {
             state: Mutex::new(State {
                 reducer,
                 subscribers: Vec::new(),
+                outbox: Vec::new(),
                 recent: HashMap::new(),
                 notices: BTreeMap::new(),
                 window_focused: false,
@@ -87,6 +93,12 @@ impl Hub {
     /// Every update from now on is handed to `take`, with the hub locked (so in the reducer's
     /// order): it must be quick and never call back into the hub. Returning `false` unsubscribes.
     pub fn subscribe(&self, take: impl Fn(&Update) -> bool + Send + 'static) {
+        self.subscribe_batches(move |updates| updates.iter().all(&take));
+    }
+
+    /// The same, a batch at a time: what one wake of the reducer changed, handed over once
+    /// (issue 47: one lock and one wake per subscriber per batch, never one per event).
+    pub fn subscribe_batches(&self, take: impl Fn(&[Update]) -> bool + Send + 'static) {
         self.state().subscribers.push(Box::new(take));
     }
 
@@ -98,7 +110,7 @@ impl Hub {
         // news to it. Under the same lock as the subscription, so nothing slips in between.
         let known = state.reducer.snapshot().sessions.into_iter().map(|session| session.session_id);
         let (poster, updates) = mailbox(known);
-        state.subscribers.push(Box::new(move |update| poster.post(update)));
+        state.subscribers.push(Box::new(move |updates| poster.post_all(updates)));
         updates
     }
 
@@ -116,6 +128,7 @@ impl Hub {
                         for input in std::iter::from_fn(|| queue.try_recv()).take(BURST) {
                             state.apply(input);
                         }
+                        state.flush();
                     }
                     None => return,
                 },
@@ -129,7 +142,9 @@ impl Hub {
 
     /// Applies one input and publishes what changed.
     pub(crate) fn apply(&self, input: Input) {
-        self.state().apply(input);
+        let mut state = self.state();
+        state.apply(input);
+        state.flush();
     }
 
     /// The session's recent status changes, oldest first: what `stored` (the database's
@@ -217,7 +232,7 @@ impl State {
                 };
                 if changed {
                     let notices = self.notices.values().cloned().collect();
-                    self.publish(&Update::Notices(notices));
+                    self.publish(Update::Notices(notices));
                 }
             }
             Input::Tick { now, ages } => {
@@ -259,7 +274,7 @@ impl State {
             RemoteReport::Removed(session_id) => {
                 if let Some(gone) = self.reducer.unmirror(host, &session_id) {
                     self.recent.remove(&gone.session_id);
-                    self.publish(&Update::Removed(gone.session_id));
+                    self.publish(Update::Removed(gone.session_id));
                 }
             }
             RemoteReport::Snapshot(sessions) => {
@@ -299,7 +314,7 @@ impl State {
     fn publish_evicted(&mut self) {
         for id in self.reducer.take_evicted() {
             self.recent.remove(&id);
-            self.publish(&Update::Removed(id));
+            self.publish(Update::Removed(id));
         }
     }
 
@@ -334,7 +349,7 @@ impl State {
             return false;
         }
         self.recent.remove(session_id);
-        self.publish(&Update::Removed(session_id.to_owned()));
+        self.publish(Update::Removed(session_id.to_owned()));
         true
     }
 
@@ -357,7 +372,7 @@ impl State {
         let transcript = change.session.transcript_path.as_deref().filter(|_| turn_opened(&change));
         let transcript_from = transcript.and_then(|path| crate::files::regular_length(std::path::Path::new(path)));
         let changed = Changed { change, event_title, agent_title, history, transcript_from };
-        self.publish(&Update::Changed(Arc::new(changed)));
+        self.publish(Update::Changed(Arc::new(changed)));
     }
 
     fn publish_quiet(&mut self, session_id: &str) {
@@ -367,9 +382,22 @@ impl State {
         }
     }
 
-    /// Sent with the state locked, so every subscriber sees changes in the reducer's order.
-    fn publish(&mut self, update: &Update) {
-        self.subscribers.retain(|subscriber| subscriber(update));
+    /// Queued for the subscribers, who are handed it (with the rest of its batch) by `flush`.
+    fn publish(&mut self, update: Update) {
+        self.outbox.push(update);
+    }
+
+    /// Hands what the batch changed to every subscriber, with the state still locked, so every
+    /// subscriber sees changes in the reducer's order and a new one misses none.
+    fn flush(&mut self) {
+        if self.outbox.is_empty() {
+            return;
+        }
+        let outbox = std::mem::take(&mut self.outbox);
+        self.subscribers.retain(|subscriber| subscriber(&outbox));
+        // The buffer is kept: a batch allocates nothing once the hub has warmed up.
+        self.outbox = outbox;
+        self.outbox.clear();
     }
 }
 

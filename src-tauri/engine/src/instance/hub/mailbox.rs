@@ -7,7 +7,9 @@
 //! and one removal per session it has seen, however long the flood. Every session's updates stay
 //! in their order; only the interleaving between sessions may change.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use foldhash::{HashMap, HashSet};
 use std::sync::mpsc::{RecvError, RecvTimeoutError, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -99,15 +101,24 @@ pub(crate) fn mailbox(known: impl IntoIterator<Item = String>) -> (Poster, Updat
 
 impl Poster {
     /// Posts one update; `false` once the subscriber is gone.
+    #[cfg(test)]
     pub(crate) fn post(&self, update: &Update) -> bool {
+        self.post_all(std::slice::from_ref(update))
+    }
+
+    /// Posts a batch under one lock, with at most one wake; `false` once the subscriber is gone.
+    pub(crate) fn post_all(&self, updates: &[Update]) -> bool {
         let mut queue = self.0.lock();
         if queue.dropped {
             return false;
         }
         let was_empty = queue.live == 0;
-        queue.post(update);
+        for update in updates {
+            queue.post(update);
+        }
+        let woken = was_empty && queue.live > 0;
         drop(queue);
-        if was_empty {
+        if woken {
             self.0.ready.notify_one();
         }
         true
@@ -267,9 +278,13 @@ impl Updates {
         }
     }
 
-    /// Every update waiting now, without blocking.
+    /// Every update waiting now, without blocking: taken under one lock (what comes meanwhile
+    /// waits for the next look).
     pub fn try_iter(&self) -> impl Iterator<Item = Update> + '_ {
-        std::iter::from_fn(|| self.try_recv().ok())
+        let mut queue = self.0.lock();
+        let taken: Vec<Update> = std::iter::from_fn(|| queue.take()).collect();
+        drop(queue);
+        taken.into_iter()
     }
 
     /// Updates waiting (merged ones counted once): what a subscriber is behind by.

@@ -123,6 +123,52 @@ async fn a_remove_after_an_acknowledged_hook_removes_the_session_whatever_the_ti
     running.await.unwrap();
 }
 
+/// Issue 47: what queued while the reducer was busy is applied as one batch and handed to each
+/// subscriber once — one lock and at most one wake per subscriber per batch, not per event — in
+/// the reducer's order; an input on its own is a batch of its own.
+#[tokio::test(flavor = "current_thread")]
+async fn what_queued_meanwhile_reaches_each_subscriber_as_one_batch_in_order() {
+    let hub = Arc::new(Hub::new());
+    let batches = Arc::new(Mutex::new(Vec::<Vec<String>>::new()));
+    let seen = Arc::clone(&batches);
+    hub.subscribe_batches(move |updates| {
+        let told = updates.iter().map(|update| match update {
+            Update::Changed(changed) => {
+                format!("{}:{:?}", changed.change.session.session_id, changed.change.session.status)
+            }
+            Update::Removed(id) => format!("{id}:removed"),
+            Update::Notices(_) => "notices".to_owned(),
+        });
+        seen.lock().unwrap().push(told.collect());
+        true
+    });
+    let mailbox = hub.updates();
+    let (inputs, queue) = inputs(1024);
+    // Queued before the reducer runs: all of it is waiting when it first wakes.
+    for n in 0..5u64 {
+        assert!(inputs.send(event("a", if n % 2 == 0 { "working" } else { "blocked" }, n)));
+    }
+    inputs.push(Input::Remove { session_id: "a".into(), reply: None });
+    let stop = CancellationToken::new();
+    let running = tokio::spawn(Arc::clone(&hub).run(queue, stop.clone()));
+    // An action asked after it: applied in a batch of its own, once the first is handed over.
+    assert_eq!(inputs.ask(|reply| Input::ClearUnread { session_id: "a".into(), reply }).await, Some(false));
+    assert!(inputs.send(event("b", "working", 9)));
+    assert_eq!(inputs.ask(|reply| Input::RemoveEnded { reply }).await, Some(0));
+    stop.cancel();
+    running.await.unwrap();
+    let batches = batches.lock().unwrap().clone();
+    assert_eq!(
+        batches[0],
+        ["a:Some(Working)", "a:Some(Blocked)", "a:Some(Working)", "a:Some(Blocked)", "a:Some(Working)", "a:removed"]
+    );
+    assert_eq!(batches[1..], [["b:Some(Working)"]], "{batches:?}");
+    // A mailbox subscriber gets the same updates, in the same order.
+    let got: Vec<Update> = mailbox.try_iter().collect();
+    assert_eq!(got.len(), 7);
+    assert_eq!(got[5], Update::Removed("a".into()));
+}
+
 #[test]
 fn time_and_focus_arrive_as_inputs() {
     let hub = Hub::new();

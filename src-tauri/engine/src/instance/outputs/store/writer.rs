@@ -67,13 +67,16 @@ impl StoreHandle {
             .spawn(move || write_behind(store, &thread_writer, notices.as_ref()))
             .map_err(|source| StoreError::SetAside { path: PathBuf::new(), source })?;
         let hub_writer = Arc::clone(&writer);
-        hub.subscribe(move |update| {
+        // A batch of the hub's at a time: one lock per wake of the reducer, not one per event.
+        hub.subscribe_batches(move |updates| {
             let mut shared = hub_writer.lock();
             let Shared { batch, saved, since, closed, .. } = &mut *shared;
             if *closed {
                 return false;
             }
-            batch.add(update, saved);
+            for update in updates {
+                batch.add(update, saved);
+            }
             if since.is_none() && !batch.is_empty() {
                 *since = Some(Instant::now());
                 drop(shared);

@@ -26,6 +26,9 @@ pub const MERGE_AFTER: usize = 4_096;
 /// at most this long, below what a person notices on a card or a notification.
 pub const PACE: Duration = Duration::from_millis(20);
 
+/// Updates [`Updates::try_iter`] takes under one lock.
+const TAKE_AT_ONCE: usize = 256;
+
 /// A session's waiting changes, by absolute position, oldest first.
 type Waiting = VecDeque<u64>;
 
@@ -278,13 +281,17 @@ impl Updates {
         }
     }
 
-    /// Every update waiting now, without blocking: taken under one lock (what comes meanwhile
-    /// waits for the next look).
+    /// Every update waiting now, without blocking: taken [`TAKE_AT_ONCE`] at a time under one
+    /// lock (not a lock per update, nor a second copy of a long queue).
     pub fn try_iter(&self) -> impl Iterator<Item = Update> + '_ {
-        let mut queue = self.0.lock();
-        let taken: Vec<Update> = std::iter::from_fn(|| queue.take()).collect();
-        drop(queue);
-        taken.into_iter()
+        let mut taken = Vec::new().into_iter();
+        std::iter::from_fn(move || {
+            if taken.len() == 0 {
+                let mut queue = self.0.lock();
+                taken = std::iter::from_fn(|| queue.take()).take(TAKE_AT_ONCE).collect::<Vec<_>>().into_iter();
+            }
+            taken.next()
+        })
     }
 
     /// Updates waiting (merged ones counted once): what a subscriber is behind by.

@@ -5,7 +5,8 @@
 //! focus, and the user's own actions (open a node, drag it, remove it), which carry a reply
 //! channel and are never dropped. One FIFO queue makes the order of any two changes defined.
 //! Every change goes out as an [`Update`] to each subscriber's own channel, in the order the
-//! reducer made them (store, notifier, web view, …). No subscriber calls back into the hub, and
+//! reducer made them (store, notifier, web view, …), a batch at a time: what one wake of the
+//! reducer changed is handed to each subscriber once. No subscriber calls back into the hub, and
 //! none knows another. See docs/ARCHITECTURE.md.
 //!
 //! The queue itself is `inputs.rs`; what goes out, `update.rs`.
@@ -20,10 +21,9 @@ pub mod mailbox;
 pub mod update;
 
 use std::collections::{BTreeMap, VecDeque};
-
-use foldhash::{HashMap, HashMapExt};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use foldhash::{HashMap, HashMapExt};
 use switchboard_core::{AgentStatus, Change, HistoryEntry, Reducer, Restored, Session, Snapshot, StatusEvent};
 use tokio_util::sync::CancellationToken;
 

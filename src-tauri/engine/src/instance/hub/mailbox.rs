@@ -8,11 +8,11 @@
 //! in their order; only the interleaving between sessions may change.
 
 use std::collections::VecDeque;
-
-use foldhash::{HashMap, HashSet};
 use std::sync::mpsc::{RecvError, RecvTimeoutError, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
+
+use foldhash::{HashMap, HashSet};
 
 use crate::instance::hub::update::{Changed, Update};
 

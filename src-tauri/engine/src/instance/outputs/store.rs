@@ -25,14 +25,20 @@ pub use writer::StoreHandle;
 
 pub const DATABASE_FILE: &str = "switchboard.db";
 /// The newest schema this build reads and writes.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 /// How long an acknowledged change may wait for its transaction.
 pub const FLUSH_EVERY: Duration = Duration::from_millis(500);
 /// History entries shown per session (the newest); at most [`HISTORY_SLACK`] more are stored.
 pub const HISTORY_LIMIT: usize = 50;
 
 /// Each migration takes the schema from its index to the next version.
-const MIGRATIONS: &[&str] = &["
+///
+/// 2: a history row holds what one commit brought of a session's history, as one entry (an
+/// object, as in 1) or several (an array, oldest first), and `entries` says how many: a session
+/// that changed ten times between two commits costs one row, not ten (issue 47: a row insert,
+/// its index entry and its later trim were the store's largest cost under load).
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE sessions (
         session_id TEXT PRIMARY KEY,
         state      TEXT NOT NULL,
@@ -45,7 +51,11 @@ const MIGRATIONS: &[&str] = &["
         entry      TEXT NOT NULL
     );
     CREATE INDEX history_by_session ON history (session_id, id);
-"];
+",
+    "
+    ALTER TABLE history ADD COLUMN entries INTEGER NOT NULL DEFAULT 1;
+",
+];
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -85,9 +95,10 @@ impl std::fmt::Display for StoreNotice {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
-    /// History rows per session, as far as this process knows (filled lazily), so trimming to
-    /// the bound runs only once a session is over it by [`HISTORY_SLACK`], not on every write.
-    history_rows: HashMap<String, usize>,
+    /// History entries stored per session, as far as this process knows (filled lazily), so
+    /// trimming to the bound runs only once a session is over it by [`HISTORY_SLACK`], not on
+    /// every write.
+    history_entries: HashMap<String, usize>,
 }
 
 /// How far past [`HISTORY_LIMIT`] a session's history may grow before it is trimmed back.
@@ -148,7 +159,7 @@ impl Store {
         }
         conn.pragma_update(None, "journal_mode", "WAL").map_err(error)?;
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(error)?;
-        let mut store = Self { conn, path: path.to_path_buf(), history_rows: HashMap::new() };
+        let mut store = Self { conn, path: path.to_path_buf(), history_entries: HashMap::new() };
         store.migrate(version).map_err(error)?;
         Ok(store)
     }
@@ -193,11 +204,14 @@ impl Store {
                 "INSERT INTO sessions (session_id, state, updated_at) VALUES (?1, ?2, ?3)
                  ON CONFLICT (session_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
             )?;
-            let mut append = tx.prepare_cached("INSERT INTO history (session_id, at, entry) VALUES (?1, ?2, ?3)")?;
-            let mut count = tx.prepare_cached("SELECT COUNT(*) FROM history WHERE session_id = ?1")?;
+            let mut append =
+                tx.prepare_cached("INSERT INTO history (session_id, at, entry, entries) VALUES (?1, ?2, ?3, ?4)")?;
+            let mut count = tx.prepare_cached("SELECT COALESCE(SUM(entries), 0) FROM history WHERE session_id = ?1")?;
+            // The rows older than the newest ones that hold `?2` entries between them.
             let mut trim = tx.prepare_cached(
-                "DELETE FROM history WHERE session_id = ?1 AND id NOT IN
-                 (SELECT id FROM history WHERE session_id = ?1 ORDER BY id DESC LIMIT ?2)",
+                "DELETE FROM history WHERE session_id = ?1 AND id < (SELECT MIN(id) FROM
+                 (SELECT id, SUM(entries) OVER (ORDER BY id DESC) - entries AS newer FROM history WHERE session_id = ?1)
+                 WHERE newer < ?2)",
             )?;
             let json = |e: serde_json::Error| rusqlite::Error::ToSqlConversionFailure(e.into());
             // One buffer for every row's JSON in the batch, not a string each.
@@ -206,33 +220,42 @@ impl Store {
                 if pending.delete {
                     delete.execute(params![id])?;
                     forget.execute(params![id])?;
-                    self.history_rows.insert(id.clone(), 0);
+                    self.history_entries.insert(id.clone(), 0);
                 }
                 if let Some(changed) = &pending.state {
                     text.clear();
                     serde_json::to_writer(&mut text, &Saving::of(changed)).map_err(json)?;
                     upsert.execute(params![id, as_str(&text), now_millis()])?;
                 }
-                for entry in &pending.history {
+                // What this commit brings of the session's history: one row.
+                if let [first, ..] = pending.history.as_slice() {
                     text.clear();
-                    serde_json::to_writer(&mut text, entry).map_err(json)?;
-                    append.execute(params![id, i64::try_from(entry.at).unwrap_or(i64::MAX), as_str(&text)])?;
+                    match pending.history.as_slice() {
+                        [entry] => serde_json::to_writer(&mut text, entry),
+                        entries => serde_json::to_writer(&mut text, entries),
+                    }
+                    .map_err(json)?;
+                    let at = i64::try_from(first.at).unwrap_or(i64::MAX);
+                    append.execute(params![id, at, as_str(&text), pending.history.len()])?;
                 }
                 if pending.state.is_none() {
-                    self.history_rows.remove(id);
+                    self.history_entries.remove(id);
                     continue;
                 }
-                let rows = match self.history_rows.get(id) {
-                    Some(rows) => rows + pending.history.len(),
-                    None => count.query_row(params![id], |row| row.get::<_, i64>(0)).map(|n| n as usize)?,
+                let stored = |count: &mut rusqlite::CachedStatement| {
+                    count.query_row(params![id], |row| row.get::<_, i64>(0)).map(|n| n as usize)
                 };
-                let rows = if rows > HISTORY_LIMIT + HISTORY_SLACK {
+                let entries = match self.history_entries.get(id) {
+                    Some(entries) => entries + pending.history.len(),
+                    None => stored(&mut count)?,
+                };
+                let entries = if entries > HISTORY_LIMIT + HISTORY_SLACK {
                     trim.execute(params![id, HISTORY_LIMIT])?;
-                    HISTORY_LIMIT
+                    stored(&mut count)?
                 } else {
-                    rows
+                    entries
                 };
-                self.history_rows.insert(id.clone(), rows);
+                self.history_entries.insert(id.clone(), entries);
             }
         }
         tx.commit()
@@ -267,6 +290,8 @@ fn as_str(json: &[u8]) -> &str {
     std::str::from_utf8(json).unwrap_or_default()
 }
 
+/// The newest [`HISTORY_LIMIT`] entries, oldest first. As many rows as that hold at least as many
+/// entries (a row holds one or more), unless the session has fewer.
 fn history(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<HistoryEntry>> {
     let mut query = conn.prepare_cached(
         "SELECT entry FROM (SELECT id, entry FROM history WHERE session_id = ?1 ORDER BY id DESC LIMIT ?2) ORDER BY id",
@@ -274,10 +299,16 @@ fn history(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<HistoryE
     let rows = query.query_map(params![session_id, HISTORY_LIMIT], |row| row.get::<_, String>(0))?;
     let mut entries = Vec::new();
     for row in rows {
-        if let Ok(entry) = serde_json::from_str(&row?) {
+        let row = row?;
+        // A row that cannot be read is skipped, not the history around it.
+        if row.trim_start().starts_with('[') {
+            entries.extend(serde_json::from_str::<Vec<HistoryEntry>>(&row).unwrap_or_default());
+        } else if let Ok(entry) = serde_json::from_str(&row) {
             entries.push(entry);
         }
     }
+    let excess = entries.len().saturating_sub(HISTORY_LIMIT);
+    entries.drain(..excess);
     Ok(entries)
 }
 
@@ -357,7 +388,11 @@ impl Batch {
     fn touch(&mut self, id: &str) -> &mut Pending {
         let order = self.next;
         self.next += 1;
-        self.sessions.entry(id.to_owned()).or_insert(Pending { order, delete: false, state: None, history: Vec::new() })
+        // The id is copied only for a session not waiting yet, not on every change.
+        if !self.sessions.contains_key(id) {
+            self.sessions.insert(id.to_owned(), Pending { order, delete: false, state: None, history: Vec::new() });
+        }
+        self.sessions.get_mut(id).expect("inserted above")
     }
 
     /// Takes in one update. `saved`: the sessions on disk once what was taken commits.

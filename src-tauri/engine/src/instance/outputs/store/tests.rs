@@ -77,11 +77,60 @@ fn stored_history_stays_bounded_however_long_a_session_runs() {
     }
     store.flush(Duration::from_secs(5));
     let conn = Connection::open(Store::path(dir.path())).unwrap();
-    let rows: usize = conn.query_row("SELECT COUNT(*) FROM history", [], |row| row.get(0)).unwrap();
-    assert!(rows <= HISTORY_LIMIT + HISTORY_SLACK, "{rows} rows stored");
+    let (rows, entries): (usize, usize) =
+        conn.query_row("SELECT COUNT(*), SUM(entries) FROM history", [], |row| Ok((row.get(0)?, row.get(1)?))).unwrap();
+    // Trimmed to the newest rows that hold the limit, the oldest of which may hold up to 37.
+    assert!(entries <= HISTORY_LIMIT + HISTORY_SLACK + 37, "{entries} entries stored in {rows} rows");
+    assert!(rows < entries, "a commit's entries share a row: {rows} rows for {entries}");
     let history = store.history("long");
     assert_eq!(history.len(), HISTORY_LIMIT);
     assert_eq!(history.last().unwrap().status, switchboard_core::AgentStatus::Blocked);
+    let ats: Vec<u64> = history.iter().map(|entry| entry.at).collect();
+    assert_eq!(ats, (350..400).collect::<Vec<_>>(), "the newest, oldest first");
+}
+
+/// Issue 47: what one commit brings of a session's history is one row (a row insert, its index
+/// entry and its later trim per change were the store's largest cost), read back entry by entry
+/// in order, beside the single-entry rows of a schema-1 database, which migrates in place.
+#[test]
+fn a_commits_entries_share_one_row_and_read_back_in_order_beside_schema_1_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let conn = Connection::open(Store::path(dir.path())).unwrap();
+        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        for at in [1u64, 2] {
+            let entry = json!({"at": at, "status": "working", "tool": null, "question": null, "message": null,
+                               "interrupted": false, "errored": false});
+            conn.execute(
+                "INSERT INTO history (session_id, at, entry) VALUES ('s', ?1, ?2)",
+                rusqlite::params![at, entry.to_string()],
+            )
+            .unwrap();
+        }
+    }
+    // Two commits made here, on this thread: the first of five changes, the second of one.
+    let (mut store, _) = Store::open(dir.path()).unwrap();
+    let hub = Hub::new();
+    let updates = hub.updates();
+    for changes in [3..=7u64, 8..=8] {
+        let mut batch = Batch::default();
+        for at in changes {
+            apply(&hub, "s", if at % 2 == 0 { "working" } else { "blocked" }, at);
+        }
+        for update in updates.try_iter() {
+            batch.add(&update, &HashSet::new());
+        }
+        store.write(&batch).unwrap();
+    }
+    let conn = Connection::open(Store::path(dir.path())).unwrap();
+    let version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0)).unwrap();
+    assert_eq!(version, SCHEMA_VERSION);
+    let mut query = conn.prepare("SELECT entries FROM history WHERE session_id = 's' ORDER BY id").unwrap();
+    let rows: Vec<usize> = query.query_map([], |row| row.get(0)).unwrap().map(Result::unwrap).collect();
+    assert_eq!(rows, [1, 1, 5, 1]);
+    let ats: Vec<u64> = store.history("s").unwrap().iter().map(|entry| entry.at).collect();
+    assert_eq!(ats, [1, 2, 3, 4, 5, 6, 7, 8]);
 }
 
 /// Issue 22: what waits for the writer is bounded by the sessions, not by the flood; a

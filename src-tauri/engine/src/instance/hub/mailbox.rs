@@ -40,8 +40,10 @@ struct Queue {
     head: u64,
     /// The `Some` slots in `waiting`.
     live: usize,
-    /// Each session's waiting changes.
-    changed_at: HashMap<String, Waiting>,
+    /// Each session's waiting changes, kept only from when the subscriber falls [`MERGE_AFTER`]
+    /// behind or a removal is posted to a non-empty queue until it has taken everything: one
+    /// that keeps up pays no map update per change (issue 47).
+    changed_at: Option<HashMap<String, Waiting>>,
     /// Sessions this subscriber has been told of and not told are gone: only those need a
     /// removal (a session that came and went while it was behind is not news).
     known: HashSet<String>,
@@ -141,37 +143,47 @@ impl Queue {
             Update::Changed(changed) => {
                 let id = &changed.change.session.session_id;
                 let behind = self.live >= MERGE_AFTER;
-                // Never into a change before a waiting removal: the session came back since.
-                let removed_at = self.removal_waiting.get(id).copied();
-                let newest = self.changed_at.get(id).and_then(|waiting| waiting.back().copied());
-                if let Some(at) = newest.filter(|at| behind && removed_at.is_none_or(|removed| *at > removed)) {
-                    if let Some(Update::Changed(waiting)) = &mut self.waiting[(at - self.head) as usize] {
-                        *waiting = Arc::new(merged(waiting, changed));
-                        return;
-                    }
-                }
                 let at = self.head + self.waiting.len() as u64;
-                // The id is copied only for a session with nothing waiting (not on every post).
-                match self.changed_at.get_mut(id) {
-                    Some(waiting) => waiting.push_back(at),
-                    None => {
-                        self.changed_at.insert(id.clone(), VecDeque::from([at]));
+                if behind || self.changed_at.is_some() {
+                    // Never into a change before a waiting removal: the session came back since.
+                    let removed_at = self.removal_waiting.get(id).copied();
+                    let changed_at = index(&mut self.changed_at, &self.waiting, self.head);
+                    let newest = changed_at.get(id).and_then(|waiting| waiting.back().copied());
+                    if let Some(merge_at) = newest.filter(|at| behind && removed_at.is_none_or(|removed| *at > removed))
+                    {
+                        if let Some(Update::Changed(waiting)) = &mut self.waiting[(merge_at - self.head) as usize] {
+                            *waiting = Arc::new(merged(waiting, changed));
+                            return;
+                        }
+                    }
+                    // The id is copied only for a session with nothing waiting (not on every post).
+                    match changed_at.get_mut(id) {
+                        Some(waiting) => waiting.push_back(at),
+                        None => {
+                            changed_at.insert(id.clone(), VecDeque::from([at]));
+                        }
                     }
                 }
                 self.push(update);
             }
             Update::Removed(id) => {
-                // Far behind: the waiting changes of a session now gone are not news.
+                // Whether a change of it waits is asked of the index, built now if it must be.
                 let behind = self.live >= MERGE_AFTER;
-                if behind {
-                    for at in self.changed_at.remove(id).unwrap_or_default() {
-                        self.waiting[(at - self.head) as usize] = None;
-                        self.live -= 1;
+                let changed_at =
+                    if self.live > 0 { Some(index(&mut self.changed_at, &self.waiting, self.head)) } else { None };
+                // Far behind: the waiting changes of a session now gone are not news.
+                let mut waiting_change = false;
+                if let Some(changed_at) = changed_at {
+                    if behind {
+                        for at in changed_at.remove(id).unwrap_or_default() {
+                            self.waiting[(at - self.head) as usize] = None;
+                            self.live -= 1;
+                        }
                     }
+                    waiting_change = changed_at.contains_key(id);
                 }
                 // Told of it (or about to be, by a change still waiting): it must hear it is gone
                 // — once, if nothing came between.
-                let waiting_change = self.changed_at.contains_key(id);
                 let already = !waiting_change && self.removal_waiting.contains_key(id);
                 if (self.known.contains(id) || waiting_change) && !already {
                     self.removal_waiting.insert(id.clone(), self.head + self.waiting.len() as u64);
@@ -195,10 +207,12 @@ impl Queue {
             match &update {
                 Update::Changed(changed) => {
                     let id = &changed.change.session.session_id;
-                    if let Some(waiting) = self.changed_at.get_mut(id) {
-                        waiting.pop_front();
-                        if waiting.is_empty() {
-                            self.changed_at.remove(id);
+                    if let Some(changed_at) = &mut self.changed_at {
+                        if let Some(waiting) = changed_at.get_mut(id) {
+                            waiting.pop_front();
+                            if waiting.is_empty() {
+                                changed_at.remove(id);
+                            }
                         }
                     }
                     if !self.known.contains(id) {
@@ -213,10 +227,32 @@ impl Queue {
                 }
                 Update::Notices(_) => {}
             }
+            if self.live == 0 {
+                // Caught up: nothing to merge into, nothing to look up.
+                self.changed_at = None;
+            }
             return Some(update);
         }
         None
     }
+}
+
+/// Each session's waiting changes (`Queue::changed_at`), read off the queue if not kept yet.
+fn index<'a>(
+    changed_at: &'a mut Option<HashMap<String, Waiting>>,
+    waiting: &VecDeque<Option<Update>>,
+    head: u64,
+) -> &'a mut HashMap<String, Waiting> {
+    changed_at.get_or_insert_with(|| {
+        let mut changed_at: HashMap<String, Waiting> = HashMap::default();
+        for (offset, slot) in waiting.iter().enumerate() {
+            if let Some(Update::Changed(changed)) = slot {
+                let id = &changed.change.session.session_id;
+                changed_at.entry(id.clone()).or_default().push_back(head + offset as u64);
+            }
+        }
+        changed_at
+    })
 }
 
 /// Two changes of one session as one: the later state, from where the earlier started; it asks
@@ -305,7 +341,7 @@ impl Drop for Updates {
         let mut queue = self.0.lock();
         queue.dropped = true;
         queue.waiting.clear();
-        queue.changed_at.clear();
+        queue.changed_at = None;
         queue.removal_waiting.clear();
         queue.live = 0;
     }

@@ -83,6 +83,29 @@ fn one_far_behind_gets_each_session_once_in_its_last_state_and_a_waiting_notific
     assert_eq!(got[1].2, Some(AgentStatus::Done));
 }
 
+/// The index of waiting changes is kept only once the subscriber falls behind (issue 47): it is
+/// read off the queue then, so a change that waited from before is merged into all the same.
+#[test]
+fn a_change_that_waited_from_before_it_fell_behind_is_merged_into() {
+    let (poster, updates) = mailbox(None);
+    let flood = changes(&[("a", "working"), ("b", "working"), ("a", "blocked")]);
+    poster.post(&flood[0]);
+    poster.post(&flood[1]);
+    far_behind(&poster);
+    poster.post(&flood[2]);
+    assert_eq!(updates.waiting(), MERGE_AFTER + 2, "a's second change went into its first");
+    let got: Vec<_> = updates.try_iter().filter(|u| !matches!(u, Update::Notices(_))).map(|u| status(&u)).collect();
+    assert_eq!(
+        got,
+        [("a".into(), None, Some(AgentStatus::Blocked), true), ("b".into(), None, Some(AgentStatus::Working), false)]
+    );
+    // Caught up: a change and a removal are posted, and taken, as they come.
+    let later = changes(&[("c", "working")]);
+    poster.post(&later[0]);
+    poster.post(&Update::Removed("c".into()));
+    assert_eq!(updates.try_iter().collect::<Vec<_>>(), [later[0].clone(), Update::Removed("c".into())]);
+}
+
 #[test]
 fn a_notification_for_a_status_already_left_is_not_kept() {
     let (poster, updates) = mailbox(None);

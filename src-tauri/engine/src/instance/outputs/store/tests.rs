@@ -1,5 +1,5 @@
 use super::*;
-use crate::instance::hub::{Hub, Input};
+use crate::instance::hub::{Hub, Input, Update};
 use serde_json::json;
 use switchboard_core::{normalize, Position};
 

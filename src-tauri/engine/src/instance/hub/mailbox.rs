@@ -167,13 +167,13 @@ impl Queue {
                 self.push(update);
             }
             Update::Removed(id) => {
-                // Whether a change of it waits is asked of the index, built now if it must be.
                 let behind = self.live >= MERGE_AFTER;
-                let changed_at =
-                    if self.live > 0 { Some(index(&mut self.changed_at, &self.waiting, self.head)) } else { None };
-                // Far behind: the waiting changes of a session now gone are not news.
+                // Whether a change of it waits is asked of the index, built now if it is not kept
+                // (in an empty queue none can wait).
                 let mut waiting_change = false;
-                if let Some(changed_at) = changed_at {
+                if self.live > 0 {
+                    let changed_at = index(&mut self.changed_at, &self.waiting, self.head);
+                    // Far behind: the waiting changes of a session now gone are not news.
                     if behind {
                         for at in changed_at.remove(id).unwrap_or_default() {
                             self.waiting[(at - self.head) as usize] = None;

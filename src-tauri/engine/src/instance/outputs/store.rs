@@ -229,7 +229,7 @@ impl Store {
                     upsert.execute(params![id, as_str(&text), now_millis()])?;
                 }
                 // What this commit brings of the session's history: one row.
-                if let [first, ..] = pending.history.as_slice() {
+                if let Some(first) = pending.history.first() {
                     text.clear();
                     match pending.history.as_slice() {
                         [entry] => serde_json::to_writer(&mut text, entry),

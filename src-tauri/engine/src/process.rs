@@ -13,7 +13,7 @@ pub use crate::platform::output_within;
 /// Shells a CLI may run its hook command through; the agent is the first ancestor past them.
 const SHELLS: [&str; 6] = ["sh", "bash", "dash", "zsh", "fish", "ksh"];
 
-pub use crate::platform::{boot_millis, cmdline, exe, stat, table, units, Stat, Usage};
+pub use crate::platform::{boot_millis, cmdline, exe, running_for, stat, table, units, Stat, Usage};
 
 /// The agent CLI that ran this hook: the parent, or the first ancestor past a shell. Cheap: a
 /// few small reads of `/proc` on Linux, well inside the forwarder's budget.

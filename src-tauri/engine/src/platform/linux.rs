@@ -121,6 +121,21 @@ pub fn units() -> (u64, u64) {
     (u64::try_from(ticks).unwrap_or(100).max(1), u64::try_from(page).unwrap_or(4096).max(1))
 }
 
+/// How long `pid` has run at the least: its start (in clock ticks after boot, on the boot-time
+/// clock since Linux 5.5) taken as the end of its tick, against `CLOCK_BOOTTIME` now.
+pub fn running_for(pid: u32) -> Option<std::time::Duration> {
+    let start = stat(pid)?.start;
+    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec into `now`, which outlives the call.
+    if unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut now) } != 0 {
+        return None;
+    }
+    let (ticks, _) = units();
+    let now_ms = u64::try_from(now.tv_sec).ok()? * 1000 + u64::try_from(now.tv_nsec).ok()? / 1_000_000;
+    let latest_start_ms = (start + 1).saturating_mul(1000) / ticks;
+    Some(std::time::Duration::from_millis(now_ms.saturating_sub(latest_start_ms)))
+}
+
 /// `/proc/stat`'s `btime`.
 pub fn boot_millis() -> Option<u64> {
     let text = fs::read_to_string("/proc/stat").ok()?;

@@ -83,6 +83,15 @@ mod libproc {
         started.saturating_sub(boot_millis().unwrap_or(0))
     }
 
+    /// How long `pid` has run at the least: its start on the wall clock, to the millisecond,
+    /// against the wall clock now.
+    pub fn running_for(pid: u32) -> Option<std::time::Duration> {
+        let info = bsd_info(pid)?;
+        let started = info.pbi_start_tvsec * 1000 + info.pbi_start_tvusec.div_ceil(1000);
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.as_millis();
+        Some(std::time::Duration::from_millis(u64::try_from(now).ok()?.saturating_sub(started)))
+    }
+
     pub fn stat(pid: u32) -> Option<Stat> {
         let info = bsd_info(pid)?;
         // SAFETY: pbi_comm is NUL-terminated within its array (zeroed first).

@@ -151,6 +151,13 @@ pub fn units() -> (u64, u64) {
     procs::units()
 }
 
+/// How long `pid` has run, at the least: never more than it has, short of it by up to the OS
+/// clock's resolution (a tick on Linux, a second on Windows). `None` when the process is gone or
+/// cannot be read.
+pub fn running_for(pid: u32) -> Option<std::time::Duration> {
+    procs::running_for(pid)
+}
+
 /// When the machine booted (Unix ms).
 pub fn boot_millis() -> Option<u64> {
     procs::boot_millis()
@@ -215,6 +222,20 @@ mod tests {
         assert!(boot_millis().is_some_and(|boot| boot > 1_000_000_000_000));
         assert!(cmdline(me).is_some_and(|line| !line.is_empty()));
         assert!(stat(u32::MAX - 1).is_none());
+    }
+
+    #[test]
+    fn a_process_has_run_no_longer_than_since_it_was_spawned_and_no_longer_than_its_parent() {
+        let before = std::time::Instant::now();
+        let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        let ran = running_for(child.id()).expect("the child");
+        // Asked after `before`'s elapsed time is read would let the child outrun it: read it after.
+        let most = before.elapsed();
+        assert!(ran <= most, "{ran:?} > {most:?}");
+        assert!(ran <= running_for(std::process::id()).expect("this process"));
+        assert!(running_for(u32::MAX - 1).is_none());
+        child.kill().unwrap();
+        child.wait().unwrap();
     }
 
     #[test]

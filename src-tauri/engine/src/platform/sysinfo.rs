@@ -108,6 +108,14 @@ pub fn units() -> (u64, u64) {
     (1000, 1)
 }
 
+/// How long `pid` has run at the least: `sysinfo` tells start times to the second.
+pub fn running_for(pid: u32) -> Option<std::time::Duration> {
+    let system = one(pid, ProcessRefreshKind::nothing())?;
+    let start = system.process(Pid::from_u32(pid))?.start_time();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+    Some(std::time::Duration::from_secs(now.saturating_sub(start + 1)))
+}
+
 pub fn boot_millis() -> Option<u64> {
     Some(System::boot_time()).filter(|&boot| boot > 0).map(|boot| boot * 1000)
 }

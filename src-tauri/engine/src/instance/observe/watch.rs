@@ -189,7 +189,19 @@ impl Watch {
             watched.candidates.clear();
             watched.asked = None;
         } else if watched.children_at_block.is_none() {
-            watched.children_at_block = session.process.as_ref().map(|p| process::children(p.pid));
+            // The watch hears of the block a moment after it happened, and a user quick on Enter
+            // (or a busy machine) may have the tool started by then.
+            let since_block = Duration::from_millis(now_millis().saturating_sub(session.last_event_at));
+            let asked = session.message.as_deref().and_then(command_key);
+            watched.children_at_block = session.process.as_ref().map(|p| {
+                at_block(
+                    process::children(p.pid),
+                    asked.as_deref(),
+                    since_block,
+                    process::cmdline,
+                    process::running_for,
+                )
+            });
         }
         let asking = matches!(session.status, Some(AgentStatus::Waiting | AgentStatus::Blocked));
         if !asking {
@@ -325,6 +337,25 @@ fn approved(
         candidates.clear();
     }
     confirmed
+}
+
+/// The blocked agent's children as they were at the block, from its children now, `since_block`
+/// later: all of them but one that runs the asked command and started since — that one is the
+/// tool, started before the watch looked, and left out so that the next look approves it.
+/// `running_for` is how long a child has run at the least; a child whose age is unknown was there.
+fn at_block(
+    mut children: HashSet<u32>,
+    asked: Option<&str>,
+    since_block: Duration,
+    command_of: impl Fn(u32) -> Option<String>,
+    running_for: impl Fn(u32) -> Option<Duration>,
+) -> HashSet<u32> {
+    let Some(asked) = asked else { return children };
+    children.retain(|child| {
+        let runs_asked = command_of(*child).is_some_and(|command| collapse(&command).contains(asked));
+        !(runs_asked && running_for(*child).is_some_and(|ran| ran < since_block))
+    });
+    children
 }
 
 /// The part of a permission's command that the tool's process shows in its command line: up to

@@ -34,6 +34,31 @@ fn a_child_running_the_asked_command_is_the_tool_however_quick_the_approval() {
     assert_eq!(command_key("make   deploy…").as_deref(), Some("make deploy"));
 }
 
+/// The watch hears of a block after the hub applied it; on a busy machine, a quick user's tool
+/// may be running by then. It is not taken as a child the agent had at the block.
+#[test]
+fn a_tool_started_before_the_watch_heard_of_the_block_is_still_the_tool() {
+    let asked = command_key("make deploy");
+    let command = |pid: u32| match pid {
+        1 => Some("node claude".to_owned()),
+        2 | 3 => Some("sh -c make deploy 2>/dev/null; sleep 30".to_owned()),
+        _ => None,
+    };
+    // 1 and 3 ran before the block (40 ms ago); 2 started 5 ms ago; 4's age is unknown.
+    let ago = |pid: u32| match pid {
+        2 => Some(Duration::from_millis(5)),
+        4 => None,
+        _ => Some(Duration::from_secs(60)),
+    };
+    let since_block = Duration::from_millis(40);
+    let mut before = at_block(set(&[1, 2, 3, 4]), asked.as_deref(), since_block, command, ago);
+    assert_eq!(before, set(&[1, 3, 4]), "only the asked command started since the block is left out");
+    let mut candidates = HashMap::new();
+    assert!(approved(&mut before, &mut candidates, Instant::now(), set(&[1, 2, 3, 4]), asked.as_deref(), command));
+    // Without an asked command, nothing tells the tool from a hook: all were there.
+    assert_eq!(at_block(set(&[1, 2]), None, since_block, command, ago), set(&[1, 2]));
+}
+
 #[test]
 fn a_lasting_new_child_is_the_approved_tool_but_a_hook_beside_ours_is_not() {
     let long_ago = Instant::now() - Duration::from_secs(10);

@@ -22,14 +22,20 @@ pub struct Session {
     /// title, else the last folder of `cwd`, else a short id. Always set by the reducer.
     pub title: Option<String>,
     pub cwd: Option<String>,
+    #[serde(default)]
     pub awaiting_input: bool,
     pub question: Option<String>,
     pub message: Option<String>,
+    #[serde(default)]
     pub interrupted: bool,
+    #[serde(default)]
     pub errored: bool,
+    #[serde(default)]
     pub ended: bool,
+    #[serde(default)]
     pub unread: bool,
     /// How many subagents are running.
+    #[serde(default)]
     pub subagents: u32,
     #[cfg_attr(test, ts(type = "number"))]
     pub first_event_at: Millis,

@@ -16,9 +16,8 @@ use std::time::Duration;
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
 use switchboard_core::{HistoryEntry, Restored};
 
-use crate::instance::hub::Changed;
-
 mod batch;
+mod row;
 mod writer;
 
 pub use batch::Batch;
@@ -225,7 +224,7 @@ impl Store {
                 }
                 if let Some(changed) = &pending.state {
                     text.clear();
-                    serde_json::to_writer(&mut text, &Saving::of(changed)).map_err(json)?;
+                    serde_json::to_writer(&mut text, &row::Saving::of(changed)).map_err(json)?;
                     upsert.execute(params![id, as_str(&text), now_millis()])?;
                 }
                 // What this commit brings of the session's history: one row.
@@ -267,22 +266,6 @@ impl Store {
         let mut query = self.conn.prepare("SELECT session_id FROM sessions")?;
         let ids = query.query_map([], |row| row.get::<_, String>(0))?.collect();
         ids
-    }
-}
-
-/// A session as [`Restored`] saves it, borrowed from the update the hub shares: the same JSON,
-/// without a copy of the session per row.
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Saving<'a> {
-    session: &'a switchboard_core::Session,
-    event_title: &'a Option<String>,
-    agent_title: &'a Option<String>,
-}
-
-impl<'a> Saving<'a> {
-    fn of(changed: &'a Changed) -> Self {
-        Self { session: &changed.change.session, event_title: &changed.event_title, agent_title: &changed.agent_title }
     }
 }
 

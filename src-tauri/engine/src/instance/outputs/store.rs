@@ -36,7 +36,10 @@ pub const HISTORY_LIMIT: usize = 50;
 /// 2: a history row holds what one commit brought of a session's history, as one entry (an
 /// object, as in 1) or several (an array, oldest first), and `entries` says how many: a session
 /// that changed ten times between two commits costs one row, not ten (issue 47: a row insert,
-/// its index entry and its later trim were the store's largest cost under load).
+/// its index entry and its later trim were the store's largest cost under load). From 2 on, a
+/// session's row also leaves out its empty fields and what restoring rebuilds (`store/row.rs`):
+/// a build that reads only 1 would drop such rows as unreadable, and it refuses a schema-2 file
+/// instead, leaving it as it is.
 const MIGRATIONS: &[&str] = &[
     "
     CREATE TABLE sessions (

@@ -229,7 +229,7 @@ mod tests {
         let before = std::time::Instant::now();
         let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
         let ran = running_for(child.id()).expect("the child");
-        // Asked after `before`'s elapsed time is read would let the child outrun it: read it after.
+        // The elapsed time is read after the child's age: read before, the age could pass it.
         let most = before.elapsed();
         assert!(ran <= most, "{ran:?} > {most:?}");
         assert!(ran <= running_for(std::process::id()).expect("this process"));

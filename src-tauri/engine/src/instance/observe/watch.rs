@@ -309,9 +309,7 @@ fn approved(
     asked: Option<&str>,
     command_of: impl Fn(u32) -> Option<String>,
 ) -> bool {
-    let runs_asked = |child: &u32| {
-        asked.is_some_and(|asked| command_of(*child).is_some_and(|command| collapse(&command).contains(asked)))
-    };
+    let runs_asked = |child: &u32| asked.is_some_and(|asked| runs(&command_of, *child, asked));
     if now.iter().any(|child| !before.contains(child) && runs_asked(child)) {
         *before = now;
         candidates.clear();
@@ -352,10 +350,14 @@ fn at_block(
 ) -> HashSet<u32> {
     let Some(asked) = asked else { return children };
     children.retain(|child| {
-        let runs_asked = command_of(*child).is_some_and(|command| collapse(&command).contains(asked));
-        !(runs_asked && running_for(*child).is_some_and(|ran| ran < since_block))
+        !(runs(&command_of, *child, asked) && running_for(*child).is_some_and(|ran| ran < since_block))
     });
     children
+}
+
+/// Whether `child`'s command line holds `asked` (a [`command_key`]).
+fn runs(command_of: impl Fn(u32) -> Option<String>, child: u32, asked: &str) -> bool {
+    command_of(child).is_some_and(|command| collapse(&command).contains(asked))
 }
 
 /// The part of a permission's command that the tool's process shows in its command line: up to

@@ -220,9 +220,9 @@ mod tests {
     }
 
     /// A restart from the lean row shows exactly what a restart from the whole session showed:
-    /// for a session with every field set, and for one with every field empty.
+    /// for a blocked session, one with every field set, and one with every field empty.
     #[test]
-    fn a_lean_row_restores_the_same_session_as_the_whole_one_and_is_a_third_of_it() {
+    fn a_lean_row_restores_the_same_session_as_the_whole_one_and_is_under_half_of_it() {
         let event = json!({"hook_event_name": "PermissionRequest", "session_id": "s", "cwd": "/src/app",
             "transcript_path": "/t/s.jsonl", "tool_name": "Bash", "tool_input": {"command": "rm -rf dist"}});
         let mut reducer = Reducer::new();

@@ -144,22 +144,27 @@ impl Watch {
                 self.sessions.remove(&oldest);
             }
         }
-        let watched = self.sessions.entry(session.session_id.clone()).or_insert_with(|| {
-            Box::new(Watched {
-                agent: session.agent.clone(),
-                status: None,
-                last_event_at: 0,
-                transcript_path: None,
-                tail: None,
-                tail_until: None,
-                process: None,
-                children_at_block: None,
-                candidates: HashMap::new(),
-                last_hook: Instant::now(),
-                asked: None,
-                screen: None,
-            })
-        });
+        if !self.sessions.contains_key(&session.session_id) {
+            // The id is copied once per session, not on every update.
+            self.sessions.insert(
+                session.session_id.clone(),
+                Box::new(Watched {
+                    agent: session.agent.clone(),
+                    status: None,
+                    last_event_at: 0,
+                    transcript_path: None,
+                    tail: None,
+                    tail_until: None,
+                    process: None,
+                    children_at_block: None,
+                    candidates: HashMap::new(),
+                    last_hook: Instant::now(),
+                    asked: None,
+                    screen: None,
+                }),
+            );
+        }
+        let Some(watched) = self.sessions.get_mut(&session.session_id) else { return };
         if session.last_event_at != watched.last_event_at {
             watched.last_hook = Instant::now();
         }
@@ -192,8 +197,8 @@ impl Watch {
             // The watch hears of the block a moment after it happened, and a user quick on Enter
             // (or a busy machine) may have the tool started by then.
             let since_block = Duration::from_millis(now_millis().saturating_sub(session.last_event_at));
-            let asked = session.message.as_deref().and_then(command_key);
             watched.children_at_block = session.process.as_ref().map(|p| {
+                let asked = session.message.as_deref().and_then(command_key);
                 at_block(
                     process::children(p.pid),
                     asked.as_deref(),

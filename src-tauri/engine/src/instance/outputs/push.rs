@@ -167,7 +167,14 @@ impl Push {
 
     /// Queues a message per channel that is on, unless it is quiet hours; never blocks.
     pub fn needs_you(&self, session: &Session) {
-        let reach = self.lock().clone();
+        let reach = {
+            let reach = self.lock();
+            // With no channel on (most boards), a change costs no copy and no look at the clock.
+            if !PushKind::ALL.into_iter().any(|kind| kind.channel(&reach).active()) {
+                return;
+            }
+            reach.clone()
+        };
         if reach.quiet_hours.covers((self.options.local_minute)()) {
             return;
         }

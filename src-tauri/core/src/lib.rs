@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod hook_config;
+pub mod json;
 pub mod normalize;
 pub mod notify;
 pub mod question;

@@ -35,10 +35,10 @@ impl Question {
     /// The questions of a question tool's `tool_input` (`{"questions": [{question, header,
     /// options: [{label, description}], multiSelect}]}`, the shape all three CLIs share); what is
     /// not a question is skipped, and the lists and texts are bounded.
-    pub fn parse_all(tool_input: Option<&serde_json::Value>) -> Vec<Self> {
-        let text = |value: Option<&serde_json::Value>| {
+    pub fn parse_all(tool_input: Option<&crate::json::Value>) -> Vec<Self> {
+        let text = |value: Option<&crate::json::Value>| {
             value
-                .and_then(serde_json::Value::as_str)
+                .and_then(crate::json::Value::as_str)
                 .map(|text| text.chars().take(MAX_QUESTION_TEXT).collect::<String>())
         };
         let Some(questions) = tool_input.and_then(|input| input.get("questions")).and_then(|q| q.as_array()) else {
@@ -66,7 +66,7 @@ impl Question {
                     header: text(asked.get("header")),
                     question,
                     options,
-                    multi_select: asked.get("multiSelect").and_then(serde_json::Value::as_bool).unwrap_or(false),
+                    multi_select: asked.get("multiSelect").and_then(crate::json::Value::as_bool).unwrap_or(false),
                 })
             })
             .take(MAX_QUESTIONS)

@@ -30,9 +30,10 @@ pub fn normalizer(id: &str) -> Option<Normalizer> {
     agent(id).map(|agent| agent.normalize)
 }
 
-/// Looks up the agent's normalizer and runs it; `None` for an unknown agent too.
+/// Looks up the agent's normalizer and runs it on a parsed body (a spooled one, a test's);
+/// `None` for an unknown agent too. The hook server reads its bodies with [`crate::json`].
 pub fn normalize(id: &str, raw: &Value, now: Millis) -> Option<StatusEvent> {
-    normalizer(id).and_then(|normalize| normalize(raw, now))
+    normalizer(id).and_then(|normalize| normalize(&raw.into(), now))
 }
 
 /// The last turn of `agent`'s transcript `records`, each read as its CLI reads it.
@@ -71,7 +72,7 @@ mod tests {
             let named = !agent.id.is_empty() && !agent.name.is_empty() && !agent.short_name.is_empty();
             assert!(named && agent.letter != Agent::BASE.letter, "{}: names and letter", agent.id);
             let stop = serde_json::json!({"hook_event_name": "Stop", "session_id": "s"});
-            let _ = (agent.normalize)(&stop, 1);
+            let _ = (agent.normalize)(&(&stop).into(), 1);
             if let Some(setup) = &agent.setup {
                 let said = [setup.dir, setup.file, setup.program, setup.install_hint, setup.next_step];
                 assert!(said.iter().all(|field| !field.is_empty()), "{}: its setup's own fields", agent.id);

@@ -5,8 +5,9 @@ use serde_json::Value;
 
 use crate::status::{Millis, StatusEvent};
 
-/// `(raw hook JSON, now) -> event`. `now` is the injected clock's reading, in Unix ms.
-pub type Normalizer = fn(&Value, Millis) -> Option<StatusEvent>;
+/// `(raw hook JSON, now) -> event`, the JSON borrowed from the body ([`crate::json`]). `now` is
+/// the injected clock's reading, in Unix ms.
+pub type Normalizer = fn(&crate::json::Value, Millis) -> Option<StatusEvent>;
 
 /// Where the agent's own name for a session lives (docs/model.md §4, the card's title).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

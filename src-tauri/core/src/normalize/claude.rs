@@ -1,7 +1,7 @@
 //! Claude Code (`/hook/claude`), docs/model.md §1.1 as corrected by what Claude Code 2.1.332
 //! sends (§8).
 
-use serde_json::Value;
+use crate::json::Value;
 
 mod transcript;
 
@@ -214,7 +214,7 @@ fn notification(hook: &Hook, base: StatusEvent) -> Option<StatusEvent> {
     let message = hook.str("message").map(one_line);
     let (status, cue) = match hook.fields.get("notification_type") {
         None | Some(Value::Null) => (AgentStatus::Waiting, Cue::IdleReminder),
-        Some(Value::String(kind)) => match kind.as_str() {
+        Some(Value::String(kind)) => match &**kind {
             "permission_prompt" => (AgentStatus::Blocked, Cue::PermissionNotice),
             "elicitation_dialog" | "elicitation_url_dialog" | "agent_needs_input" => (AgentStatus::Waiting, Cue::Plain),
             "idle_prompt" => {

@@ -1,6 +1,6 @@
 //! Codex CLI (`/hook/codex`), docs/model.md §1.2 as corrected by what Codex 0.171.0 sends (§8).
 
-use serde_json::Value;
+use crate::json::Value;
 
 mod transcript;
 
@@ -155,6 +155,13 @@ fn question(hook: &Hook) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
+
+    /// The normalizer on a test's `serde_json` value (the server reads bodies with `crate::json`).
+    fn normalize_codex(raw: &Value, now: Millis) -> Option<StatusEvent> {
+        super::normalize_codex(&raw.into(), now)
+    }
+
     use crate::normalize::fixtures::{fixture, fixture_with};
     use serde_json::json;
 

@@ -7,7 +7,7 @@
 //! reads it. `sessionStart` fires with the first prompt, not at launch; no hook reports Esc or the
 //! final failure of a request (`errorOccurred` fires per attempt, always "recoverable").
 
-use serde_json::{json, Map, Value};
+use crate::json::{Map, Value};
 
 mod transcript;
 
@@ -92,11 +92,11 @@ pub static AGENT: Agent = Agent {
 
 /// Its camelCase payload in the shared snake_case shape (the event's name was added by the
 /// forwarder); the question tool's choices as a question with options.
-fn shared_shape(raw: &Value) -> Option<Value> {
+fn shared_shape<'a>(raw: &Value<'a>) -> Option<Value<'a>> {
     let fields = raw.as_object()?;
     let mut shaped = Map::new();
     for (key, value) in fields {
-        let key = match key.as_str() {
+        let key = match key {
             // A subagent's own events carry its id as `sessionId`: they belong to the parent's.
             "sessionId" if fields.contains_key("parentAgentId") => continue,
             "parentAgentId" => "session_id",
@@ -113,15 +113,17 @@ fn shared_shape(raw: &Value) -> Option<Value> {
         }
         shaped.insert(key.to_owned(), value.clone());
     }
-    if let Some(args) = shaped.get("tool_input").filter(|_| fields.get("toolName") == Some(&json!(ASK_USER))) {
-        shaped.insert("tool_input".into(), question_input(args));
+    if let Some(args) =
+        shaped.get("tool_input").filter(|_| fields.get("toolName").and_then(Value::as_str) == Some(ASK_USER))
+    {
+        shaped.insert("tool_input", question_input(args));
     }
     Some(Value::Object(shaped))
 }
 
 /// `ask_user`'s `{message, requestedSchema: {properties: {<field>: {enum | oneOf}}}}` as the shared
 /// `{questions: [{question, options: [{label}]}]}`.
-fn question_input(args: &Value) -> Value {
+fn question_input(args: &Value) -> Value<'static> {
     let question = args.get("message").or_else(|| args.get("question")).and_then(Value::as_str).unwrap_or_default();
     // A field's choices: `enum` (with `enumNames`), `oneOf: [{const, title}]`, or the same in
     // `items` for a list.
@@ -140,8 +142,20 @@ fn question_input(args: &Value) -> Value {
     };
     let properties = args.pointer("/requestedSchema/properties").and_then(Value::as_object);
     let choices = properties.and_then(|properties| properties.values().find_map(labels));
-    let options: Vec<Value> = choices.unwrap_or_default().into_iter().map(|label| json!({"label": label})).collect();
-    json!({"questions": [{"question": question, "options": options}]})
+    let object = |entries: Vec<(&'static str, Value<'static>)>| {
+        let mut map = Map::new();
+        for (key, value) in entries {
+            map.insert(key, value);
+        }
+        Value::Object(map)
+    };
+    let options =
+        choices.unwrap_or_default().into_iter().map(|label| object(vec![("label", Value::String(label.into()))]));
+    let asked = object(vec![
+        ("question", Value::String(question.to_owned().into())),
+        ("options", Value::Array(options.collect())),
+    ]);
+    object(vec![("questions", Value::Array(vec![asked]))])
 }
 
 pub fn normalize_copilot(raw: &Value, now: Millis) -> Option<StatusEvent> {
@@ -208,6 +222,13 @@ fn subagent(hook: &Hook, event: StatusEvent) -> StatusEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+    use serde_json::Value;
+
+    /// The normalizer on a test's `serde_json` value (the server reads bodies with `crate::json`).
+    fn normalize_copilot(raw: &Value, now: Millis) -> Option<StatusEvent> {
+        super::normalize_copilot(&raw.into(), now)
+    }
 
     const NOW: Millis = 1_750_000_000_000;
 

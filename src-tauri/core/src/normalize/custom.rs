@@ -1,7 +1,7 @@
 //! `custom` (`/hook/custom`): Switchboard's own canonical event, for scripts and tools that have
 //! no normalizer of their own (docs/model.md §1.4).
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::agent::row::{Agent, Typing};
 use crate::status::{AgentStatus, Cue, Lifecycle, Millis, SessionKind, StatusEvent};
@@ -61,7 +61,7 @@ fn string(value: &Value) -> Option<String> {
 
 /// `Some(None)` when the field is absent or null, `Some(Some(v))` when it parses, and `None`
 /// (drop the event) when it is present with the wrong type or value.
-fn optional<T>(body: &Map<String, Value>, key: &str, parse: impl Fn(&Value) -> Option<T>) -> Option<Option<T>> {
+fn optional<'a, T>(body: &Map<'a>, key: &str, parse: impl Fn(&Value<'a>) -> Option<T>) -> Option<Option<T>> {
     match body.get(key) {
         None | Some(Value::Null) => Some(None),
         Some(value) => parse(value).map(Some),
@@ -71,6 +71,13 @@ fn optional<T>(body: &Map<String, Value>, key: &str, parse: impl Fn(&Value) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
+
+    /// The normalizer on a test's `serde_json` value (the server reads bodies with `crate::json`).
+    fn normalize_custom(raw: &Value, now: Millis) -> Option<StatusEvent> {
+        super::normalize_custom(&raw.into(), now)
+    }
+
     use serde_json::json;
 
     const NOW: Millis = 42;

@@ -2,8 +2,8 @@
 //! edits"): the file and how many lines go and come — from Claude Code's Edit / MultiEdit / Write
 //! input, Codex's `apply_patch` patch, or Gemini CLI's `fileDiff`.
 
+use crate::json::Value;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// The file an edit permission changes, and by how many lines.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,9 +92,18 @@ pub fn of_file_diff(details: Option<&Value>) -> Option<EditSummary> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     use super::*;
+
+    /// The summaries on a test's `serde_json` value (the server reads bodies with `crate::json`).
+    fn of_tool_input(tool: Option<&str>, input: Option<&Value>) -> Option<EditSummary> {
+        super::of_tool_input(tool, input.map(Into::into).as_ref())
+    }
+
+    fn of_file_diff(details: Option<&Value>) -> Option<EditSummary> {
+        super::of_file_diff(details.map(Into::into).as_ref())
+    }
 
     #[test]
     fn claudes_edit_tools_say_the_file_and_the_lines() {

@@ -1,7 +1,7 @@
 //! Gemini CLI (`/hook/gemini`), docs/model.md §1.3 as corrected by what Gemini CLI 0.61.0
 //! sends (§8).
 
-use serde_json::Value;
+use crate::json::Value;
 
 mod transcript;
 
@@ -157,6 +157,13 @@ fn ungarble(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
+
+    /// The normalizer on a test's `serde_json` value (the server reads bodies with `crate::json`).
+    fn normalize_gemini(raw: &Value, now: Millis) -> Option<StatusEvent> {
+        super::normalize_gemini(&raw.into(), now)
+    }
+
     use crate::normalize::fixtures::{fixture, fixture_with};
     use serde_json::json;
 

@@ -18,7 +18,7 @@ pub(crate) mod qwen;
 pub mod edit;
 pub mod observed;
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::agent::Agent;
 use crate::status::{Lifecycle, Millis, SessionKind, StatusEvent};
@@ -41,7 +41,7 @@ pub const MAX_ID_LEN: usize = 256;
 /// A hook payload in the shape Claude, Codex and Gemini share (`hook_event_name`,
 /// `session_id`, `transcript_path`, `cwd`, `tool_name`, `tool_input`).
 pub(crate) struct Hook<'a> {
-    pub fields: &'a Map<String, Value>,
+    pub fields: &'a Map<'a>,
     pub event_name: &'a str,
     pub session_id: &'a str,
 }
@@ -49,7 +49,7 @@ pub(crate) struct Hook<'a> {
 impl<'a> Hook<'a> {
     /// `None` unless the payload is an object with a string `hook_event_name` and a non-empty
     /// string `session_id`.
-    pub fn parse(raw: &'a Value) -> Option<Self> {
+    pub fn parse(raw: &'a Value<'a>) -> Option<Self> {
         let fields = raw.as_object()?;
         let event_name = fields.get("hook_event_name")?.as_str()?;
         let session_id = fields.get("session_id")?.as_str().filter(|id| !id.is_empty() && id.len() <= MAX_ID_LEN)?;
@@ -135,8 +135,8 @@ impl<'a> Hook<'a> {
             ["command", "file_path", "path", "url", "pattern", "query", "prompt", "description", "notebook_path"];
         let input = self.fields.get("tool_input")?;
         let text = match input {
-            Value::String(text) => text.clone(),
-            Value::Object(map) => match KEYS.iter().find_map(|key| map.get(*key).and_then(Value::as_str)) {
+            Value::String(text) => text.clone().into_owned(),
+            Value::Object(map) => match KEYS.iter().find_map(|key| map.get(key).and_then(Value::as_str)) {
                 Some(text) => text.to_owned(),
                 None if map.is_empty() => return None,
                 None => input.to_string(),
@@ -226,7 +226,7 @@ mod tests {
         ];
         for agent in crate::agent::AGENTS {
             for raw in &bad {
-                assert_eq!((agent.normalize)(raw, 1), None, "{}: {raw}", agent.id);
+                assert_eq!((agent.normalize)(&raw.into(), 1), None, "{}: {raw}", agent.id);
             }
         }
     }

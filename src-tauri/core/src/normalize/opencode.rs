@@ -12,7 +12,7 @@
 
 mod database;
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::{lifecycle, one_line, request_failed, Hook};
 use crate::agent::row::{Agent, DecisionReply, Start, Transcript, Typing};
@@ -189,6 +189,13 @@ fn turn_end(hook: &Hook, done: StatusEvent) -> StatusEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
+
+    /// The normalizer on a test's `serde_json` value (the server reads bodies with `crate::json`).
+    fn normalize_opencode(raw: &Value, now: Millis) -> Option<StatusEvent> {
+        super::normalize_opencode(&raw.into(), now)
+    }
+
     use serde_json::json;
 
     const NOW: Millis = 1_750_000_000_000;

@@ -9,7 +9,7 @@
 //! never asks before a tool: a `tool_call` is a permission only while the board holds it (the
 //! user turned Allow / Deny on for pi), and pi has no question tool.
 
-use serde_json::Value;
+use crate::json::Value;
 
 mod transcript;
 
@@ -139,6 +139,13 @@ fn turn_end(hook: &Hook, done: StatusEvent) -> StatusEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
+
+    /// The normalizer on a test's `serde_json` value (the server reads bodies with `crate::json`).
+    fn normalize_pi(raw: &Value, now: Millis) -> Option<StatusEvent> {
+        super::normalize_pi(&raw.into(), now)
+    }
+
     use serde_json::json;
 
     const NOW: Millis = 1_750_000_000_000;

@@ -7,7 +7,7 @@
 //! then); a refused permission shows as a `cancelled` call in `PostToolBatch`; `StopFailure` runs
 //! detached under a short-lived supervisor, so its process is not the CLI.
 
-use serde_json::Value;
+use crate::json::Value;
 
 mod transcript;
 
@@ -183,6 +183,13 @@ fn subagent(hook: &Hook, event: StatusEvent) -> StatusEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
+
+    /// The normalizer on a test's `serde_json` value (the server reads bodies with `crate::json`).
+    fn normalize_qwen(raw: &Value, now: Millis) -> Option<StatusEvent> {
+        super::normalize_qwen(&raw.into(), now)
+    }
+
     use serde_json::json;
 
     const NOW: Millis = 1_750_000_000_000;

@@ -529,14 +529,14 @@ fn question_lists_are_bounded_and_what_is_not_a_question_is_skipped() {
         "not an object",
         {"question": "Pick", "options": vec![option; 40], "multiSelect": true},
     ]});
-    let questions = crate::session::Question::parse_all(Some(&input));
+    let questions = crate::session::Question::parse_all(Some(&(&input).into()));
     assert_eq!(questions.len(), 1);
     assert!(questions[0].multi_select);
     assert_eq!(questions[0].options.len(), crate::session::MAX_OPTIONS);
     assert_eq!(questions[0].options[0].label.chars().count(), 1_000);
     assert_eq!(questions[0].options[0].description, None);
     let many = json!({"questions": vec![json!({"question": "q"}); 50]});
-    assert_eq!(crate::session::Question::parse_all(Some(&many)).len(), crate::session::MAX_QUESTIONS);
+    assert_eq!(crate::session::Question::parse_all(Some(&(&many).into())).len(), crate::session::MAX_QUESTIONS);
 }
 
 #[test]

@@ -102,7 +102,7 @@ impl ServerState {
             let first = self.delivered.lock().unwrap_or_else(std::sync::PoisonError::into_inner).first(&spooled.id);
             let normalize = Some(spooled.agent.as_str()).filter(|agent| is_agent_id(agent)).and_then(normalizer);
             let Some(normalize) = normalize.filter(|_| first) else { continue };
-            if let Some(mut event) = normalize(&spooled.body, spooled.at.min(now)) {
+            if let Some(mut event) = normalize(&(&spooled.body).into(), spooled.at.min(now)) {
                 event.process = spooled.process;
                 // Bounded by the spool itself, and already waited for long enough.
                 self.inputs.push(Input::Hook(Box::new(event)));

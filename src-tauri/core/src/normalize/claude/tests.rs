@@ -1,6 +1,12 @@
 use super::*;
 use crate::normalize::fixtures::{fixture, fixture_with};
 use serde_json::json;
+use serde_json::Value;
+
+/// The normalizer on a test's `serde_json` value (the server reads bodies with `crate::json`).
+fn normalize_claude(raw: &Value, now: Millis) -> Option<StatusEvent> {
+    super::normalize_claude(&raw.into(), now)
+}
 
 const NOW: Millis = 1_750_000_000_000;
 

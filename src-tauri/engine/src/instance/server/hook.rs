@@ -11,7 +11,6 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderMap, Method, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde_json::Value;
 use switchboard_core::{normalizer, StatusEvent};
 
 use super::request::{agent_process, is_agent_id, is_too_large, key_matches};
@@ -103,7 +102,8 @@ pub(super) async fn read_event(
         Ok(Err(error)) if is_too_large(&error) => return Err(StatusCode::PAYLOAD_TOO_LARGE),
         Ok(Err(_)) => return Ok(None),
     };
-    let Ok(raw) = serde_json::from_slice::<Value>(&body) else { return Ok(None) };
+    // Borrowed from the body: the normalizer reads a few fields and drops the rest (issue 47).
+    let Ok(raw) = switchboard_core::json::Value::parse(&body) else { return Ok(None) };
     Ok(normalize(&raw, now_millis()).map(|mut event| {
         event.process = agent_process(headers);
         event

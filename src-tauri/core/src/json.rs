@@ -41,8 +41,11 @@ pub struct Map<'a> {
 
 impl<'a> Value<'a> {
     /// Reads a whole JSON text; its strings borrow from `text` unless they hold escapes.
+    /// The text is checked to be UTF-8 once, whole, rather than string by string as
+    /// `serde_json::from_slice` does; bytes that are not UTF-8 are refused either way.
     pub fn parse(text: &'a [u8]) -> serde_json::Result<Self> {
-        serde_json::from_slice(text)
+        let text = std::str::from_utf8(text).map_err(serde::de::Error::custom)?;
+        serde_json::from_str(text)
     }
 
     /// A member of an object by key, or an element of an array by index.

@@ -37,7 +37,7 @@ use crate::instance::act::phone::Phone;
 use crate::instance::hub::journal::Journal;
 use crate::instance::hub::{Hub, Input, Inputs};
 use crate::instance::outputs::push::{Push, PushKind};
-use crate::protocol::{routes, HoldAnswer, BODY_LIMIT, DEFAULT_HOLD, EVENT_ID_HEADER, MAX_HOLD};
+use crate::protocol::{routes, HoldAnswer, BODY_LIMIT, DEFAULT_HOLD, MAX_HOLD};
 use crate::spool::{self, Delivered};
 
 /// A client that has not sent its headers, or its body, by then is cut off.
@@ -90,7 +90,7 @@ impl ServerState {
     /// Whether the event with this id (if it has one) is new: an event the forwarder spooled
     /// after its request did reach the socket comes twice, and is applied once.
     fn first_delivery(&self, headers: &HeaderMap) -> bool {
-        let Some(id) = headers.get(EVENT_ID_HEADER).and_then(|id| id.to_str().ok()) else { return true };
+        let Some(id) = headers.get(&request::EVENT_ID).and_then(|id| id.to_str().ok()) else { return true };
         self.delivered.lock().unwrap_or_else(std::sync::PoisonError::into_inner).first(id)
     }
 

@@ -1,10 +1,15 @@
 //! What a request carries, read with care: the key (in constant time), a query parameter, the
 //! forwarder's report of the agent's process, and whether a body was refused for its size.
 
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderName};
 use switchboard_core::AgentProcess;
 
-use crate::protocol::{PROCESS_HEADER, PROCESS_HEADER_LIMIT};
+use crate::protocol::{EVENT_ID_HEADER, PROCESS_HEADER, PROCESS_HEADER_LIMIT};
+
+/// The forwarder's headers as names made once: looked up by a `&str`, a header name is parsed
+/// again on every request.
+pub(super) static PROCESS: HeaderName = HeaderName::from_static(PROCESS_HEADER);
+pub(super) static EVENT_ID: HeaderName = HeaderName::from_static(EVENT_ID_HEADER);
 
 pub(super) fn query_param<'a>(query: Option<&'a str>, name: &str) -> Option<&'a str> {
     query?.split('&').find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
@@ -12,7 +17,7 @@ pub(super) fn query_param<'a>(query: Option<&'a str>, name: &str) -> Option<&'a 
 
 /// The forwarder's report of the agent's process, if well-formed and small.
 pub(super) fn agent_process(headers: &HeaderMap) -> Option<AgentProcess> {
-    let value = headers.get(PROCESS_HEADER)?;
+    let value = headers.get(&PROCESS)?;
     if value.len() > PROCESS_HEADER_LIMIT {
         return None;
     }

@@ -71,7 +71,7 @@ fn spooled_events_are_applied_once_in_order_and_drops_are_said() {
     };
     let id = |n: u64| format!("{n:032x}");
     let mut headers = HeaderMap::new();
-    headers.insert(EVENT_ID_HEADER, id(2).parse().unwrap());
+    headers.insert(crate::protocol::EVENT_ID_HEADER, id(2).parse().unwrap());
     assert!(state.first_delivery(&headers), "its request came first");
     assert!(!state.first_delivery(&headers), "the same request twice");
     let spooled = |n: u64| spool::Spooled {

@@ -18,8 +18,6 @@ use std::collections::{HashMap, HashSet};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::sync::mpsc::RecvTimeoutError;
-
-use crate::instance::hub::mailbox::Updates;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -28,6 +26,7 @@ use switchboard_core::{AgentProcess, AgentStatus, Session};
 
 use crate::clock::now_millis;
 use crate::files::open_regular;
+use crate::instance::hub::mailbox::Updates;
 use crate::instance::hub::{Input, Inputs, Update};
 use crate::process;
 
@@ -135,16 +134,15 @@ impl Watch {
         self.track(session, from);
     }
 
-    /// `from`: where the session's transcript ended when this change opened a turn (see
-    /// `Changed::transcript_from`).
+    /// `from`: where the session's transcript ended when this change opened a turn (`Changed::transcript_from`).
     fn track(&mut self, session: &Session, from: Option<u64>) {
-        if !self.sessions.contains_key(&session.session_id) && self.sessions.len() >= MAX_WATCHED {
-            let oldest = self.sessions.iter().min_by_key(|(_, w)| w.last_event_at).map(|(id, _)| id.clone());
-            if let Some(oldest) = oldest {
-                self.sessions.remove(&oldest);
-            }
-        }
         if !self.sessions.contains_key(&session.session_id) {
+            if self.sessions.len() >= MAX_WATCHED {
+                let oldest = self.sessions.iter().min_by_key(|(_, w)| w.last_event_at).map(|(id, _)| id.clone());
+                if let Some(oldest) = oldest {
+                    self.sessions.remove(&oldest);
+                }
+            }
             // The id is copied once per session, not on every update.
             self.sessions.insert(
                 session.session_id.clone(),

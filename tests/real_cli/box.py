@@ -299,7 +299,7 @@ def drive(report: harness.Report, desk: harness.Serve, cli: OnBox):
     """One CLI on the box: its plain turn on the desk's board, then its permission."""
     how = "allowed from the desk" if cli.held else "shown blocked on the desk, answered in its own dialog"
     report.scenario(f"{cli.name} on the box: on the desk's board; its permission {how}")
-    known = {s["sessionId"] for s in desk.sessions()}
+    known = desk.ids()
     tmux = harness.Tmux(f"sb-box-{cli.agent}", cli.command, cli.env, cli.ws, user=USER)
     try:
         if cli.first_start is not None:
@@ -311,10 +311,8 @@ def drive(report: harness.Report, desk: harness.Serve, cli: OnBox):
             return
         prompt(tmux, "Say hello [[scenario:hello]]")
 
-        def new_session():
-            return next((s for s in desk.sessions() if s["sessionId"] not in known and s["agent"] == cli.agent
-                         and s.get("host") == "box" and cli.hello(s)), None)
-        first = harness.wait_until(new_session, 60, 0.2)
+        first = desk.wait_new(known, lambda s: s["agent"] == cli.agent and s.get("host") == "box" and cli.hello(s),
+                              60, 0.2)
         report.check("its session is on the desk's board, host `box`, done with its answer", first is not None,
                      [(s["sessionId"], s["status"], s.get("message")) for s in desk.sessions()])
         if first is None:

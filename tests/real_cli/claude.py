@@ -785,14 +785,13 @@ def new_agent_scenario(c: ClaudeSession, report):
         (bindir / "claude").symlink_to(c.claude)
     server = f"sb-new-{os.getpid()}"
     env = {**c.env, "PATH": f"{bindir}:{c.env['PATH']}", "SWITCHBOARD_TMUX": server}
-    known = {s["sessionId"] for s in c.serve.sessions()}
+    known = c.serve.ids()
     try:
         started = subprocess.run([str(harness.switchboard_bin()), "new", "claude", "--cwd", str(c.project), "--",
                                   "Say hello [[scenario:hello]]"], env=env, capture_output=True, text=True, timeout=30)
         report.check("`switchboard new claude -- PROMPT` starts it", started.returncode == 0
                      and "tmux pane" in started.stdout, started.stdout + started.stderr)
-        new = harness.wait_until(lambda: next((s for s in c.serve.sessions()
-                                               if s["sessionId"] not in known and s.get("agent") == "claude"), None), 60)
+        new = c.serve.wait_new(known, lambda s: s.get("agent") == "claude")
         report.check("its node appears", new is not None, [s["sessionId"] for s in c.serve.sessions()])
         if new is None:
             return

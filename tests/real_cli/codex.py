@@ -434,15 +434,13 @@ class Scenarios:
         # The daemon scenario's sessions end when the watch sees their processes gone, up to a
         # second later: their exit can be newer than this window's first turn, and one of them
         # said the same hello. This window's session is the one the board did not know before.
-        known = {s["sessionId"] for s in self.serve.sessions() if s["agent"] == AGENT}
+        known = self.serve.ids(AGENT)
         if not self.launch():
             return
         started = int(time.time() * 1000)
         self.prompt("Say hello [[scenario:hello]] in the first window")
-        first = harness.wait_until(lambda: next((s for s in self.serve.sessions()
-                                                 if s["agent"] == AGENT and s["sessionId"] not in known
-                                                 and s["status"] == "done" and s["lastEventAt"] >= started
-                                                 and s.get("message") == "Hello there. Done."), None), 30)
+        first = self.serve.wait_new(known, lambda s: s["agent"] == AGENT and s["status"] == "done"
+                                    and s["lastEventAt"] >= started and s.get("message") == "Hello there. Done.", 30)
         self.report.check("its first turn → its session, done", first is not None, brief(self.latest()))
         if first is None:
             return
@@ -548,7 +546,7 @@ class Scenarios:
         the option)."""
         self.report.scenario("Codex's daemon mode: reply, peek and answer through its protocol (two windows)")
         codex_home = Path(self.env["CODEX_HOME"])
-        known = {s["sessionId"] for s in self.serve.sessions() if s["agent"] == AGENT}
+        known = self.serve.ids(AGENT)
         server = DaemonWindows(f"sb-codex-{os.getpid()}-daemon", self.exe, self.env, self.workspace)
         try:
             ids = []
@@ -558,10 +556,8 @@ class Scenarios:
                                          server.start(pane), server.screen(pane)):
                     return
                 server.prompt(pane, f"Window {n} [[scenario:hello]] (daemon)")
-                found = harness.wait_until(lambda: next(
-                    (s for s in self.serve.sessions() if s["agent"] == AGENT and s["sessionId"] not in known
-                     and s["sessionId"] not in ids and s["status"] == "done"
-                     and s.get("message") == "Hello there. Done."), None), 30)
+                found = self.serve.wait_new(known, lambda s: s["agent"] == AGENT and s["sessionId"] not in ids
+                                            and s["status"] == "done" and s.get("message") == "Hello there. Done.", 30)
                 if not self.report.check(f"window {n}'s first turn → a new session, done", found,
                                          server.screen(pane)):
                     return

@@ -90,7 +90,7 @@ def twin_panes(report: "Report", tmux: "Tmux", serve: "Serve", agent: str, name:
     opened: list[str] = []
     try:
         for label, tmux_session in (("window", None), ("session", "twin")):
-            known = {s["sessionId"] for s in serve.sessions() if s["agent"] == agent}
+            known = serve.ids(agent)
             pane = tmux.open(command, env, cwd, session=tmux_session)
             opened.append(pane)
             ready = wait_until(lambda: idle(tmux.screen_of(pane)), 60, 0.2)
@@ -100,9 +100,8 @@ def twin_panes(report: "Report", tmux: "Tmux", serve: "Serve", agent: str, name:
                 return set(panes) - {first}
             since = time.time() * 1000
             tmux.type_to(pane, f"Say hello [[scenario:hello]] from the {label}")
-            new = wait_until(lambda: next((s for s in serve.sessions() if s["agent"] == agent
-                                           and s["sessionId"] not in known and s["status"] == "done"
-                                           and s["lastEventAt"] >= since), None), 60)
+            new = serve.wait_new(known, lambda s: s["agent"] == agent and s["status"] == "done"
+                                 and s["lastEventAt"] >= since)
             report.check("its first turn → a session of its own, done", new is not None, tmux.screen_of(pane)[-600:])
             if new is None:
                 return set(panes) - {first}
@@ -211,6 +210,20 @@ class Serve:
         if out.returncode != 0:
             return []
         return json.loads(out.stdout).get("sessions", [])
+
+    def ids(self, agent: Optional[str] = None) -> set[str]:
+        """The ids of the sessions on the board now (of `agent`): what a launch's session is told
+        apart from."""
+        return {s["sessionId"] for s in self.sessions() if agent is None or s["agent"] == agent}
+
+    def wait_new(self, known: set[str], test: Callable[[dict], bool], timeout: float = 60,
+                 interval: float = 0.1) -> Optional[dict]:
+        """The first session not in `known` (taken with `ids` before the launch) that passes
+        `test`, waited for up to `timeout` s; None if none came. Not "the newest": an earlier
+        scenario's session that ends late (when the watch sees its process gone) can be newer than
+        the launch's first turn, and may have said the same words."""
+        return wait_until(lambda: next((s for s in self.sessions() if s["sessionId"] not in known and test(s)),
+                                       None), timeout, interval)
 
     def session(self, session_id: Optional[str] = None, agent: Optional[str] = None) -> Optional[dict]:
         """One session by id, else the most recently active one of `agent` (or of any agent)."""

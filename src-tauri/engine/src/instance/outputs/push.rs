@@ -167,26 +167,32 @@ impl Push {
 
     /// Queues a message per channel that is on, unless it is quiet hours; never blocks.
     pub fn needs_you(&self, session: &Session) {
-        let reach = {
+        // The channels that are on, copied under the lock: with none (most boards), a change
+        // costs no copy and no look at the clock.
+        let (channels, quiet_hours) = {
             let reach = self.lock();
-            // With no channel on (most boards), a change costs no copy and no look at the clock.
-            if !PushKind::ALL.into_iter().any(|kind| kind.channel(&reach).active()) {
+            let channels: Vec<_> = PushKind::ALL
+                .into_iter()
+                .zip(&self.outboxes)
+                .filter_map(|(kind, outbox)| {
+                    let channel = kind.channel(&reach);
+                    channel.active().then(|| (kind, outbox, channel.clone()))
+                })
+                .collect();
+            if channels.is_empty() {
                 return;
             }
-            reach.clone()
+            (channels, reach.quiet_hours.clone())
         };
-        if reach.quiet_hours.covers((self.options.local_minute)()) {
+        if quiet_hours.covers((self.options.local_minute)()) {
             return;
         }
-        for (kind, outbox) in PushKind::ALL.into_iter().zip(&self.outboxes) {
-            let channel = kind.channel(&reach);
-            if channel.active() {
-                let mut message = Message::of(session, channel.include_text, &self.options.host);
-                if let (PushKind::Ntfy, Some(phone)) = (kind, self.phone.get()) {
-                    message.buttons = phone.buttons(session, channel.include_text);
-                }
-                outbox.queue(Delivery { url: channel.url.clone(), request: message.request(kind) });
+        for (kind, outbox, channel) in channels {
+            let mut message = Message::of(session, channel.include_text, &self.options.host);
+            if let (PushKind::Ntfy, Some(phone)) = (kind, self.phone.get()) {
+                message.buttons = phone.buttons(session, channel.include_text);
             }
+            outbox.queue(Delivery { url: channel.url, request: message.request(kind) });
         }
     }
 

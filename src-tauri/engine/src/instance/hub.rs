@@ -11,6 +11,8 @@
 //!
 //! The queue itself is `inputs.rs`; what goes out, `update.rs`.
 
+/// Light subscribers sharing one thread and one mailbox.
+pub mod follow;
 /// The one queue every change comes in by.
 pub mod inputs;
 /// The numbered updates links resume from.

@@ -35,6 +35,7 @@ use crate::endpoint::{Endpoint, EndpointError};
 use crate::instance::act::decide::Decisions;
 use crate::instance::act::phone::token::Key;
 use crate::instance::act::phone::{Phone, PhoneOptions};
+use crate::instance::hub::follow::{together, Priority};
 use crate::instance::hub::{inputs, Hub, Input, Inputs};
 use crate::instance::lock::{InstanceLock, LockError};
 use crate::instance::observe::titles::TitleWatch;
@@ -109,9 +110,12 @@ impl Instance {
         if !notices.is_empty() {
             inputs.push(Input::Notice { source: "database", text: Some(notices.join(" ")) });
         }
-        TitleWatch::start(hub.updates(), inputs.clone(), config.cli_dirs.clone());
-        AgentWatch::start(hub.updates(), inputs.clone());
-        observe::meter::Meter::start(hub.updates(), inputs.clone(), config.persist.then(|| config.state_dir.clone()));
+        // The light subscribers share one thread and one mailbox (`hub::follow`), subscribed
+        // now so they miss nothing; push joins them once it is built.
+        let observed = hub.updates();
+        let titles = TitleWatch::new(inputs.clone(), config.cli_dirs.clone());
+        let meter = observe::meter::Meter::follower(inputs.clone(), config.persist.then(|| config.state_dir.clone()));
+        let watch = AgentWatch::new(inputs.clone());
         let stop = CancellationToken::new();
         let ingest = tokio::spawn(Arc::clone(&hub).run(queue, stop.clone()));
         let decisions = Decisions::new(inputs.clone());
@@ -125,7 +129,13 @@ impl Instance {
             settings = Settings { decide: decide.iter().cloned().collect(), ..settings }.cleaned();
         }
         let push = Push::start(settings.reach.clone(), PushOptions::default());
-        push.follow(hub.updates());
+        // Normal priority: the agent watch must take a screen baseline as a question appears.
+        together(
+            "observers",
+            Priority::Normal,
+            observed,
+            vec![Box::new(watch), Box::new(titles), meter, push.follower()],
+        );
         server.set_push(Arc::clone(&push));
         let phone = Phone::start(
             Key::load_or_create(&config.state_dir),

@@ -21,14 +21,14 @@
 use foldhash::{HashMap, HashMapExt};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
-use std::sync::mpsc::{sync_channel, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
 use std::time::{Duration, Instant, SystemTime};
 
 use switchboard_core::usage::{self, Footprint, Prices, Reading, Usage};
 use switchboard_core::{AgentProcess, AgentStatus, Session};
 
 use crate::files::open_regular;
-use crate::instance::hub::mailbox::Updates;
+use crate::instance::hub::follow::Follower;
 use crate::instance::hub::{Input, Inputs, Update};
 use crate::process;
 
@@ -52,23 +52,20 @@ pub const PRICING_FILE: &str = "pricing.json";
 pub struct Meter;
 
 impl Meter {
-    /// Starts the meter's threads. `state_dir`: where `pricing.json` is kept (and written from
-    /// the built-in table when missing); `None` for the built-in prices only.
-    pub fn start(updates: Updates, inputs: Inputs, state_dir: Option<PathBuf>) {
+    /// The meter, to follow the hub's updates on the observers' thread (`hub::follow`), with its
+    /// git thread started. `state_dir`: where `pricing.json` is kept (and written from the
+    /// built-in table when missing); `None` for the built-in prices only.
+    pub fn follower(inputs: Inputs, state_dir: Option<PathBuf>) -> Box<dyn Follower> {
         let (git_requests, git_queue) = sync_channel(GIT_QUEUE);
         let git_inputs = inputs.clone();
         let git = std::thread::Builder::new().name("meter-git".into()).spawn(move || {
             crate::platform::background_thread();
             git_worker(git_queue, git_inputs);
         });
-        let spawned = std::thread::Builder::new().name("meter".into()).spawn(move || {
-            crate::platform::background_thread();
-            let mut meter = Metering::new(inputs, Pricing::load(state_dir), git.is_ok().then_some(git_requests));
-            meter.run(updates);
-        });
-        if let Err(error) = spawned {
-            tracing::warn!(%error, "cannot start the meter; no usage or footprint will be shown");
+        if let Err(error) = &git {
+            tracing::warn!(%error, "cannot start the meter's git thread; no git state will be shown");
         }
+        Box::new(Metering::new(inputs, Pricing::load(state_dir), git.is_ok().then_some(git_requests)))
     }
 }
 
@@ -152,43 +149,41 @@ struct Metering {
     git: Option<SyncSender<Ask>>,
     /// Clock ticks per second, page size, boot time (Unix ms).
     units: (u64, u64, u64),
+    /// When transcripts were last read, and footprints last sampled.
+    last_look: Instant,
+    last_footprint: Instant,
+}
+
+impl Follower for Metering {
+    fn see(&mut self, update: &Update, _now: Instant) {
+        self.observe(update);
+    }
+
+    fn run(&mut self, now: Instant) -> Option<Instant> {
+        if now.saturating_duration_since(self.last_look) >= LOOK_EVERY {
+            self.last_look = now;
+            self.read_transcripts();
+        }
+        if now.saturating_duration_since(self.last_footprint) >= FOOTPRINT_EVERY {
+            self.last_footprint = now;
+            self.sample_footprints();
+        }
+        Some(self.last_look + LOOK_EVERY)
+    }
 }
 
 impl Metering {
     fn new(inputs: Inputs, pricing: Pricing, git: Option<SyncSender<Ask>>) -> Self {
         let (ticks, page) = process::units();
         let boot = process::boot_millis().unwrap_or(0);
-        Self { sessions: HashMap::new(), inputs, pricing, git, units: (ticks, page, boot) }
+        let (last_look, last_footprint) = (Instant::now(), Instant::now());
+        Self { sessions: HashMap::new(), inputs, pricing, git, units: (ticks, page, boot), last_look, last_footprint }
     }
 
-    fn run(&mut self, updates: Updates) {
-        let (mut last_look, mut last_footprint) = (Instant::now(), Instant::now());
-        loop {
-            match updates.recv_timeout(LOOK_EVERY.saturating_sub(last_look.elapsed())) {
-                Ok(update) => {
-                    self.observe(update);
-                    for update in updates.try_iter() {
-                        self.observe(update);
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => return,
-            }
-            if last_look.elapsed() >= LOOK_EVERY {
-                last_look = Instant::now();
-                self.read_transcripts();
-            }
-            if last_footprint.elapsed() >= FOOTPRINT_EVERY {
-                last_footprint = Instant::now();
-                self.sample_footprints();
-            }
-        }
-    }
-
-    fn observe(&mut self, update: Update) {
+    fn observe(&mut self, update: &Update) {
         let changed = match update {
             Update::Removed(id) => {
-                self.sessions.remove(&id);
+                self.sessions.remove(id);
                 return;
             }
             Update::Changed(changed) => changed,

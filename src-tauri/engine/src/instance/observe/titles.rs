@@ -16,9 +16,6 @@
 use foldhash::{HashMap, HashMapExt};
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::RecvTimeoutError;
-
-use crate::instance::hub::mailbox::Updates;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -26,6 +23,7 @@ use switchboard_core::hook_config::{Cli, ConfigDirs};
 use switchboard_core::Session;
 
 use crate::files::open_regular;
+use crate::instance::hub::follow::Follower;
 use crate::instance::hub::{Input, Inputs, Update};
 
 /// How much of a file's end is read for its title.
@@ -110,40 +108,31 @@ pub const LOOK_AGAIN: [Duration; 4] =
 /// Sessions whose reads are tracked at once; past it, those with nothing due are forgotten.
 const MAX_TRACKED: usize = 8192;
 
-/// Keeps node titles in step with the agents' own files: a subscriber of the hub's updates
-/// on its own thread that reads the files' tails, at most every [`REFRESH_EVERY`] per session,
-/// and sends what it finds back as an input.
-pub struct TitleWatch;
+/// Keeps node titles in step with the agents' own files: a follower of the hub's updates (on
+/// the observers' thread, `hub::follow`) that reads the files' tails, at most every
+/// [`REFRESH_EVERY`] per session, and sends what it finds back as an input.
+pub struct TitleWatch {
+    titles: Titles,
+    inputs: Inputs,
+}
 
 impl TitleWatch {
     /// `dirs`: each CLI's folder, where a `session_index.jsonl` is kept.
-    pub fn start(updates: Updates, inputs: Inputs, dirs: Option<ConfigDirs>) {
-        let spawned = std::thread::Builder::new().name("titles".into()).spawn(move || {
-            crate::platform::background_thread();
-            let mut titles = Titles { dirs, sessions: HashMap::new() };
-            loop {
-                let wait = titles
-                    .next_due()
-                    .map_or(Duration::from_secs(60), |due| due.saturating_duration_since(Instant::now()));
-                match updates.recv_timeout(wait) {
-                    Ok(update) => {
-                        std::thread::sleep(crate::instance::observe::watch::GATHER);
-                        titles.observe(&update, Instant::now());
-                        for update in updates.try_iter() {
-                            titles.observe(&update, Instant::now());
-                        }
-                    }
-                    Err(RecvTimeoutError::Timeout) => {}
-                    Err(RecvTimeoutError::Disconnected) => return,
-                }
-                for (session_id, title) in titles.read_due(Instant::now()) {
-                    inputs.send(Input::AgentTitle { session_id, title: Some(title) });
-                }
-            }
-        });
-        if let Err(error) = spawned {
-            tracing::warn!(%error, "cannot start the title watcher; titles will not follow the agents' files");
+    pub fn new(inputs: Inputs, dirs: Option<ConfigDirs>) -> Self {
+        Self { titles: Titles { dirs, sessions: HashMap::new() }, inputs }
+    }
+}
+
+impl Follower for TitleWatch {
+    fn see(&mut self, update: &Update, now: Instant) {
+        self.titles.observe(update, now);
+    }
+
+    fn run(&mut self, now: Instant) -> Option<Instant> {
+        for (session_id, title) in self.titles.read_due(now) {
+            self.inputs.send(Input::AgentTitle { session_id, title: Some(title) });
         }
+        self.titles.next_due()
     }
 }
 

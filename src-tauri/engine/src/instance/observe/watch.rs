@@ -17,7 +17,6 @@
 use std::collections::{HashMap, HashSet};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
-use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -26,7 +25,7 @@ use switchboard_core::{AgentProcess, AgentStatus, Session};
 
 use crate::clock::now_millis;
 use crate::files::open_regular;
-use crate::instance::hub::mailbox::Updates;
+use crate::instance::hub::follow::Follower;
 use crate::instance::hub::{Input, Inputs, Update};
 use crate::process;
 
@@ -34,8 +33,6 @@ use crate::process;
 pub const TICK: Duration = Duration::from_millis(250);
 /// After a hook, the soonest they are looked at again (a new turn's tail, a new block).
 const QUICKEST_TICK: Duration = Duration::from_millis(50);
-/// How long a subscriber lets a burst of updates gather once one arrived.
-pub(crate) const GATHER: Duration = Duration::from_millis(10);
 /// How long a transcript is still followed after its turn ended: an interrupt recorded just after
 /// the end hook corrects that done (Gemini's AfterAgent after Esc; see the reducer).
 pub const TURN_END_GRACE: Duration = Duration::from_secs(3);
@@ -53,36 +50,33 @@ pub const TOOL_CONFIRM: Duration = Duration::from_millis(500);
 /// asked for needs neither: it is the tool, however quickly the user approved.)
 pub const HOOK_QUIET: Duration = Duration::from_millis(400);
 
-pub struct AgentWatch;
+/// The watch, as the observers' thread runs it (`hub::follow`): told each update at once (a
+/// turn's tail starts where its transcript is when it opens), and every watched session looked at
+/// every [`TICK`] — and after updates, at most every [`QUICKEST_TICK`], however fast the hooks
+/// come: a flood of hooks must not become a flood of file reads.
+pub struct AgentWatch {
+    watch: Watch,
+    last_tick: Instant,
+}
 
 impl AgentWatch {
-    pub fn start(updates: Updates, inputs: Inputs) {
-        let spawned = std::thread::Builder::new().name("agent-watch".into()).spawn(move || {
-            let mut watch = Watch { sessions: foldhash::HashMap::default(), inputs, last_liveness: Instant::now() };
-            let mut last_tick = Instant::now();
-            loop {
-                match updates.recv_timeout(TICK.saturating_sub(last_tick.elapsed())) {
-                    Ok(update) => {
-                        // At once: a turn's tail starts where its transcript is when it opens.
-                        watch.observe(update);
-                        for update in updates.try_iter() {
-                            watch.observe(update);
-                        }
-                    }
-                    Err(RecvTimeoutError::Timeout) => {}
-                    Err(RecvTimeoutError::Disconnected) => return,
-                }
-                // Every watched session is looked at, at most every QUICKEST_TICK however fast
-                // the hooks come: a flood of hooks must not become a flood of file reads.
-                if last_tick.elapsed() >= QUICKEST_TICK {
-                    watch.tick();
-                    last_tick = Instant::now();
-                }
-            }
-        });
-        if let Err(error) = spawned {
-            tracing::warn!(%error, "cannot start the agent watcher; only hooks will set statuses");
+    pub fn new(inputs: Inputs) -> Self {
+        let watch = Watch { sessions: foldhash::HashMap::default(), inputs, last_liveness: Instant::now() };
+        Self { watch, last_tick: Instant::now() }
+    }
+}
+
+impl Follower for AgentWatch {
+    fn see(&mut self, update: &Update, _now: Instant) {
+        self.watch.observe(update);
+    }
+
+    fn run(&mut self, now: Instant) -> Option<Instant> {
+        if now.saturating_duration_since(self.last_tick) >= QUICKEST_TICK {
+            self.watch.tick();
+            self.last_tick = Instant::now();
         }
+        Some(self.last_tick + TICK)
     }
 }
 
@@ -115,10 +109,10 @@ struct Watch {
 }
 
 impl Watch {
-    fn observe(&mut self, update: Update) {
+    fn observe(&mut self, update: &Update) {
         let session = match update {
             Update::Removed(id) => {
-                self.sessions.remove(&id);
+                self.sessions.remove(id);
                 return;
             }
             Update::Changed(changed) => changed,

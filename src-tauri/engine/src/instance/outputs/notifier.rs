@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use switchboard_core::{notification_text, NotificationText, Session};
 
+use crate::instance::hub::follow::{together, Follower, Priority};
 use crate::instance::hub::{Changed, Update};
 use crate::protocol::Verdict;
 
@@ -57,7 +58,9 @@ impl Notifier {
     /// after [`FINISHED_CONFIRM`], unless the turn turned out to be the user's interrupt by then.
     pub fn follow(updates: crate::instance::hub::mailbox::Updates, on_action: Option<OnAction>) {
         let notifier = Self::start(on_action);
-        follow_held("notify-updates", updates, |change| change.notify, move |session| notifier.notify(session));
+        let held = Held::new(|change| change.notify, move |session: &Session| notifier.notify(session));
+        // A thread of its own: showing one may wait on a wedged bus (see `show_with_deadline`).
+        together("notify-updates", Priority::Background, updates, vec![Box::new(held)]);
     }
 
     pub fn start(on_action: Option<OnAction>) -> Self {
@@ -107,38 +110,32 @@ impl Notifier {
 /// "Request cancelled." is read within a watch tick or two of it.
 pub const FINISHED_CONFIRM: Duration = Duration::from_secs(1);
 
-/// Follows the hub's updates on a thread named `name`: `act` runs for each session whose change
+/// A follower of the hub's updates (`hub::follow`): `act` runs for each session whose change
 /// `picks` chose — at once, or after [`FINISHED_CONFIRM`] for a "finished" that may yet turn out
 /// to be the user's interrupt (see [`Waiting`]). The OS notifications and push share it.
-pub(super) fn follow_held(
-    name: &str,
-    updates: crate::instance::hub::mailbox::Updates,
-    picks: fn(&switchboard_core::Change) -> bool,
-    mut act: impl FnMut(&Session) + Send + 'static,
-) {
-    let spawned = std::thread::Builder::new().name(name.into()).spawn(move || {
-        crate::platform::background_thread();
-        let mut waiting = Waiting::new(picks);
-        loop {
-            let timeout = waiting
-                .next_due()
-                .map_or(Duration::from_secs(3600), |due| due.saturating_duration_since(Instant::now()));
-            match updates.recv_timeout(timeout) {
-                Ok(update) => {
-                    if let Some(changed) = waiting.see(update, Instant::now()) {
-                        act(&changed.change.session);
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => return,
-            }
-            for changed in waiting.due(Instant::now()) {
-                act(&changed.change.session);
-            }
+pub(super) struct Held<A> {
+    waiting: Waiting,
+    act: A,
+}
+
+impl<A: FnMut(&Session) + Send> Held<A> {
+    pub(super) fn new(picks: fn(&switchboard_core::Change) -> bool, act: A) -> Self {
+        Self { waiting: Waiting::new(picks), act }
+    }
+}
+
+impl<A: FnMut(&Session) + Send> Follower for Held<A> {
+    fn see(&mut self, update: &Update, now: Instant) {
+        if let Some(changed) = self.waiting.see(update, now) {
+            (self.act)(&changed.change.session);
         }
-    });
-    if let Err(error) = spawned {
-        tracing::warn!(%error, name, "cannot follow the updates");
+    }
+
+    fn run(&mut self, now: Instant) -> Option<Instant> {
+        for changed in self.waiting.due(now) {
+            (self.act)(&changed.change.session);
+        }
+        self.waiting.next_due()
     }
 }
 
@@ -163,11 +160,11 @@ impl Waiting {
     }
 
     /// The session to notify about now, if this update calls for one at once.
-    fn see(&mut self, update: Update, now: Instant) -> Option<Arc<Changed>> {
+    fn see(&mut self, update: &Update, now: Instant) -> Option<Arc<Changed>> {
         let changed = match update {
             Update::Changed(changed) => changed,
             Update::Removed(id) => {
-                self.held.remove(&id);
+                self.held.remove(id);
                 return None;
             }
             Update::Notices(_) => return None,
@@ -191,10 +188,10 @@ impl Waiting {
             switchboard_core::agent(&session.agent).is_some_and(|agent| agent.turn_end_hides_interrupts);
         let finished = session.status == Some(switchboard_core::AgentStatus::Done) && !session.errored;
         if hides_interrupts && finished {
-            self.held.insert(session.session_id.clone(), (Arc::clone(&changed), now + FINISHED_CONFIRM));
+            self.held.insert(session.session_id.clone(), (Arc::clone(changed), now + FINISHED_CONFIRM));
             return None;
         }
-        Some(changed)
+        Some(Arc::clone(changed))
     }
 
     fn next_due(&self) -> Option<Instant> {
@@ -293,12 +290,12 @@ mod tests {
         let t0 = Instant::now();
         let mut waiting = Waiting::default();
         let done = turn.pop().unwrap();
-        assert!(waiting.see(turn.pop().unwrap(), t0).is_none(), "working: nothing to say");
-        assert!(waiting.see(done.clone(), t0).is_none(), "held");
+        assert!(waiting.see(&turn.pop().unwrap(), t0).is_none(), "working: nothing to say");
+        assert!(waiting.see(&done, t0).is_none(), "held");
         assert_eq!(waiting.next_due(), Some(t0 + FINISHED_CONFIRM));
         // Unchallenged, it goes out when due.
         let mut alone = Waiting::default();
-        alone.see(done.clone(), t0);
+        alone.see(&done, t0);
         assert!(alone.due(t0).is_empty());
         assert_eq!(alone.due(t0 + FINISHED_CONFIRM).len(), 1);
         // The interrupt comes: withdrawn.
@@ -307,16 +304,16 @@ mod tests {
         interrupted.change.notify = false;
         interrupted.change.session.interrupted = true;
         interrupted.change.session.unread = false;
-        assert!(waiting.see(Update::Changed(std::sync::Arc::new(interrupted)), t0).is_none());
+        assert!(waiting.see(&Update::Changed(std::sync::Arc::new(interrupted)), t0).is_none());
         assert!(waiting.due(t0 + FINISHED_CONFIRM).is_empty());
         // Claude's finished, and a Gemini permission, go at once.
         let claude = changes("custom", &[json!({"sessionId": "c", "agent": "claude", "status": "done"})]);
-        assert!(waiting.see(claude[0].clone(), t0).is_some());
+        assert!(waiting.see(&claude[0], t0).is_some());
         let asks = changes(
             "gemini",
             &[json!({"hook_event_name": "Notification", "session_id": "p", "notification_type": "ToolPermission",
                 "message": "Allow?", "details": {"type": "exec"}})],
         );
-        assert!(waiting.see(asks[0].clone(), t0).is_some());
+        assert!(waiting.see(&asks[0], t0).is_some());
     }
 }

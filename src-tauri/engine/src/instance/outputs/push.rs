@@ -18,8 +18,10 @@ use std::time::Duration;
 use serde::Serialize;
 use switchboard_core::{notification_text, should_notify, AgentStatus, Change, NotifyContext, Session};
 
-use crate::instance::hub::mailbox::Updates;
-use crate::instance::outputs::notifier::follow_held;
+use crate::instance::hub::follow::Follower;
+#[cfg(test)]
+use crate::instance::hub::follow::{together, Priority};
+use crate::instance::outputs::notifier::Held;
 use crate::instance::settings::{PushChannel, Reach};
 
 /// Attempts per message, at most.
@@ -133,12 +135,19 @@ impl Push {
         let _ = self.phone.set(phone);
     }
 
-    /// Follows the hub's updates: each session that newly needs the user is pushed (after the
-    /// same [`crate::instance::outputs::notifier::FINISHED_CONFIRM`] wait as the OS notification for a CLI whose turn
-    /// end can hide an Esc).
-    pub fn follow(self: &Arc<Self>, updates: Updates) {
+    /// What follows the hub's updates for it, on the observers' thread (`hub::follow`): each
+    /// session that newly needs the user is pushed (after the same
+    /// [`crate::instance::outputs::notifier::FINISHED_CONFIRM`] wait as the OS notification for
+    /// a CLI whose turn end can hide an Esc). Queueing a push never blocks.
+    pub fn follower(self: &Arc<Self>) -> Box<dyn Follower> {
         let push = Arc::clone(self);
-        follow_held("push-updates", updates, needs_you, move |session| push.needs_you(session));
+        Box::new(Held::new(needs_you, move |session: &Session| push.needs_you(session)))
+    }
+
+    /// Follows the hub's updates on a thread of its own (tests; the instance shares one).
+    #[cfg(test)]
+    pub fn follow(self: &Arc<Self>, updates: crate::instance::hub::mailbox::Updates) {
+        together("push-updates", Priority::Background, updates, vec![self.follower()]);
     }
 
     pub fn set_reach(&self, reach: Reach) {

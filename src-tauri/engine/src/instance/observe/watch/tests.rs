@@ -185,7 +185,7 @@ fn two_hundred_watched_sessions_settle_through_their_transcripts() {
         hub.apply(crate::instance::hub::Input::Hook(Box::new(event.unwrap())));
     }
     for update in updates.try_iter() {
-        watch.observe(update);
+        watch.observe(&update);
     }
     assert_eq!(watch.sessions.len(), 200);
     for i in (0..200).step_by(2) {
@@ -238,7 +238,7 @@ fn a_watch_that_hears_of_the_turn_late_still_reads_the_turns_records() {
     }
     append(&path, "{\"type\":\"info\",\"content\":\"Request cancelled.\"}\n");
     for update in updates.try_iter() {
-        watch.observe(update);
+        watch.observe(&update);
     }
     watch.tick();
     let Some(crate::instance::hub::Input::Hook(event)) = queue.try_recv() else { panic!("the cancel was read") };

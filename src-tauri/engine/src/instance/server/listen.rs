@@ -1,7 +1,10 @@
 //! Accepting connections: hyper's builder with a header read timeout, a cap on connections at
 //! once, and a flood of idle or keyless connections shed before a real hook is refused.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use axum::Router;
@@ -121,13 +124,9 @@ pub(super) async fn accept_loop(
                 .keep_alive(true)
                 .serve_connection(TokioIo::new(stream), service);
             tokio::pin!(served);
-            tokio::select! {
-                _ = served.as_mut() => {}
-                () = connection.shed.cancelled() => {}
-                () = shutdown.cancelled() => {
-                    served.as_mut().graceful_shutdown();
-                    let _ = tokio::time::timeout(Duration::from_secs(1), served).await;
-                }
+            if until_served_or_cancelled(served.as_mut(), &connection.shed, &shutdown).await == End::Shutdown {
+                served.as_mut().graceful_shutdown();
+                let _ = tokio::time::timeout(Duration::from_secs(1), served).await;
             }
             // Closed: not a candidate for shedding any more.
             connection.shed.cancel();
@@ -137,4 +136,41 @@ pub(super) async fn accept_loop(
     }
     drop(listener);
     while connections.join_next().await.is_some() {}
+}
+
+/// Why a connection's task stopped serving it.
+#[derive(PartialEq, Eq)]
+enum End {
+    Served,
+    Shed,
+    Shutdown,
+}
+
+/// Serves until the connection ends, is shed or the instance stops. The two tokens are asked
+/// by their flags each time the connection wakes, and polled as futures only once, to be woken
+/// by them: a `select!` polled both (a lock on each one's waiters) at every wake, which is every
+/// request (issue 47).
+async fn until_served_or_cancelled<F: Future>(
+    mut served: Pin<&mut F>,
+    shed: &CancellationToken,
+    shutdown: &CancellationToken,
+) -> End {
+    let (shed_wait, shutdown_wait) = (shed.cancelled(), shutdown.cancelled());
+    tokio::pin!(shed_wait, shutdown_wait);
+    let mut registered = false;
+    std::future::poll_fn(|context| {
+        if !registered {
+            registered = true;
+            // Pending, each now holds this task's waker: cancelling either wakes it.
+            let _ = (shed_wait.as_mut().poll(context), shutdown_wait.as_mut().poll(context));
+        }
+        if shed.is_cancelled() {
+            return Poll::Ready(End::Shed);
+        }
+        if shutdown.is_cancelled() {
+            return Poll::Ready(End::Shutdown);
+        }
+        served.as_mut().poll(context).map(|_| End::Served)
+    })
+    .await
 }

@@ -120,6 +120,11 @@ pub fn short_id(session_id: &str) -> String {
 
 /// Whitespace collapsed, at most `max` characters (an ellipsis marks the cut).
 pub fn clip(text: &str, max: usize) -> String {
+    // Most text is tidy already (single spaces, nothing around) and short: copied as it is, not
+    // split into words and joined again for every change the reducer stamps (issue 47).
+    if text.len() <= max && tidy(text) {
+        return text.to_owned();
+    }
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.chars().count() <= max {
         return text;
@@ -128,6 +133,25 @@ pub fn clip(text: &str, max: usize) -> String {
     clipped.truncate(clipped.trim_end().len());
     clipped.push('…');
     clipped
+}
+
+/// Whether `split_whitespace` and a join with single spaces would give `text` back: no
+/// whitespace but single ASCII spaces between words.
+fn tidy(text: &str) -> bool {
+    let mut after_space = true;
+    for c in text.chars() {
+        if c == ' ' {
+            if after_space {
+                return false;
+            }
+            after_space = true;
+        } else if c.is_whitespace() {
+            return false;
+        } else {
+            after_space = false;
+        }
+    }
+    !after_space || text.is_empty()
 }
 
 /// Why the session needs the user, in the notifications' words ("needs permission", "has a
@@ -229,6 +253,29 @@ mod tests {
         assert_eq!(order.len(), 901);
         assert_eq!((order[0].session_id.as_str(), order[0].host.as_str()), ("mine", "local"));
         assert!(held_here(order[0]) && !held_here(order[1]), "a box's hold is not held here");
+    }
+
+    /// The quick way for tidy text gives what collapsing every whitespace run gives.
+    #[test]
+    fn clipping_tidy_text_as_it_is_gives_what_collapsing_it_gives() {
+        let collapsed = |text: &str, max: usize| {
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            if text.chars().count() <= max {
+                return text;
+            }
+            let mut clipped: String = text.chars().take(max.saturating_sub(1)).collect();
+            clipped.truncate(clipped.trim_end().len());
+            clipped.push('…');
+            clipped
+        };
+        let texts =
+            ["", " ", "a", "a b", "a  b", " a", "a ", "a\tb", "a\nb", "a\u{a0}b", "a\u{2003}b", "é ü ß", "rm -rf dist"];
+        for text in texts {
+            for max in [0, 1, 2, 3, 4, 5, 11, 240] {
+                assert_eq!(clip(text, max), collapsed(text, max), "{text:?} at {max}");
+            }
+        }
+        assert!(tidy("rm -rf dist") && tidy("") && !tidy("a  b") && !tidy("a\u{a0}b") && !tidy(" a"));
     }
 
     #[test]

@@ -40,7 +40,7 @@ impl Reason {
         match text {
             None => Self { lead: Some(lead), text: String::new(), full: None, look },
             Some(text) => {
-                let full = format!("{lead}  {text}");
+                let full = [lead.as_str(), "  ", text].concat();
                 Self { lead: Some(lead), full: Some(full), ..Self::new(text, look) }
             }
         }
@@ -117,14 +117,14 @@ pub fn why(session: &Session) -> Option<Reason> {
                 });
             }
             let lead = match tool {
-                Some(tool) => format!("Needs permission: {tool}"),
+                Some(tool) => ["Needs permission: ", tool].concat(),
                 None => "Needs permission".to_owned(),
             };
             Some(Reason::led(lead, message, Look::Attention))
         }
         Some(AgentStatus::Working) => match (message, tool) {
             (Some(message), _) if answered_from_board(message) => Some(Reason::new(message, Look::Box)),
-            (_, Some(tool)) => Some(Reason::new(&format!("Using {tool}"), Look::Quiet)),
+            (_, Some(tool)) => Some(Reason::new(&["Using ", tool].concat(), Look::Quiet)),
             _ => None,
         },
         status => {
@@ -160,7 +160,7 @@ impl From<HistoryEntry> for HistoryView {
                 None => message.map(|message| Reason::new(message, Look::Attention)),
             },
             AgentStatus::Working => match tool {
-                Some(tool) => Some(Reason::new(&format!("Using {tool}"), Look::Quiet)),
+                Some(tool) => Some(Reason::new(&["Using ", tool].concat(), Look::Quiet)),
                 None => message.map(|message| Reason::new(message, Look::Quiet)),
             },
             AgentStatus::Done if entry.errored => {

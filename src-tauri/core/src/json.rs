@@ -319,7 +319,8 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value<'de>, A::Error> {
-        let mut entries = Vec::with_capacity(access.size_hint().unwrap_or(0).min(64));
+        // serde_json gives no hint: room for a hook body's keys at once, not grown 0, 4, 8.
+        let mut entries = Vec::with_capacity(access.size_hint().unwrap_or(8).min(64));
         while let Some(Key(key)) = access.next_key()? {
             entries.push((key, access.next_value()?));
         }

@@ -780,6 +780,13 @@ class Scenarios:
         press, past the composer's input window, when the mode is not already `on`."""
         def now_on():
             return "Plan mode (shift+tab" in self.codex.tmux.screen()
+
+        def at_rest():
+            # While a turn runs (or has just ended, before Codex redraws), the footer shows
+            # neither mode's words: read too soon, Plan mode looked off and one press turned it off.
+            screen = self.codex.tmux.screen()
+            return "Plan mode (shift+tab" in screen or "for shortcuts" in screen
+        harness.wait_until(at_rest, 10, 0.1)
         if now_on() == on:
             return True
         time.sleep(harness.PASTE_WINDOW_S)

@@ -202,9 +202,12 @@ impl State {
             Input::AgentTitle { session_id, title } => {
                 self.update(|reducer| reducer.set_agent_title(&session_id, title).map(|s| s.session_id));
             }
-            Input::Answered { session_id, said, at } => {
-                let Some(session) = self.reducer.get(&session_id).cloned() else { return };
-                let Some(status) = session.status else { return };
+            Input::Answered { session_id, said, at, reply } => {
+                let session = self.reducer.get(&session_id).cloned();
+                let Some((session, status)) = session.and_then(|s| s.status.map(|status| (s, status))) else {
+                    answer(reply, false);
+                    return;
+                };
                 let entry = HistoryEntry {
                     at,
                     status,
@@ -215,6 +218,7 @@ impl State {
                     errored: false,
                 };
                 self.publish_change(Change { session, previous: Some(status), notify: false }, Some(entry));
+                answer(reply, true);
             }
             Input::Reading { session_id, reading } => {
                 self.update(|reducer| reducer.set_reading(&session_id, reading).map(|s| s.session_id));

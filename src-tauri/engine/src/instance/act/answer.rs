@@ -399,8 +399,9 @@ pub async fn give(
     };
     let at = crate::clock::now_millis();
     let said = history_line(&session, &answer, &delivered, took.then_some(cli));
+    let session_id = session.session_id.clone();
     if took {
-        inputs.push(Input::Answered { session_id: session.session_id.clone(), said, at });
+        inputs.ask(|reply| Input::Answered { session_id, said, at, reply }).await;
         return Ok(delivered);
     }
     let (asked, text) = (session.clone(), delivered.typed.clone());
@@ -409,7 +410,7 @@ pub async fn give(
         false => tokio::task::spawn_blocking(move || left_in_composer(&asked, &text)).await.unwrap_or_default(),
     };
     let said = format!("{said} — {cli} did not take it: {left}");
-    inputs.push(Input::Answered { session_id: session.session_id.clone(), said, at });
+    inputs.ask(|reply| Input::Answered { session_id, said, at, reply }).await;
     let how = match delivered.through_daemon {
         true => "sent through its daemon".to_owned(),
         false => format!("typed into pane {}", delivered.pane),

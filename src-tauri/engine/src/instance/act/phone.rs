@@ -287,8 +287,10 @@ impl Phone {
             }
             _ => return Err(TapError::Tampered),
         };
+        // The follow-up says it is done once the session's history shows it.
         let at = crate::clock::now_millis();
-        self.inputs.push(Input::Answered { session_id: session.session_id.clone(), said: said.clone(), at });
+        let session_id = session.session_id.clone();
+        self.inputs.ask_blocking(|reply| Input::Answered { session_id, said: said.clone(), at, reply });
         Ok(said)
     }
 }

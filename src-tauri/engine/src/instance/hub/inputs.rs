@@ -19,8 +19,10 @@ pub enum Input {
     /// The agent's own name for a session, read from its files.
     AgentTitle { session_id: String, title: Option<String> },
     /// An answer or reply typed into the session's pane from the board (issue 24): an entry in
-    /// its history, its status untouched (the CLI's own next events move it).
-    Answered { session_id: String, said: String, at: Millis },
+    /// its history, its status untouched (the CLI's own next events move it). The reply says
+    /// whether it was written (`false`: the session is gone), so whoever reports "done" does so
+    /// once the history shows it.
+    Answered { session_id: String, said: String, at: Millis, reply: Option<Reply<bool>> },
     /// What the meter read about a session: its tokens, footprint or git state (issue 25).
     Reading { session_id: String, reading: switchboard_core::usage::Reading },
     /// What a part of the instance needs the user to know (`None`: resolved), by source.

@@ -51,14 +51,18 @@ fn a_subscriber_that_went_away_is_dropped_and_the_others_go_on() {
 }
 
 /// Issue 24: an answer typed from the board is in the session's history; its status is not
-/// touched, and nobody is notified.
+/// touched, and nobody is notified. Whoever sent it hears back once the history has it.
 #[test]
 fn an_answer_typed_from_the_board_is_a_history_entry_and_nothing_else() {
     let hub = Hub::new();
     hub.apply(event("a", "waiting", 1));
     let updates = hub.updates();
-    hub.apply(Input::Answered { session_id: "a".into(), said: "Answered from Switchboard: 2 (Vue)".into(), at: 5 });
-    hub.apply(Input::Answered { session_id: "nobody".into(), said: "x".into(), at: 6 });
+    let said = "Answered from Switchboard: 2 (Vue)".to_owned();
+    let (written, heard) = tokio::sync::oneshot::channel();
+    hub.apply(Input::Answered { session_id: "a".into(), said, at: 5, reply: Some(written) });
+    let (not_written, unheard) = tokio::sync::oneshot::channel();
+    hub.apply(Input::Answered { session_id: "nobody".into(), said: "x".into(), at: 6, reply: Some(not_written) });
+    assert_eq!((heard.blocking_recv(), unheard.blocking_recv()), (Ok(true), Ok(false)));
     let got: Vec<Update> = updates.try_iter().collect();
     assert_eq!(got.len(), 1, "{got:?}");
     let Update::Changed(changed) = &got[0] else { panic!("{got:?}") };

@@ -19,7 +19,8 @@ pub(super) fn start(phone: Arc<Phone>) {
 }
 
 /// Where a new subscription picks up: after the last message seen, or — none seen yet — from
-/// when the last one opened; and the ids seen lately, so a message read twice is taken once.
+/// when the last one opened (the first: when the topic was taken up); and the ids seen lately,
+/// so a message read twice is taken once.
 #[derive(Default)]
 struct Resume {
     last_id: Option<String>,
@@ -53,8 +54,10 @@ fn run(phone: &Phone) {
         let Some((reach, generation)) = phone.wait_until_on() else { return };
         let Some(url) = reach.reply_url() else { continue };
         if topic.as_ref() != Some(&url) {
-            // Another topic: an id of the old one means nothing there.
-            resume = Resume::default();
+            // Another topic: an id of the old one means nothing there. Its first subscription
+            // starts from now, so a tap made while it opens (on a push already out) is taken.
+            let now = crate::clock::now_millis() / 1000;
+            resume = Resume { opened_at: Some(now), ..Resume::default() };
             topic = Some(url.clone());
         }
         let target = match resume.query() {

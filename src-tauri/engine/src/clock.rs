@@ -10,6 +10,11 @@ pub fn now_millis() -> Millis {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// Unix time in whole seconds (ntfy's `time` and `since=`).
+pub fn now_secs() -> u64 {
+    now_millis() / 1000
+}
+
 /// The minute of the local day now (0..1440), for quiet hours; UTC when the zone cannot be read.
 pub fn local_minute() -> u16 {
     crate::platform::local_minute().unwrap_or_else(|| {

@@ -203,8 +203,8 @@ impl State {
                 self.update(|reducer| reducer.set_agent_title(&session_id, title).map(|s| s.session_id));
             }
             Input::Answered { session_id, said, at, reply } => {
-                let session = self.reducer.get(&session_id).cloned();
-                let Some((session, status)) = session.and_then(|s| s.status.map(|status| (s, status))) else {
+                let found = self.reducer.get(&session_id).and_then(|s| s.status.map(|status| (s.clone(), status)));
+                let Some((session, status)) = found else {
                     answer(reply, false);
                     return;
                 };

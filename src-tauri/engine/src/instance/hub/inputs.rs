@@ -18,7 +18,7 @@ pub enum Input {
     Hook(Box<StatusEvent>),
     /// The agent's own name for a session, read from its files.
     AgentTitle { session_id: String, title: Option<String> },
-    /// An answer or reply typed into the session's pane from the board (issue 24): an entry in
+    /// An answer or reply given from the board (issue 24) or the phone (issue 49): an entry in
     /// its history, its status untouched (the CLI's own next events move it). The reply says
     /// whether it was written (`false`: the session is gone), so whoever reports "done" does so
     /// once the history shows it.

@@ -56,8 +56,7 @@ fn run(phone: &Phone) {
         if topic.as_ref() != Some(&url) {
             // Another topic: an id of the old one means nothing there. Its first subscription
             // starts from now, so a tap made while it opens (on a push already out) is taken.
-            let now = crate::clock::now_millis() / 1000;
-            resume = Resume { opened_at: Some(now), ..Resume::default() };
+            resume = Resume { opened_at: Some(crate::clock::now_secs()), ..Resume::default() };
             topic = Some(url.clone());
         }
         let target = match resume.query() {
@@ -136,7 +135,7 @@ fn subscribe(phone: &Phone, target: &str, token: &str, generation: u64, resume: 
         let id = event.id.filter(|id| (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric()));
         match (event.event.as_str(), id) {
             ("open", _) => {
-                let now = crate::clock::now_millis() / 1000;
+                let now = crate::clock::now_secs();
                 resume.opened_at = Some(event.time.filter(|at| *at <= now).unwrap_or(now));
             }
             ("message", Some(id)) if resume.first(&id) => {

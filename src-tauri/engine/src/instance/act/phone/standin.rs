@@ -249,7 +249,7 @@ fn serve(stream: TcpStream, shared: &Arc<(Mutex<Inner>, Condvar)>) {
                 String::from_utf8_lossy(&asked.body).into_owned()
             };
             let stored = json!({
-                "id": id(inner.next), "time": now_secs(), "event": "message", "topic": topic,
+                "id": id(inner.next), "time": crate::clock::now_secs(), "event": "message", "topic": topic,
                 "title": text("title", "Title"), "tags": text("tags", "Tags"), "priority": text("priority", "Priority"),
                 "message": message, "actions": actions,
             });
@@ -301,10 +301,6 @@ fn serve(stream: TcpStream, shared: &Arc<(Mutex<Inner>, Condvar)>) {
     }
 }
 
-fn now_secs() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_secs()
-}
-
 /// The `/json` stream, chunked: `open`, then the topic's messages from `start` on, as they come;
 /// `keepalive` while none do; until the subscription is cut (or, polling, at once).
 fn stream_topic(stream: &mut TcpStream, shared: &Arc<(Mutex<Inner>, Condvar)>, topic: &str, start: usize, poll: bool) {
@@ -314,7 +310,7 @@ fn stream_topic(stream: &mut TcpStream, shared: &Arc<(Mutex<Inner>, Condvar)>, t
         let line = format!("{line}\n");
         format!("{:x}\r\n{line}\r\n", line.len())
     };
-    let open = json!({"id": "open0000000", "time": now_secs(), "event": "open", "topic": topic});
+    let open = json!({"id": "open0000000", "time": crate::clock::now_secs(), "event": "open", "topic": topic});
     if stream.write_all(format!("{head}{}", chunk(&open)).as_bytes()).is_err() {
         return;
     }
@@ -348,7 +344,8 @@ fn stream_topic(stream: &mut TcpStream, shared: &Arc<(Mutex<Inner>, Condvar)>, t
         let (next, waited) = shared.1.wait_timeout(inner, Duration::from_millis(500)).unwrap();
         inner = next;
         if waited.timed_out() && inner.messages.len() == at && inner.cuts == cuts {
-            let keepalive = json!({"id": "keep0000000", "time": now_secs(), "event": "keepalive", "topic": topic});
+            let keepalive =
+                json!({"id": "keep0000000", "time": crate::clock::now_secs(), "event": "keepalive", "topic": topic});
             drop(inner);
             if stream.write_all(chunk(&keepalive).as_bytes()).is_err() {
                 return;

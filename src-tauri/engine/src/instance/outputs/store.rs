@@ -25,7 +25,7 @@ pub use writer::StoreHandle;
 
 pub const DATABASE_FILE: &str = "switchboard.db";
 /// The newest schema this build reads and writes.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 /// How long an acknowledged change may wait for its transaction.
 pub const FLUSH_EVERY: Duration = Duration::from_millis(500);
 /// Work between two offers of the CPU to another thread of this core (the hook path) during a
@@ -44,6 +44,11 @@ pub const HISTORY_LIMIT: usize = 50;
 /// session's row also leaves out its empty fields and what restoring rebuilds (`store/row.rs`):
 /// a build that reads only 1 would drop such rows as unreadable, and it refuses a schema-2 file
 /// instead, leaving it as it is.
+///
+/// 3: history ids are the table's rowid without `AUTOINCREMENT`, which read and wrote
+/// `sqlite_sequence` on every append (3 % of a hook's instructions at 1,000/s; issue 47). A new
+/// row still gets an id above every row there, so a session's rows keep their order; only the
+/// ids of deleted newest rows may come again, and nothing refers to those.
 const MIGRATIONS: &[&str] = &[
     "
     CREATE TABLE sessions (
@@ -61,6 +66,19 @@ const MIGRATIONS: &[&str] = &[
 ",
     "
     ALTER TABLE history ADD COLUMN entries INTEGER NOT NULL DEFAULT 1;
+",
+    "
+    CREATE TABLE history_3 (
+        id         INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        at         INTEGER NOT NULL,
+        entry      TEXT NOT NULL,
+        entries    INTEGER NOT NULL DEFAULT 1
+    );
+    INSERT INTO history_3 (id, session_id, at, entry, entries) SELECT id, session_id, at, entry, entries FROM history;
+    DROP TABLE history;
+    ALTER TABLE history_3 RENAME TO history;
+    CREATE INDEX history_by_session ON history (session_id, id);
 ",
 ];
 

@@ -91,7 +91,8 @@ fn stored_history_stays_bounded_however_long_a_session_runs() {
 
 /// Issue 47: what one commit brings of a session's history is one row (a row insert, its index
 /// entry and its later trim per change were the store's largest cost), read back entry by entry
-/// in order, beside the single-entry rows of a schema-1 database, which migrates in place.
+/// in order, beside the single-entry rows of a schema-1 database, which migrates in place — to
+/// schema 3, whose history table appends without `AUTOINCREMENT`.
 #[test]
 fn a_commits_entries_share_one_row_and_read_back_in_order_beside_schema_1_rows() {
     let dir = tempfile::tempdir().unwrap();
@@ -131,6 +132,13 @@ fn a_commits_entries_share_one_row_and_read_back_in_order_beside_schema_1_rows()
     assert_eq!(rows, [1, 1, 5, 1]);
     let ats: Vec<u64> = store.history("s").unwrap().iter().map(|entry| entry.at).collect();
     assert_eq!(ats, [1, 2, 3, 4, 5, 6, 7, 8]);
+    let schema = |name: &str| -> Option<String> {
+        conn.query_row("SELECT sql FROM sqlite_master WHERE name = ?1", [name], |row| row.get(0)).optional().unwrap()
+    };
+    let history = schema("history").expect("the history table");
+    assert!(!history.contains("AUTOINCREMENT"), "{history}");
+    assert!(schema("history_by_session").is_some(), "the index is made again");
+    assert_eq!(schema("history_3"), None, "no table of the migration is left");
 }
 
 /// Issue 22: what waits for the writer is bounded by the sessions, not by the flood; a

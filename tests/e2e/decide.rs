@@ -44,6 +44,15 @@ pub(crate) fn held_hook_for(app: &App, session_id: &str, command: &str) -> Child
 /// until what it printed is a whole JSON value (or its output ends); then the stand-in agent,
 /// which outlives its hook, is ended.
 pub(crate) fn told_claude(mut child: Child) -> Option<String> {
+    let told = told_claude_so_far(&mut child);
+    end_agent(child);
+    told
+}
+
+/// [`told_claude`] with the stand-in agent left running, as a real CLI goes on after its answer:
+/// ended, the watcher rightly ends its session ("exited without ending its session"), which a
+/// test looking at the session after the answer would race.
+pub(crate) fn told_claude_so_far(child: &mut Child) -> Option<String> {
     use std::io::Read;
     let mut stdout = child.stdout.take().expect("stdout");
     let (mut out, mut chunk) = (Vec::new(), [0u8; 4096]);
@@ -53,10 +62,14 @@ pub(crate) fn told_claude(mut child: Child) -> Option<String> {
             Ok(n) => out.extend_from_slice(&chunk[..n]),
         }
     }
-    let _ = child.kill();
-    let _ = child.wait();
     let said: Value = serde_json::from_slice(&out).ok()?;
     said["hookSpecificOutput"]["decision"]["behavior"].as_str().map(str::to_owned)
+}
+
+/// Ends the stand-in agent of [`held_hook_for`].
+pub(crate) fn end_agent(mut child: Child) {
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 async fn lane_shown(app: &App) -> bool {
@@ -133,7 +146,13 @@ async fn allow_and_deny_on_the_node_answer_the_held_permission() {
         assert!(shown[2].as_str().is_some_and(|t| t.contains("waits here")), "a countdown: {shown}");
         click_in_node(&app, id, button).await;
         let clicked = std::time::Instant::now();
-        let told = tokio::task::spawn_blocking(move || told_claude(forwarder)).await.expect("join");
+        // The agent goes on after its answer until this one is checked (then it is ended).
+        let (told, agent) = tokio::task::spawn_blocking(move || {
+            let mut forwarder = forwarder;
+            (told_claude_so_far(&mut forwarder), forwarder)
+        })
+        .await
+        .expect("join");
         assert_eq!(told.as_deref(), Some(behavior), "{button}");
         app.wait_node(id, "working after the answer", |n| n.status == "working").await;
         let session = app.session(id).expect("in the snapshot");
@@ -150,6 +169,7 @@ async fn allow_and_deny_on_the_node_answer_the_held_permission() {
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
+        end_agent(agent);
     }
     // A permission that is not held (a CLI not opted in) shows no buttons.
     app.post("codex", &hook("codex/PermissionRequest.json", "not-held", Some("/src/billing")));

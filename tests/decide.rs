@@ -29,39 +29,72 @@ fn serve_deciding(seconds: u32) -> Serve {
     serve
 }
 
-/// `switchboard hook <agent>` with the payload on stdin, still running. Started by `timeout`, so
-/// the "agent" the forwarder reports is a process with no other children: were it this test
-/// binary, its other tests' children would look like the approved tool running (issue 11).
-fn hook(serve: &Serve, agent: &str, payload: &Value) -> (Child, Instant) {
+/// `switchboard hook <agent>` with the payload on stdin, run by a stand-in agent that goes on
+/// after it, as a real CLI does: were the agent gone when its hook returns, the watcher would
+/// rightly end its session ("exited without ending its session"), and a test looking at the
+/// session after the answer would race it (CI caught that once). The agent is `timeout`: the
+/// forwarder reports the process past its shell, and this test binary's other children would
+/// look like the approved tool running (issue 11). The forwarder writes its stdout and exit
+/// code to files, since `timeout` keeps any pipe open for as long as the agent lives.
+struct Forwarder {
+    agent: Child,
+    files: tempfile::TempDir,
+    started: Instant,
+}
+
+impl Forwarder {
+    /// Its output, once it has exited.
+    fn exited(&self) -> Option<Output> {
+        use std::os::unix::process::ExitStatusExt;
+        let code = std::fs::read_to_string(self.files.path().join("code")).ok()?;
+        let code: i32 = code.trim().parse().expect("an exit code");
+        let read = |name: &str| std::fs::read(self.files.path().join(name)).unwrap_or_default();
+        Some(Output { status: ExitStatusExt::from_raw(code << 8), stdout: read("out"), stderr: read("err") })
+    }
+}
+
+impl Drop for Forwarder {
+    /// Ends the stand-in agent: `timeout` passes SIGTERM on to its `sleep`.
+    fn drop(&mut self) {
+        // SAFETY: a plain kill(2) of our own child, which has not been waited for yet.
+        unsafe { libc::kill(self.agent.id() as libc::pid_t, libc::SIGTERM) };
+        let _ = self.agent.wait();
+    }
+}
+
+fn hook(serve: &Serve, agent: &str, payload: &Value) -> Forwarder {
     hook_in(serve.home(), agent, payload)
 }
 
 /// [`hook`] in any state directory, with or without an instance.
-fn hook_in(home: &Path, agent: &str, payload: &Value) -> (Child, Instant) {
-    let mut child = Command::new("timeout")
-        .args(["120", BIN, "hook", agent])
+fn hook_in(home: &Path, agent: &str, payload: &Value) -> Forwarder {
+    let files = tempfile::tempdir().unwrap();
+    // The code is written last, whole, by a rename: once it is there, so are the others.
+    let script =
+        r#""$0" hook "$1" >"$2/out" 2>"$2/err"; echo $? >"$2/code.new"; mv "$2/code.new" "$2/code"; exec sleep 120"#;
+    let mut agent = Command::new("timeout")
+        .args(["150", "sh", "-c", script, BIN, agent])
+        .arg(files.path())
         .env("SWITCHBOARD_HOME", home)
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
-    (child, Instant::now())
+    agent.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
+    Forwarder { agent, files, started: Instant::now() }
 }
 
-fn finish((child, started): (Child, Instant)) -> (Output, Duration) {
-    let output = child.wait_with_output().unwrap();
-    (output, started.elapsed())
+/// The forwarder's output and how long it ran, the stand-in agent left running.
+fn finish(running: &Forwarder) -> (Output, Duration) {
+    let output = eventually(Duration::from_secs(130), || running.exited()).expect("the forwarder exited");
+    (output, running.started.elapsed())
 }
 
 /// The output of a forwarder that is not held: it exits on its own within [`UNHELD`].
-fn unheld((mut child, _): (Child, Instant), what: &str) -> Output {
-    if eventually(UNHELD, || child.try_wait().unwrap()).is_none() {
-        let _ = child.kill();
-        panic!("{what}: the forwarder was still held after {UNHELD:?}");
-    }
-    child.wait_with_output().unwrap()
+fn unheld(running: &Forwarder, what: &str) -> Output {
+    eventually(UNHELD, || running.exited())
+        .unwrap_or_else(|| panic!("{what}: the forwarder was still held after {UNHELD:?}"))
 }
 
 /// The hold's id, once the session offers Allow / Deny.
@@ -84,7 +117,7 @@ fn allow_and_deny_from_the_board_reach_the_cli_in_its_own_words() {
         let id = offered(&serve);
         assert_eq!(answer(&serve, id + 1000, verdict), 409, "an answer to another hold is refused");
         assert_eq!(answer(&serve, id, verdict), 204);
-        let (output, _) = finish(running);
+        let (output, _) = finish(&running);
         assert!(output.status.success());
         // Answered, not timed out: a hold that runs out leaves stdout empty.
         let stdout: Value = serde_json::from_slice(&output.stdout).expect("a JSON decision on stdout");
@@ -104,7 +137,7 @@ fn allow_and_deny_from_the_board_reach_the_cli_in_its_own_words() {
     assert_eq!(request(serve.addr(), "POST", &keyless, b"").0, 401);
     assert_eq!(answer(&serve, id, "maybe"), 400);
     assert_eq!(answer(&serve, id, "deny"), 204);
-    assert!(finish(running).0.status.success());
+    assert!(finish(&running).0.status.success());
 }
 
 #[test]
@@ -112,7 +145,7 @@ fn unanswered_the_hook_falls_through_silently_after_the_hold() {
     let serve = serve_deciding(5);
     let running = hook(&serve, "claude", &fixture("claude/PermissionRequest.json"));
     offered(&serve);
-    let (output, took) = finish(running);
+    let (output, took) = finish(&running);
     assert!(output.status.success());
     assert!(output.stdout.is_empty(), "nothing said: the CLI asks in its terminal");
     assert!(took >= Duration::from_secs(4), "held for the 5 s hold: {took:?}");
@@ -134,7 +167,7 @@ fn answered_at_the_terminal_the_hold_is_released_at_once() {
     assert_eq!(serve.session(SESSION).unwrap()["decision"], id, "still on offer after the notice");
     // The user pressed "Yes" in the terminal: the tool ran and reported.
     assert_eq!(serve.post("claude", &fixture("claude/PostToolUse.json")), 204);
-    let output = unheld(running, "released, not held for 60 s");
+    let output = unheld(&running, "released, not held for 60 s");
     assert!(output.status.success() && output.stdout.is_empty());
     serve.wait_for(SESSION, |s| s["decision"].is_null());
     assert_eq!(answer(&serve, id, "allow"), 409, "too late: the terminal answered first");
@@ -145,11 +178,14 @@ fn only_opted_in_clis_and_only_permissions_are_held() {
     let serve = serve_deciding(30);
     // Codex is not opted in; a question and a tool call are not permissions. None is held: each
     // exits on its own, well before the 30 s hold.
-    let codex = unheld(hook(&serve, "codex", &fixture("codex/PermissionRequest.json")), "codex");
+    let codex_hook = hook(&serve, "codex", &fixture("codex/PermissionRequest.json"));
+    let codex = unheld(&codex_hook, "codex");
     let question = json!({"hook_event_name": "PreToolUse", "session_id": "q", "tool_name": "AskUserQuestion",
         "tool_input": {"questions": [{"question": "Which framework?"}]}});
-    let asked = unheld(hook(&serve, "claude", &question), "a question");
-    let tool = unheld(hook(&serve, "claude", &fixture("claude/PreToolUse-Bash.json")), "a tool call");
+    let question_hook = hook(&serve, "claude", &question);
+    let asked = unheld(&question_hook, "a question");
+    let tool_hook = hook(&serve, "claude", &fixture("claude/PreToolUse-Bash.json"));
+    let tool = unheld(&tool_hook, "a tool call");
     for output in [&codex, &asked, &tool] {
         assert!(output.status.success() && output.stdout.is_empty());
     }
@@ -162,7 +198,8 @@ fn without_a_running_instance_a_held_permission_does_not_wait() {
     let home = temp_home();
     std::fs::write(home.join("settings.json"), json!({"decide": ["claude"]}).to_string()).unwrap();
     // Nothing to hold it: it exits on its own, well before the default 30 s hold.
-    let output = unheld(hook_in(&home, "claude", &fixture("claude/PermissionRequest.json")), "no instance");
+    let running = hook_in(&home, "claude", &fixture("claude/PermissionRequest.json"));
+    let output = unheld(&running, "no instance");
     assert!(output.status.success() && output.stdout.is_empty());
 }
 
@@ -226,7 +263,7 @@ fn a_held_claude_question_is_answered_through_the_hook_by_option_or_in_words() {
         assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
         let delivered: Value = serde_json::from_slice(&body).unwrap();
         assert_eq!((delivered["throughHook"].as_bool(), delivered["typed"].as_str()), (Some(true), Some(expected)));
-        let (output, _) = finish(running);
+        let (output, _) = finish(&running);
         let stdout: Value = serde_json::from_slice(&output.stdout).expect("a JSON decision on stdout");
         let decision = &stdout["hookSpecificOutput"]["decision"];
         assert_eq!(decision["behavior"], "allow");

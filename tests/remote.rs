@@ -235,6 +235,47 @@ fn claude(event: &str, session_id: &str, extra: Value) -> Value {
     body
 }
 
+/// `switchboard hook claude` on the box, run by a stand-in agent (`runuser`, past the shell) that
+/// goes on after its hook as a real CLI does: were it gone, the box's watcher would rightly end
+/// the session ("exited without ending its session") while the test still looks at it.
+fn box_hook(remote: &Box_, payload: &Value) -> Child {
+    let mut agent = Command::new("runuser")
+        .args(["-u", USER, "--", "env", &format!("HOME={}", remote.home.display())])
+        .args(["sh", "-c", r#""$0" hook claude; exec sleep 120 >/dev/null 2>&1"#])
+        .arg(remote.binary())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null()) // runuser's "Session terminated" when it is ended
+        .spawn()
+        .unwrap();
+    agent.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
+    agent
+}
+
+/// What the box's hook printed: read until it is a whole JSON value (the agent keeps its
+/// output open while it lives).
+fn hook_said(agent: &mut Child) -> Value {
+    use std::io::Read;
+    let mut stdout = agent.stdout.take().expect("stdout");
+    let (mut out, mut chunk) = (Vec::new(), [0u8; 4096]);
+    loop {
+        if let Ok(value) = serde_json::from_slice::<Value>(&out) {
+            return value;
+        }
+        match stdout.read(&mut chunk) {
+            Ok(0) | Err(_) => panic!("the box's hook said no decision: {}", String::from_utf8_lossy(&out)),
+            Ok(n) => out.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+/// Ends the stand-in agent of [`box_hook`]: `runuser` passes SIGTERM on to its `sleep`.
+fn end_agent(mut agent: Child) {
+    // SAFETY: a plain kill(2) of our own child, which has not been waited for yet.
+    unsafe { libc::kill(agent.id() as libc::pid_t, libc::SIGTERM) };
+    let _ = agent.wait();
+}
+
 fn static_build() -> PathBuf {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("target/x86_64-unknown-linux-musl/release/switchboard-static");
@@ -298,15 +339,7 @@ fn a_box_over_real_ssh_from_nothing_through_a_cut_link_and_a_stopped_sshd() {
         "s1",
         json!({ "tool_name": "Bash", "tool_input": { "command": "make deploy" }, "permission_suggestions": [] }),
     );
-    let mut forwarder = Command::new("runuser")
-        .args(["-u", USER, "--", "env", &format!("HOME={}", remote.home.display())])
-        .arg(remote.binary())
-        .args(["hook", "claude"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    forwarder.stdin.take().unwrap().write_all(permission.to_string().as_bytes()).unwrap();
+    let mut agent = box_hook(&remote, &permission);
     let blocked = eventually(PATIENCE, || {
         desktop.session("box:s1").filter(|s| s["status"] == "blocked" && s["decision"].is_u64())
     })
@@ -318,10 +351,10 @@ fn a_box_over_real_ssh_from_nothing_through_a_cut_link_and_a_stopped_sshd() {
         blocked["decision"].as_u64().unwrap()
     );
     assert_eq!(request(desktop.addr(), "POST", &decision, b"").0, 204, "the box took the answer");
-    let answer = forwarder.wait_with_output().unwrap();
-    let answer = String::from_utf8_lossy(&answer.stdout);
-    assert!(answer.contains("\"allow\""), "the agent there was allowed: {answer}");
+    let answer = hook_said(&mut agent);
+    assert_eq!(answer["hookSpecificOutput"]["decision"]["behavior"], "allow", "the agent there was allowed");
     desktop.wait_for("box:s1", |s| s["status"] == "working");
+    end_agent(agent);
     // The same answer again is refused: nothing waits for it any more.
     assert_eq!(request(desktop.addr(), "POST", &decision, b"").0, 409);
     // Its question (issue 24), held there like a permission: answered from this board, down the
@@ -333,15 +366,7 @@ fn a_box_over_real_ssh_from_nothing_through_a_cut_link_and_a_stopped_sshd() {
         "s1",
         json!({ "tool_name": "AskUserQuestion", "tool_input": { "questions": questions }, "permission_suggestions": [] }),
     );
-    let mut forwarder = Command::new("runuser")
-        .args(["-u", USER, "--", "env", &format!("HOME={}", remote.home.display())])
-        .arg(remote.binary())
-        .args(["hook", "claude"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    forwarder.stdin.take().unwrap().write_all(question.to_string().as_bytes()).unwrap();
+    let mut agent = box_hook(&remote, &question);
     eventually(PATIENCE, || desktop.session("box:s1").filter(|s| s["status"] == "waiting" && s["decision"].is_u64()))
         .expect("its question held there, an answer on offer here");
     let answer_path = format!("/answer/box%3As1?key={}&option=2", desktop.endpoint.key);
@@ -349,8 +374,7 @@ fn a_box_over_real_ssh_from_nothing_through_a_cut_link_and_a_stopped_sshd() {
     assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
     let delivered: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!((delivered["throughHook"].as_bool(), delivered["typed"].as_str()), (Some(true), Some("us-east")));
-    let answer = forwarder.wait_with_output().unwrap();
-    let answer: Value = serde_json::from_slice(&answer.stdout).expect("the box's hook said its decision");
+    let answer = hook_said(&mut agent);
     assert_eq!(
         answer["hookSpecificOutput"]["decision"]["updatedInput"]["answers"],
         json!({ "Which region?": "us-east" })
@@ -358,6 +382,7 @@ fn a_box_over_real_ssh_from_nothing_through_a_cut_link_and_a_stopped_sshd() {
     desktop.wait_for("box:s1", |s| s["message"] == "Answered from Switchboard: us-east");
     let (status, body) = request(desktop.addr(), "POST", &answer_path, b"");
     assert_eq!(status, 409, "answered: the box says nothing waits ({})", String::from_utf8_lossy(&body));
+    end_agent(agent);
     remote.post("claude", &claude("Stop", "s1", json!({ "last_assistant_message": "Deployed." })));
     let done = desktop.wait_for("box:s1", |s| s["status"] == "done");
     assert_eq!(done["message"], "Deployed.");

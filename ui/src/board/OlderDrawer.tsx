@@ -3,14 +3,13 @@
 // when it reports again.
 import "./OlderDrawer.css";
 import { useSwitchboard } from "../state/store";
-import { useClock } from "../state/clock";
-import { absoluteTime, agentName, relativeAge, shortenHome, titleOf } from "../shared/sessionLabels";
+import { Age } from "../card/ClockText";
+import { agentName, shortenHome, titleOf } from "../shared/sessionLabels";
 import { CloseIcon, StatusGlyph } from "../shared/icons";
 
 function OlderItem({ id, picked }: { id: string; picked: boolean }) {
   const session = useSwitchboard((s) => s.sessions[id]);
   const pickOlder = useSwitchboard((s) => s.pickOlder);
-  const now = useClock((s) => s.now);
   if (!session) return null;
   const badge = session.badge;
   const title = titleOf(session);
@@ -32,9 +31,7 @@ function OlderItem({ id, picked }: { id: string; picked: boolean }) {
           <span className="older-title" title={title}>
             {title}
           </span>
-          <span className="older-age" title={absoluteTime(session.lastEventAt)}>
-            {relativeAge(session.lastEventAt, now)}
-          </span>
+          <Age at={session.lastEventAt} className="older-age" />
         </span>
         <span className="older-line older-meta">
           <span className="older-status">

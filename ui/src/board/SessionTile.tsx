@@ -1,7 +1,7 @@
 // A session as a light tile on a crowded board (zoomed out): drawn plainly, dragged by hand
 // (`startTileDrag`, shared with the painted canvases). The full card is `SessionNode.tsx`.
 import { memo, useRef, type HTMLAttributes, type MouseEvent, type PointerEvent } from "react";
-import { useClock } from "../state/clock";
+import { useClockText } from "../state/clock";
 import { useStoreApi } from "@xyflow/react";
 import type { Session } from "../bindings/Session";
 import { useSwitchboard } from "../state/store";
@@ -31,7 +31,8 @@ function TileCard({ session, selected, size, dimmed, frame }: {
   const badge = session.badge;
   const title = titleOf(session);
   const strip = size === "strip";
-  const now = useClock((s) => s.now);
+  // Its tooltip's "unreachable since 14:02" changes once a day: no tile is drawn per tick.
+  const tooltip = useClockText((now) => tileTooltip(session, now));
   const { classes, data } = faceOf(session, badge, selected, dimmed);
   classes.unshift(frame.className);
   classes.push("is-far", "is-light", strip ? "is-strip" : "is-far-card");
@@ -41,7 +42,7 @@ function TileCard({ session, selected, size, dimmed, frame }: {
       className={classes.join(" ")}
       {...data}
       data-form={strip ? "strip" : "far-card"}
-      title={tileTooltip(session, now)}
+      title={tooltip}
       onClick={() => useSwitchboard.getState().openSession(id)}
     >
       <div className="compact-line">

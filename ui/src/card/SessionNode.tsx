@@ -7,27 +7,18 @@ import type { Session } from "../bindings/Session";
 import { useStore, type NodeProps } from "@xyflow/react";
 import { MiddleCut } from "./MiddleCut";
 import { useSwitchboard } from "../state/store";
-import { useClock } from "../state/clock";
+import { useClockText } from "../state/clock";
 import { isStale, reasonTooltip } from "../shared/status";
-import {
-  absoluteTime,
-  agentName,
-  isRemote,
-  relativeAge,
-  shortenHome,
-  silenceFor,
-  titleOf,
-  labelsInRegion,
-  unreachableLine,
-} from "../shared/sessionLabels";
-import { AgentMark, ClockIcon, CloseIcon, LinkDownIcon, StatusGlyph, TerminalIcon } from "../shared/icons";
+import { agentName, isRemote, shortenHome, titleOf, labelsInRegion, unreachableLine } from "../shared/sessionLabels";
+import { AgentMark, CloseIcon, StatusGlyph, TerminalIcon } from "../shared/icons";
 import * as ipc from "../shared/ipc";
 import { canDecide, DecideButtons, DecideWhat, useHowToAnswer } from "../panel/Decide";
 import { jump, JumpNoteText } from "../shared/jump";
 import { asking } from "../panel/Answer";
 import { QuestionOnCard } from "../panel/AnswerViews";
-import { CardBranch, CardCost, ContextBar, HoldingMark } from "./UsageOnCard";
-import { contextPercent, holdingLine, idleHolding } from "../shared/usage";
+import { CardBranch, CardCost, ContextBar } from "./UsageOnCard";
+import { Age, HoldingMark, StaleMark, UnreachableMark } from "./ClockText";
+import { contextPercent, holdsIdle } from "../shared/usage";
 import { useDecideNote } from "../state/decide";
 import { useJumpNote } from "../state/jumpNotes";
 import { type SessionNodeType } from "../state/data";
@@ -87,18 +78,6 @@ export function tileTooltip(session: Session, now: number): string {
   return `${titleOf(session)} — ${session.badge.word} · ${agent}${hostNote(session, now)}${folder ? ` · ${folder}` : ""}`;
 }
 
-/** Everything a card draws from the clock, as one string: when it is unchanged, so is the card. */
-export function clockFace(session: Session, now: number): string {
-  const holding = idleHolding(session, now);
-  return [
-    relativeAge(session.lastEventAt, now),
-    silenceFor(session.lastEventAt, now),
-    session.badge.word,
-    session.unreachableSince != null ? unreachableLine(session.host, session.unreachableSince, now) : "",
-    holding ? holdingLine(holding) : "",
-  ].join("\u0000");
-}
-
 /** One session, read from the store by id; usable outside React Flow (tests). */
 export function SessionCard({ id, selected = false, size = "full", compact = false, region = null }: CardProps) {
   const session = useSwitchboard((s) => s.sessions[id]);
@@ -106,10 +85,10 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
   const releasePlace = useSwitchboard((s) => s.releasePlace);
   const dimmed = useSwitchboard((s) => s.matches != null && !s.matches.has(id));
   const tag = useSwitchboard((s) => s.twins.get(id));
-  // Re-rendered by the clock only when something it draws from it changes (an age's words, a
-  // silence, a badge's grace): a tick that changes no word re-renders no card, so idle is idle.
-  useClock((s) => (session ? clockFace(session, s.now) : ""));
-  const now = useClock.getState().now;
+  // What it draws from the clock is drawn by small components of its own (`ClockText.tsx`): when
+  // a minute turns, an age is drawn again, not the card. Its tooltip's "unreachable since 14:02"
+  // changes once a day.
+  const hostLine = useClockText((now) => (session ? hostNote(session, now) : ""));
   const note = useDecideNote(id);
   const jumpNote = useJumpNote(id);
   // Whether the held command shows whole on the card (else Allow opens the panel first).
@@ -133,9 +112,8 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
   const unreadDot = session.unread && (
     <span className="unread-dot" data-testid="unread-dot" role="img" aria-label="Unread" />
   );
-  const tooltip = `${title} — ${badge.word}${hostNote(session, now)}${session.cwd ? ` · ${shortenHome(session.cwd)}` : ""}`;
-  const unreachable =
-    session.unreachableSince != null ? unreachableLine(session.host, session.unreachableSince, now) : null;
+  const tooltip = `${title} — ${badge.word}${hostLine}${session.cwd ? ` · ${shortenHome(session.cwd)}` : ""}`;
+  const unreachableSince = session.unreachableSince;
 
   if (size === "strip" || compact) {
     // The compact forms: what you can read across a hundred sessions at once.
@@ -158,11 +136,7 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
               {titleText}
             </span>
           )}
-          {size === "strip" && !compact && (
-            <span className="node-age" title={absoluteTime(session.lastEventAt)}>
-              {relativeAge(session.lastEventAt, now)}
-            </span>
-          )}
+          {size === "strip" && !compact && <Age at={session.lastEventAt} className="node-age" />}
           {size === "strip" && <span className="visually-hidden" data-testid="status-badge">{badge.word}</span>}
         </div>
         {size === "full" && (
@@ -214,7 +188,7 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
     )
   );
   const decidable = canDecide(session);
-  const holding = idleHolding(session, now);
+  const holding = holdsIdle(session);
 
   classes.push("is-card");
   if (holding) classes.push("is-holding");
@@ -232,12 +206,7 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
         </span>
         {session.ended && <span className="ended-mark"> · ended</span>}
 
-        {stale && (
-          <span className="stale-mark" title={silenceFor(session.lastEventAt, now)}>
-            <ClockIcon />
-            <span className="visually-hidden">{silenceFor(session.lastEventAt, now)}</span>
-          </span>
-        )}
+        {stale && <StaleMark at={session.lastEventAt} />}
         {" "}
         {session.restored && (
           <span
@@ -249,23 +218,14 @@ export function SessionCard({ id, selected = false, size = "full", compact = fal
           </span>
         )}
         {session.restored && " "}
-        {holding && !unreachable ? (
+        {holding && unreachableSince == null ? (
           // In the age's place: it says how long it has been silent, and what that costs.
-          <HoldingMark holding={holding} />
-        ) : unreachable ? (
+          <HoldingMark session={session} />
+        ) : unreachableSince != null ? (
           // In the age's place: how old its last news is matters less than that none can come.
-          <span
-            className="unreachable-mark"
-            data-testid="unreachable-mark"
-            title={`${unreachable} (${absoluteTime(session.unreachableSince!)}). Shown as last known: its last event ${relativeAge(session.lastEventAt, now)}.`}
-          >
-            <LinkDownIcon />
-            <span className="unreachable-text">{unreachable}</span>
-          </span>
+          <UnreachableMark session={session} since={unreachableSince} />
         ) : (
-          <span className="node-age" title={absoluteTime(session.lastEventAt)}>
-            {relativeAge(session.lastEventAt, now)}
-          </span>
+          <Age at={session.lastEventAt} className="node-age" />
         )}
       </div>
 

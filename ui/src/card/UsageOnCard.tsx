@@ -5,7 +5,7 @@ import "./UsageOnCard.css";
 import type { GitInfo } from "../bindings/GitInfo";
 import type { Usage } from "../bindings/Usage";
 import { BranchIcon } from "../shared/icons";
-import { contextLine, contextPercent, contextWarns, formatCost, formatTokens, holdingLine, type Holding } from "../shared/usage";
+import { contextLine, contextPercent, contextWarns, formatCost, formatTokens } from "../shared/usage";
 
 /** "main" with a dot when the tree has uncommitted changes; nothing when the branch is not known. */
 export function CardBranch({ git }: { git: GitInfo | null }) {
@@ -58,15 +58,5 @@ export function ContextBar({ usage, place }: { usage: Usage | null; place: "card
     >
       <span className="context-fill" style={{ width: `${Math.max(percent, 1)}%` }} />
     </div>
-  );
-}
-
-/** In the age's place: "idle 3 h · holds 1.2 GiB"; the panel says how to end it. */
-export function HoldingMark({ holding }: { holding: Holding }) {
-  const line = holdingLine(holding);
-  return (
-    <span className="holding-mark" data-testid="holding-mark" title={`${line} — open it to end the agent`}>
-      {line}
-    </span>
   );
 }

@@ -8,7 +8,7 @@ import { ConnectionsToggle } from "../settings/Connections";
 import { NewAgentButton } from "./NewAgent";
 import { ShortcutsButton } from "./ShortcutSheet";
 import { useClock } from "../state/clock";
-import { dayCost, formatCost } from "../shared/usage";
+import { dayCost, formatCost, localMidnight } from "../shared/usage";
 import { countEnded, countInCategory } from "../state/sessionLists";
 
 const CHIPS: Array<{ category: Category; label: (n: number) => string; hint: string }> = [
@@ -113,8 +113,9 @@ function ClearEnded() {
 export function TodayCost() {
   const sessions = useSwitchboard((s) => s.sessions);
   const projects = useSwitchboard((s) => s.projects);
-  const now = useClock((s) => s.now);
-  const today = dayCost(sessions, projects, now);
+  // Today's sessions change when a session does, or at midnight: not on every tick.
+  const midnight = useClock((s) => localMidnight(s.now));
+  const today = dayCost(sessions, projects, midnight);
   if (today.priced === 0) return null;
   const lines = today.projects.map((p) => `${p.label}  ${formatCost(p.micros)}`);
   if (today.unpriced > 0) {

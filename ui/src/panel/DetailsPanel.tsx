@@ -7,7 +7,7 @@ import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from
 import type { HistoryView } from "../bindings/HistoryView";
 import type { Session } from "../bindings/Session";
 import { selectDetailsId, useSwitchboard } from "../state/store";
-import { useClock } from "../state/clock";
+import { ClockText } from "../card/ClockText";
 import { reasonTooltip } from "../shared/status";
 import {
   absoluteTime,
@@ -47,7 +47,7 @@ function errorMessage(err: unknown): string {
   return String(err);
 }
 
-export function HistoryItem({ entry, now }: { entry: HistoryView; now: number }) {
+export function HistoryItem({ entry }: { entry: HistoryView }) {
   const badge = entry.badge;
   const reason = entry.reason;
   return (
@@ -66,7 +66,7 @@ export function HistoryItem({ entry, now }: { entry: HistoryView; now: number })
             dateTime={new Date(entry.at).toISOString()}
             title={absoluteTime(entry.at)}
           >
-            {clockTime(entry.at)} · {relativeAge(entry.at, now)}
+            {clockTime(entry.at)} · <ClockText text={(now) => relativeAge(entry.at, now)} />
           </time>
         </div>
         {reason && (
@@ -299,10 +299,16 @@ function DecideSection({ session }: { session: Session }) {
   );
 }
 
+/** When it was last heard from, for the panel's note. */
+function lastHeard(session: Session, now: number): string {
+  if (session.archived) return `In Older — ${silenceFor(session.lastEventAt, now)}. It returns to the canvas when it reports.`;
+  if (session.restored) return `From the last run — ${silenceFor(session.lastEventAt, now)}.`;
+  return `Last event ${relativeAge(session.lastEventAt, now)}.`;
+}
+
 function Details({ id }: { id: string }) {
   const session = useSwitchboard((s) => s.sessions[id]);
   const closeDetails = useSwitchboard((s) => s.closeDetails);
-  const now = useClock((s) => s.now);
   const [history, setHistory] = useState<Loaded>({ phase: "loading" });
   const list = useRef<HTMLOListElement>(null);
   // The live terminal: closed with the panel, and with another session (a new panel).
@@ -395,18 +401,15 @@ function Details({ id }: { id: string }) {
       </div>
       {session.unreachableSince != null && (
         <p className="details-note is-unreachable" data-testid="details-unreachable" title={absoluteTime(session.unreachableSince)}>
-          {unreachableLine(session.host, session.unreachableSince, now)} — it shows what was last known.
+          <ClockText text={(now) => unreachableLine(session.host, session.unreachableSince!, now)} /> — it shows
+          what was last known.
         </p>
       )}
       <DecideSection session={session} />
       <QuestionSection session={session} />
       <ReplyBox session={session} />
       <p className="details-note" title={absoluteTime(session.lastEventAt)}>
-        {session.archived
-          ? `In Older — ${silenceFor(session.lastEventAt, now)}. It returns to the canvas when it reports.`
-          : session.restored
-            ? `From the last run — ${silenceFor(session.lastEventAt, now)}.`
-            : `Last event ${relativeAge(session.lastEventAt, now)}.`}
+        <ClockText text={(now) => lastHeard(session, now)} />
       </p>
       {whereItRuns(session) && (
         <p className="details-note" data-testid="details-where">
@@ -418,7 +421,7 @@ function Details({ id }: { id: string }) {
       <LastTurn session={session} />
       {!session.ended && <ScreenPeek sessionId={id} />}
       {terminal && <LiveTerminal session={session} open={terminalOpen} onOpenChange={setTerminalOpen} />}
-      <UsagePanel session={session} now={now} />
+      <UsagePanel session={session} />
 
       <h3 className="details-subhead">Recent history</h3>
       {history.phase === "failed" && (
@@ -430,7 +433,7 @@ function Details({ id }: { id: string }) {
       {history.phase === "ok" && history.entries.length > 0 && (
         <ol className="history-list" data-testid="history-list" ref={list}>
           {history.entries.map((entry, i) => (
-            <HistoryItem key={`${entry.at}-${i}`} entry={entry} now={now} />
+            <HistoryItem key={`${entry.at}-${i}`} entry={entry} />
           ))}
         </ol>
       )}

@@ -7,6 +7,7 @@ import type { ReactNode } from "react";
 import type { Session } from "../bindings/Session";
 import { canEnd } from "../shared/ending";
 import { ContextBar } from "../card/UsageOnCard";
+import { ClockText } from "../card/ClockText";
 import { shortenHome } from "../shared/sessionLabels";
 import {
   contextLine,
@@ -16,6 +17,7 @@ import {
   formatTokens,
   formatUptime,
   holdingLine,
+  holdsIdle,
   idleHolding,
 } from "../shared/usage";
 
@@ -37,10 +39,10 @@ function Row({ label, testId, title, children }: { label: string; testId: string
 
 const exact = (n: number) => n.toLocaleString("en-US");
 
-export function UsagePanel({ session, now }: { session: Session; now: number }) {
+export function UsagePanel({ session }: { session: Session }) {
   const { usage, footprint, git } = session;
   if (!usage && !footprint && !git) return null;
-  const holding = idleHolding(session, now);
+  const holding = holdsIdle(session);
   const cost = formatCost(usage?.costMicros);
   // The panel has an End agent control only for a local agent still running.
   const endable = canEnd(session);
@@ -50,7 +52,9 @@ export function UsagePanel({ session, now }: { session: Session; now: number }) 
       <h3 className="details-subhead">Usage</h3>
       {holding && (
         <p className="usage-holding" data-testid="details-holding" role="note">
-          <span>{holdingLine(holding)}</span>
+          <span>
+            <ClockText text={(now) => holdingLine(idleHolding(session, now)!)} />
+          </span>
           {endable && (
             <>
               {" — "}
@@ -109,7 +113,7 @@ export function UsagePanel({ session, now }: { session: Session; now: number }) 
               {formatBytes(footprint.rssBytes)} · {footprint.processes} {footprint.processes === 1 ? "process" : "processes"}
             </Row>
             <Row label="Running" testId="usage-uptime" title={new Date(footprint.startedAt).toLocaleString()}>
-              {formatUptime(footprint.startedAt, now)}
+              <ClockText text={(now) => formatUptime(footprint.startedAt, now)} />
             </Row>
           </>
         )}

@@ -104,8 +104,13 @@ export type Holding = { idleMs: number; rssBytes: number };
  * more; the rule is core's `usage::idle_holding`). `null` for every other session.
  */
 export function idleHolding(session: Session, now: number): Holding | null {
-  if (!session.idleHolding || !session.footprint) return null;
+  if (!holdsIdle(session)) return null;
   return { idleMs: Math.max(0, now - session.lastEventAt), rssBytes: session.footprint.rssBytes };
+}
+
+/** Whether it is an idle agent holding memory (what {@link idleHolding} says of it at any time). */
+export function holdsIdle(session: Session): session is Session & { footprint: NonNullable<Session["footprint"]> } {
+  return session.idleHolding && session.footprint != null;
 }
 
 /** "idle 3 h · holds 1.2 GiB". */

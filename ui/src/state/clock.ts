@@ -1,9 +1,18 @@
-// One shared clock for relative ages: every node re-reads it, no node owns a timer.
+// One shared clock for relative ages: no node owns a timer. What is drawn from it is read
+// through `useClockText`, so a tick re-renders only the words it changed (issue 47: idle is idle).
 import { create } from "zustand";
 
 export const AGE_REFRESH_MS = 15_000;
 
 export const useClock = create<{ now: number }>(() => ({ now: Date.now() }));
+
+/**
+ * A string drawn from the clock: the component re-renders when the string changes, not on
+ * every tick — an age's words change once a minute, a "since 14:02" once a day.
+ */
+export function useClockText(text: (now: number) => string): string {
+  return useClock((s) => text(s.now));
+}
 
 export function startClock(intervalMs = AGE_REFRESH_MS): () => void {
   const tick = () => useClock.setState({ now: Date.now() });

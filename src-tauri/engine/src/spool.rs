@@ -65,6 +65,15 @@ pub fn path(state_dir: &Path) -> PathBuf {
     state_dir.join(SPOOL_FILE)
 }
 
+/// Whether the spool may hold events: one `lstat`, cheap enough to ask on the hook thread.
+pub fn waiting(state_dir: &Path) -> io::Result<bool> {
+    match std::fs::symlink_metadata(path(state_dir)) {
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(error) => Err(error),
+        Ok(meta) => Ok(!(meta.is_file() && meta.len() == 0)),
+    }
+}
+
 /// A new event id: 128 random bits in hex.
 pub fn new_id() -> String {
     use rand::RngCore;
@@ -96,11 +105,8 @@ pub fn append(state_dir: &Path, event: &Spooled) -> io::Result<()> {
 /// Takes every event in the spool and leaves it empty. `None` when there is no spool.
 pub fn take(state_dir: &Path) -> io::Result<Option<Taken>> {
     let path = path(state_dir);
-    match std::fs::symlink_metadata(&path) {
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(error),
-        Ok(meta) if meta.is_file() && meta.len() == 0 => return Ok(None),
-        Ok(_) => {}
+    if !waiting(state_dir)? {
+        return Ok(None);
     }
     let file = crate::platform::open_private_append(&path)?;
     file.lock()?;

@@ -327,6 +327,11 @@ impl HookServer {
                     _ = stop.cancelled() => return,
                     _ = every.tick() => {}
                 }
+                // Asked here, taken on a blocking thread: a second's poll with nothing spooled
+                // (nearly always) wakes no other thread (issue 47: idle is idle).
+                if matches!(spool::waiting(&state_dir), Ok(false)) {
+                    continue;
+                }
                 let (dir, state) = (state_dir.clone(), Arc::clone(&state));
                 let _ = tokio::task::spawn_blocking(move || take_spool(&state, &dir)).await;
             }

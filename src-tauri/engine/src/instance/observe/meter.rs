@@ -168,7 +168,11 @@ impl Follower for Metering {
             self.last_footprint = now;
             self.sample_footprints();
         }
-        Some(self.last_look + LOOK_EVERY)
+        // Nothing to read or sample (no transcript, database or process known: a custom
+        // source, a board of remotes' sessions): no look until an update brings one.
+        let anything =
+            self.sessions.values().any(|m| m.reader.is_some() || m.database.is_some() || m.process.is_some());
+        anything.then(|| self.last_look + LOOK_EVERY)
     }
 }
 

@@ -76,7 +76,9 @@ impl Follower for AgentWatch {
             self.watch.tick();
             self.last_tick = Instant::now();
         }
-        Some(self.last_tick + TICK)
+        // Nothing to look at (no transcript followed, no process known: a custom source, a
+        // board of remotes' sessions): no tick until an update brings one.
+        self.watch.sessions.values().any(|w| w.tail.is_some() || w.process.is_some()).then(|| self.last_tick + TICK)
     }
 }
 

@@ -102,3 +102,25 @@ fn git_tells_the_branch_a_linked_worktree_and_uncommitted_changes() {
     run(&repo, &["checkout", "-q", "--detach"]);
     assert_eq!(git_info(&repo).unwrap().branch, None, "detached");
 }
+
+/// Idle is idle (issue 47): sessions with nothing to read or sample (a custom source's) ask for
+/// no look; one with a transcript asks for the next.
+#[test]
+fn a_meter_with_nothing_to_read_asks_for_no_look() {
+    use crate::instance::observe::testing::{hook, show, twenty_custom};
+    let dir = tempfile::tempdir().unwrap();
+    let (inputs, _queue) = crate::instance::hub::inputs(1024);
+    let hub = crate::instance::hub::Hub::new();
+    let updates = hub.updates();
+    let mut meter = Meter::follower(inputs, None);
+    twenty_custom(&hub);
+    let now = Instant::now();
+    show(&updates, meter.as_mut(), now);
+    assert_eq!(meter.run(now + LOOK_EVERY), None);
+    let path = dir.path().join("t.jsonl");
+    std::fs::write(&path, claude_line("m1", 10)).unwrap();
+    let prompt = serde_json::json!({"hook_event_name": "UserPromptSubmit", "session_id": "c", "transcript_path": path, "prompt": "go"});
+    hook(&hub, "claude", prompt);
+    show(&updates, meter.as_mut(), now);
+    assert!(meter.run(now + 2 * LOOK_EVERY).is_some(), "a transcript to read: the next look");
+}

@@ -261,3 +261,30 @@ fn a_watch_that_hears_of_the_turn_late_still_reads_the_turns_records() {
         "the merged turn's cancel was read"
     );
 }
+
+/// Idle is idle (issue 47): sessions with nothing to look at — no transcript, no process (a
+/// custom source's) — ask for no tick; one with a transcript to follow asks for the next.
+#[test]
+fn a_watch_with_nothing_to_look_at_asks_for_no_tick() {
+    use crate::instance::observe::testing::{hook, show, twenty_custom};
+    let dir = tempfile::tempdir().unwrap();
+    let (inputs, _queue) = crate::instance::hub::inputs(1024);
+    let hub = crate::instance::hub::Hub::new();
+    let updates = hub.updates();
+    let mut watch = AgentWatch::new(inputs);
+    twenty_custom(&hub);
+    let now = Instant::now();
+    show(&updates, &mut watch, now);
+    assert_eq!(watch.watch.sessions.len(), 20, "watched, with nothing to look at");
+    assert_eq!(watch.run(now + QUICKEST_TICK), None);
+    let path = dir.path().join("t.jsonl");
+    append(&path, "{}\n");
+    hook(
+        &hub,
+        "gemini",
+        serde_json::json!({"hook_event_name": "BeforeAgent", "session_id": "g", "transcript_path": path}),
+    );
+    show(&updates, &mut watch, now);
+    let next = watch.run(now + QUICKEST_TICK).expect("a transcript to follow: the next tick");
+    assert!(next <= Instant::now() + TICK);
+}

@@ -3,7 +3,7 @@
 import type { Session } from "../bindings/Session";
 import { useClockText } from "../state/clock";
 import { absoluteTime, relativeAge, silenceFor, unreachableLine } from "../shared/sessionLabels";
-import { holdingLine, idleHolding } from "../shared/usage";
+import { holdingText } from "../shared/usage";
 import { ClockIcon, LinkDownIcon } from "../shared/icons";
 
 /** Any words drawn from the clock, as text. */
@@ -50,10 +50,7 @@ export function UnreachableMark({ session, since }: { session: Session; since: n
 
 /** In the age's place for an idle agent holding memory: "idle 3 h · holds 1.2 GiB". */
 export function HoldingMark({ session }: { session: Session }) {
-  const line = useClockText((now) => {
-    const holding = idleHolding(session, now);
-    return holding ? holdingLine(holding) : "";
-  });
+  const line = useClockText((now) => holdingText(session, now));
   return (
     <span className="holding-mark" data-testid="holding-mark" title={`${line} — open it to end the agent`}>
       {line}

@@ -16,9 +16,8 @@ import {
   formatCpu,
   formatTokens,
   formatUptime,
-  holdingLine,
+  holdingText,
   holdsIdle,
-  idleHolding,
 } from "../shared/usage";
 
 /** The panel's "End agent…" button, when it shows one (a local agent still running). */
@@ -53,7 +52,7 @@ export function UsagePanel({ session }: { session: Session }) {
       {holding && (
         <p className="usage-holding" data-testid="details-holding" role="note">
           <span>
-            <ClockText text={(now) => holdingLine(idleHolding(session, now)!)} />
+            <ClockText text={(now) => holdingText(session, now)} />
           </span>
           {endable && (
             <>

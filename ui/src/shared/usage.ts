@@ -113,6 +113,12 @@ export function holdsIdle(session: Session): session is Session & { footprint: N
   return session.idleHolding && session.footprint != null;
 }
 
+/** "idle 3 h · holds 1.2 GiB" for an idle agent holding memory, "" for any other session. */
+export function holdingText(session: Session, now: number): string {
+  const holding = idleHolding(session, now);
+  return holding ? holdingLine(holding) : "";
+}
+
 /** "idle 3 h · holds 1.2 GiB". */
 export function holdingLine(holding: Holding): string {
   const hours = Math.floor(holding.idleMs / 3_600_000);

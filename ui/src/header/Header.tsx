@@ -7,7 +7,7 @@ import * as ipc from "../shared/ipc";
 import { ConnectionsToggle } from "../settings/Connections";
 import { NewAgentButton } from "./NewAgent";
 import { ShortcutsButton } from "./ShortcutSheet";
-import { useClock } from "../state/clock";
+import { useClockText } from "../state/clock";
 import { dayCost, formatCost, localMidnight } from "../shared/usage";
 import { countEnded, countInCategory } from "../state/sessionLists";
 
@@ -114,7 +114,7 @@ export function TodayCost() {
   const sessions = useSwitchboard((s) => s.sessions);
   const projects = useSwitchboard((s) => s.projects);
   // Today's sessions change when a session does, or at midnight: not on every tick.
-  const midnight = useClock((s) => localMidnight(s.now));
+  const midnight = Number(useClockText((now) => String(localMidnight(now))));
   const today = dayCost(sessions, projects, midnight);
   if (today.priced === 0) return null;
   const lines = today.projects.map((p) => `${p.label}  ${formatCost(p.micros)}`);

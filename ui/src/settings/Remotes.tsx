@@ -8,7 +8,7 @@ import type { LinkState } from "../bindings/LinkState";
 import type { RemoteSpec } from "../bindings/RemoteSpec";
 import type { RemoteState } from "../bindings/RemoteState";
 import type { SavedSettings } from "../state/settings";
-import { useClock } from "../state/clock";
+import { useClockText } from "../state/clock";
 import { StatusGlyph } from "../shared/icons";
 import * as ipc from "../shared/ipc";
 import { absoluteTime, LOCAL_HOST, sinceWhen } from "../shared/sessionLabels";
@@ -107,8 +107,9 @@ function rowsOf(specs: readonly RemoteSpec[], states: readonly RemoteState[]): R
   return rows;
 }
 
-function RemoteRow({ row, now, busy, onRemove }: { row: Row; now: number; busy: boolean; onRemove(): void }) {
+function RemoteRow({ row, busy, onRemove }: { row: Row; busy: boolean; onRemove(): void }) {
   const { name, state } = row;
+  const words = useClockText((now) => linkWords(state, now));
   const tone = state ? TONE[state.state] : "idle";
   const command = row.command.join(" ");
   return (
@@ -125,7 +126,7 @@ function RemoteRow({ row, now, busy, onRemove }: { row: Row; now: number; busy: 
             {name}
           </span>
           <span className="remote-state" data-testid="remote-state" title={state ? linkDetail(state) : undefined}>
-            {linkWords(state, now)}
+            {words}
           </span>
           {state && (
             <span className="remote-sessions" data-testid="remote-sessions">
@@ -190,7 +191,6 @@ export function RemotesSettings({ settings }: { settings: SavedSettings }) {
   // A new round polls at once: after a save, the list says what Rust made of it without waiting.
   const [round, setRound] = useState(0);
   const { states, error: pollError } = useRemoteStates(round);
-  const now = useClock((s) => s.now);
   const [name, setName] = useState("");
   const [command, setCommand] = useState("");
   const [problem, setProblem] = useState<RemoteProblem | null>(null);
@@ -242,7 +242,7 @@ export function RemotesSettings({ settings }: { settings: SavedSettings }) {
       {rows.length > 0 ? (
         <ul className="check-list remote-list">
           {rows.map((row) => (
-            <RemoteRow key={row.name} row={row} now={now} busy={disabled} onRemove={() => onRemove(row.name)} />
+            <RemoteRow key={row.name} row={row} busy={disabled} onRemove={() => onRemove(row.name)} />
           ))}
         </ul>
       ) : (

@@ -131,6 +131,10 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
+/** "7 Dec": one formatter for every call (the clock asks a text what it reads at many times). */
+const SHORT_DATE = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short" });
+const shortDate = (at: number) => (Number.isFinite(at) ? SHORT_DATE.format(at) : "");
+
 /** "just now", "2 min ago", "3 h ago", "4 d ago", then a date. */
 export function relativeAge(at: number, now: number): string {
   if (!Number.isFinite(at)) return "";
@@ -139,7 +143,7 @@ export function relativeAge(at: number, now: number): string {
   if (diff < HOUR) return `${Math.max(1, Math.floor(diff / MINUTE))} min ago`;
   if (diff < DAY) return `${Math.floor(diff / HOUR)} h ago`;
   if (diff < 7 * DAY) return `${Math.floor(diff / DAY)} d ago`;
-  return new Date(at).toLocaleDateString(undefined, { day: "numeric", month: "short" });
+  return shortDate(at);
 }
 
 /** "no news for 12 min", for the stale mark. */
@@ -161,7 +165,7 @@ export function unreachableLine(host: string, since: number, now: number): strin
 /** When something began, for "since …": the time of day ("14:02"), or the date once it is a day old. */
 export function sinceWhen(at: number, now: number): string {
   if (now - at < DAY) return clockTime(at);
-  return new Date(at).toLocaleDateString(undefined, { day: "numeric", month: "short" });
+  return shortDate(at);
 }
 
 /** "09:05": the local wall-clock time, 24-hour. */

@@ -25,11 +25,13 @@ mod hook;
 mod listen;
 mod reads;
 mod request;
+mod spool_watch;
 
 use request::{is_agent_id, key_matches, query_param};
 
 use listen::accept_loop;
 pub use listen::{connection_cap, BUSY_READ_TIMEOUT};
+use spool_watch::SpoolWatch;
 
 use crate::clock::now_millis;
 use crate::instance::act::decide::Decisions;
@@ -49,9 +51,6 @@ pub const BODY_TIMEOUT: Duration = Duration::from_secs(1);
 /// this fills only if it is wedged; then new events are dropped (and counted) rather than
 /// making an agent wait.
 pub const QUEUE_CAPACITY: usize = 16_384;
-
-/// How often the instance looks for spooled events (one `stat` when there are none).
-pub const SPOOL_EVERY: Duration = Duration::from_secs(1);
 
 fn take_spool(state: &ServerState, state_dir: &std::path::Path) {
     match spool::take(state_dir) {
@@ -314,21 +313,22 @@ impl HookServer {
         Ok(Self { addr, key, shutdown, accept, state })
     }
 
-    /// Takes the events spooled in `state_dir` now, then whenever the spool has some (issue 45),
-    /// until the server stops.
+    /// Takes the events spooled in `state_dir` now, then whenever a forwarder spools more
+    /// (issue 45), until the server stops. The folder is watched where it can be, so nothing wakes
+    /// while nothing is spooled (issue 47: idle is idle).
     pub fn follow_spool(&self, state_dir: std::path::PathBuf) {
         take_spool(&self.state, &state_dir);
         let (state, stop) = (Arc::clone(&self.state), self.shutdown.clone());
         tokio::spawn(async move {
-            let mut every = tokio::time::interval(SPOOL_EVERY);
-            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut watch = SpoolWatch::new(&state_dir);
+            tracing::debug!(watched = watch.is_watched(), "following the spool in {}", state_dir.display());
             loop {
                 tokio::select! {
                     _ = stop.cancelled() => return,
-                    _ = every.tick() => {}
+                    () = watch.changed() => {}
                 }
-                // Asked here, taken on a blocking thread: a second's poll with nothing spooled
-                // (nearly always) wakes no other thread (issue 47: idle is idle).
+                // Asked here, taken on a blocking thread: a look with nothing spooled wakes no
+                // other thread.
                 if matches!(spool::waiting(&state_dir), Ok(false)) {
                     continue;
                 }

@@ -39,6 +39,8 @@ use unix as sys;
 use windows as sys;
 
 mod command;
+/// A file in a folder, watched for writes where the OS can (the spool).
+pub mod file_watch;
 /// The terminal tab an agent runs in, brought forward where the terminal lets a program find it.
 pub mod focus;
 /// The channel a second launch of the app asks the first through.

@@ -117,6 +117,16 @@ describe("the clock", () => {
     expect(screen.getByTestId("late").textContent).toBe("1 min ago");
   });
 
+  it("a window shown again ticks at once, and leaves no second timer behind", () => {
+    ages(NOW);
+    at(10 * SECOND);
+    act(() => void document.dispatchEvent(new Event("visibilitychange")));
+    expect(ticks).toBe(1);
+    at(46 * SECOND);
+    expect(ticks).toBe(2);
+    expect(shown(0)).toBe("1 min ago");
+  });
+
   it("stopped, it ticks no more", () => {
     ages(NOW);
     stopClock();

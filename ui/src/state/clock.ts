@@ -103,6 +103,8 @@ export function startClock(): () => void {
     return due;
   };
   const tick = () => {
+    // A tick when the window shows again comes before the timer's: that one is not needed.
+    if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
     const now = Date.now();
     lastTick = now;

@@ -37,7 +37,8 @@ fn modes(root: &Path) -> BTreeMap<PathBuf, (bool, u32)> {
     let mut folders = vec![root.to_path_buf()];
     while let Some(folder) = folders.pop() {
         for entry in std::fs::read_dir(&folder).unwrap().flatten() {
-            let meta = std::fs::symlink_metadata(entry.path()).unwrap();
+            // A file renamed into place (a temporary one) may be gone since the listing: skip it.
+            let Ok(meta) = std::fs::symlink_metadata(entry.path()) else { continue };
             found.insert(entry.path(), (meta.is_dir(), meta.permissions().mode() & 0o777));
             if meta.is_dir() {
                 folders.push(entry.path());

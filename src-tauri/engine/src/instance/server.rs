@@ -317,11 +317,13 @@ impl HookServer {
     /// (issue 45), until the server stops. The folder is watched where it can be, so nothing wakes
     /// while nothing is spooled (issue 47: idle is idle).
     pub fn follow_spool(&self, state_dir: std::path::PathBuf) {
+        // Watched before the first take: what is spooled after the take is seen, not left for
+        // the next safety look.
+        let mut watch = SpoolWatch::new(&state_dir);
+        tracing::debug!(watched = watch.is_watched(), "following the spool in {}", state_dir.display());
         take_spool(&self.state, &state_dir);
         let (state, stop) = (Arc::clone(&self.state), self.shutdown.clone());
         tokio::spawn(async move {
-            let mut watch = SpoolWatch::new(&state_dir);
-            tracing::debug!(watched = watch.is_watched(), "following the spool in {}", state_dir.display());
             loop {
                 tokio::select! {
                     _ = stop.cancelled() => return,

@@ -13,7 +13,7 @@ use axum::http::{header, HeaderMap, Method, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
 use switchboard_core::{normalizer, StatusEvent};
 
-use super::request::{agent_process, is_agent_id, is_too_large, key_matches};
+use super::request::{agent_process, is_agent_id, is_too_large, key_matches, within};
 use super::{closing, ServerState, BODY_TIMEOUT};
 use crate::clock::now_millis;
 use crate::instance::hub::Input;
@@ -96,7 +96,7 @@ pub(super) async fn read_event(
     let Some(normalize) = agent.filter(|agent| is_agent_id(agent)).and_then(normalizer) else {
         return Ok(None);
     };
-    let body = match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, BODY_LIMIT)).await {
+    let body = match within(BODY_TIMEOUT, axum::body::to_bytes(body, BODY_LIMIT)).await {
         Err(_) => return Err(StatusCode::REQUEST_TIMEOUT),
         Ok(Ok(body)) => body,
         Ok(Err(error)) if is_too_large(&error) => return Err(StatusCode::PAYLOAD_TOO_LARGE),

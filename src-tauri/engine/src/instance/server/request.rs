@@ -1,6 +1,10 @@
 //! What a request carries, read with care: the key (in constant time), a query parameter, the
 //! forwarder's report of the agent's process, and whether a body was refused for its size.
 
+use std::future::Future;
+use std::task::Poll;
+use std::time::Duration;
+
 use axum::http::{HeaderMap, HeaderName};
 use switchboard_core::AgentProcess;
 
@@ -44,4 +48,21 @@ pub(super) fn is_agent_id(agent: &str) -> bool {
 pub(super) fn key_matches(query: Option<&str>, secret: &str) -> bool {
     let given = query.unwrap_or_default().split('&').find_map(|pair| pair.strip_prefix("key=")).unwrap_or_default();
     constant_time_eq::constant_time_eq(given.as_bytes(), secret.as_bytes())
+}
+
+/// `future`'s output, or `Err(())` once `limit` has passed. The timer is made only if the
+/// future is not ready when first asked: a hook's body nearly always comes in with its head,
+/// and a timer made, polled and dropped for every request cost more than the hook's own
+/// reading of its body (issue 47).
+pub(super) async fn within<F: Future>(limit: Duration, future: F) -> Result<F::Output, ()> {
+    let mut future = std::pin::pin!(future);
+    let mut timer = None;
+    std::future::poll_fn(|context| {
+        if let Poll::Ready(output) = future.as_mut().poll(context) {
+            return Poll::Ready(Ok(output));
+        }
+        let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        timer.as_mut().poll(context).map(|()| Err(()))
+    })
+    .await
 }

@@ -179,3 +179,19 @@ async fn a_hook_over_the_socket_is_answered_as_the_router_answers_it() {
     assert_eq!(queued, ["s1", "s1"], "the keyed events of a known agent, the encoded one included");
     server.shutdown().await;
 }
+
+/// A body that is already in arms no timer; one that never comes ends at the limit, not before.
+#[tokio::test(start_paused = true)]
+async fn within_waits_only_for_what_is_not_ready() {
+    let limit = Duration::from_secs(1);
+    assert_eq!(request::within(limit, std::future::ready(7)).await, Ok(7));
+    let started = tokio::time::Instant::now();
+    assert_eq!(request::within(limit, std::future::pending::<()>()).await, Err(()));
+    assert_eq!(started.elapsed(), limit, "cut off at the limit");
+    let late = async {
+        tokio::time::sleep(limit / 2).await;
+        "late"
+    };
+    assert_eq!(request::within(limit, late).await, Ok("late"));
+    assert_eq!(started.elapsed(), limit + limit / 2);
+}

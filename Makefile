@@ -53,10 +53,11 @@ lint: ui-deps
 test-ui: ui-deps
 	npm --prefix ui test
 
-## The `switchboard` CLI as one static binary (musl): what `remote install` puts on other machines.
+## The `switchboard` CLI as one static binary (musl): what `remote install` puts on other machines,
+## built profile-guided from the recorded hooks (scripts/pgo.sh; `PGO=0 make static` builds it plainly).
 static:
 	@rustup target list --installed 2>/dev/null | grep -q x86_64-unknown-linux-musl || rustup target add x86_64-unknown-linux-musl
-	cargo build -p switchboard-cli --release --target x86_64-unknown-linux-musl
+	scripts/pgo.sh x86_64-unknown-linux-musl
 
 test-rust: static
 	cargo test -p switchboard-core -p switchboard-engine

@@ -9,11 +9,11 @@
 # kernel (about half of a hook's CPU) or cache misses: it says whether user-space work went down,
 # bench/run.sh says what that is worth.
 #
-# Usage: bench/instructions.sh [BIN] [N]   (default: target/release/switchboard-static, 3000)
+# Usage: bench/instructions.sh [BIN] [N]   (default: what scripts/pgo.sh builds for this machine, 3000)
 # Needs valgrind (`apt-get install valgrind`) and bench/out/loadgen (bench/run.sh builds it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=${1:-target/release/switchboard-static}
+BIN=${1:-target/$(rustc -vV | sed -n "s/^host: //p")/release/switchboard-static}
 N=${2:-3000}
 LOADGEN=bench/out/loadgen
 command -v valgrind >/dev/null || { echo "valgrind is needed: apt-get install valgrind" >&2; exit 1; }

@@ -48,9 +48,10 @@ done
 TARGET=${CARGO_TARGET_DIR:-target}
 if [ -z "${SB_BIN:-}" ]; then
   # The switchboard command without Tauri (src-tauri/cli: the same main.rs and engine as the
-  # app's `switchboard` binary), release profile.
-  nice -n 19 cargo build --release -p switchboard-cli >&2
-  SB_BIN=$TARGET/release/switchboard-static
+  # app's `switchboard` binary), release profile, built as `make static` builds it: profile-guided
+  # from the recorded hooks (scripts/pgo.sh), for this machine's target.
+  nice -n 19 scripts/pgo.sh >&2
+  SB_BIN=$TARGET/$(rustc -vV | sed -n 's/^host: //p')/release/switchboard-static
 fi
 [ "$OUT/loadgen" -nt bench/loadgen.rs ] || nice -n 19 rustc -O --edition 2021 -o "$OUT/loadgen" bench/loadgen.rs
 

@@ -52,8 +52,8 @@ pub(super) fn key_matches(query: Option<&str>, secret: &str) -> bool {
 
 /// `future`'s output, or `Err(())` once `limit` has passed. The timer is made only if the
 /// future is not ready when first asked: a hook's body nearly always comes in with its head,
-/// and a timer made, polled and dropped for every request cost more than the hook's own
-/// reading of its body (issue 47).
+/// and a timer made, polled and dropped for every request was about 1,250 of a hook's 50,000
+/// instructions (issue 47).
 pub(super) async fn within<F: Future>(limit: Duration, future: F) -> Result<F::Output, ()> {
     let mut future = std::pin::pin!(future);
     let mut timer = None;

@@ -180,7 +180,8 @@ async fn a_hook_over_the_socket_is_answered_as_the_router_answers_it() {
     server.shutdown().await;
 }
 
-/// A body that is already in arms no timer; one that never comes ends at the limit, not before.
+/// What is ready comes back at once; what never comes ends at the limit, not before; what comes
+/// within it comes back at its own time.
 #[tokio::test(start_paused = true)]
 async fn within_waits_only_for_what_is_not_ready() {
     let limit = Duration::from_secs(1);
